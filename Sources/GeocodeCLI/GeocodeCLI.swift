@@ -1,0 +1,1 @@
+// GeocodeCLI: argument parsing, batch formats and commands of the `geocode` tool.

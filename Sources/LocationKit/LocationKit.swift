@@ -1,0 +1,1 @@
+// LocationKit: the CoreLocation-style LocationManager. See issue 4.

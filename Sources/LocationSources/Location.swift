@@ -1,0 +1,57 @@
+import Foundation
+import ReverseGeocoder
+
+/// One position fix, as CoreLocation's `CLLocation` describes it. Coordinates are always WGS-84
+/// (what receivers report); unknown values are `nil` (or negative accuracy), never a made-up 0.
+public struct Location: Sendable, Hashable, Codable {
+    /// How good the receiver says the fix is.
+    public enum FixQuality: String, Sendable, Codable {
+        /// The receiver reports no usable position.
+        case none
+        /// A 2-D fix (no altitude).
+        case fix2D
+        /// A 3-D fix.
+        case fix3D
+        /// Differential (DGPS, SBAS) fix.
+        case differential
+        /// RTK fixed / float, or other survey-grade fix.
+        case rtk
+        /// Dead reckoning / estimated.
+        case estimated
+        /// Simulated or manual input (playback, synthetic routes).
+        case simulated
+    }
+
+    /// WGS-84 position.
+    public var coordinate: Coordinate
+    /// Metres above mean sea level, when known.
+    public var altitude: Double?
+    /// Radius of uncertainty in metres; negative means the position is invalid (CoreLocation convention).
+    public var horizontalAccuracy: Double
+    /// Altitude uncertainty in metres; negative means unknown.
+    public var verticalAccuracy: Double
+    /// Ground speed in metres per second; negative means unknown.
+    public var speed: Double
+    /// Course over ground in degrees from true north; negative means unknown.
+    public var course: Double
+    /// When the fix was taken (receiver time where it gave one).
+    public var timestamp: Date
+    /// The receiver's quality for this fix.
+    public var quality: FixQuality
+
+    public init(coordinate: Coordinate, altitude: Double? = nil, horizontalAccuracy: Double,
+                verticalAccuracy: Double = -1, speed: Double = -1, course: Double = -1,
+                timestamp: Date, quality: FixQuality) {
+        self.coordinate = coordinate
+        self.altitude = altitude
+        self.horizontalAccuracy = horizontalAccuracy
+        self.verticalAccuracy = verticalAccuracy
+        self.speed = speed
+        self.course = course
+        self.timestamp = timestamp
+        self.quality = quality
+    }
+
+    /// A fix an app may use: a real position with a non-negative accuracy.
+    public var isValid: Bool { quality != .none && horizontalAccuracy >= 0 && coordinate.isValid }
+}

@@ -1,0 +1,66 @@
+import Testing
+@testable import ReverseGeocoder
+
+/// Published vectors (eviltransform and coordtransform test suites).
+struct DatumTests {
+    func close(_ a: Coordinate, _ lat: Double, _ lon: Double, tol: Double = 1e-9) -> Bool {
+        abs(a.latitude - lat) < tol && abs(a.longitude - lon) < tol
+    }
+
+    @Test func wgsToGCJVectors() {
+        let cases: [(Double, Double, Double, Double)] = [
+            (31.1774276, 121.5272106, 31.17530398364597, 121.531541859215),        // Shanghai
+            (22.543847, 113.912316, 22.540796131694766, 113.9171764808363),        // Shenzhen
+            (39.911954, 116.377817, 39.91334545536069, 116.38404722455657),        // Beijing
+            (39.915, 116.404, 39.91640428150164, 116.41024449916938),              // coordtransform
+        ]
+        for (lat, lon, elat, elon) in cases {
+            let g = Datum.convert(Coordinate(latitude: lat, longitude: lon), from: .wgs84, to: .gcj02)
+            #expect(close(g, elat, elon), "\(lat),\(lon) → \(g)")
+        }
+    }
+
+    @Test func baiduVectors() {
+        let p = Coordinate(latitude: 39.915, longitude: 116.404)
+        #expect(close(Datum.convert(p, from: .bd09, to: .gcj02), 39.90865673957631, 116.39762729119315))
+        #expect(close(Datum.convert(p, from: .gcj02, to: .bd09), 39.92133699351021, 116.41036949371029))
+    }
+
+    @Test func gcjInverseIsWithinHalfAMetre() {
+        var rng = SplitMix64(seed: 7)
+        for _ in 0..<10_000 {
+            let w = Coordinate(latitude: 18 + rng.unit() * 35, longitude: 75 + rng.unit() * 60)
+            let back = Datum.convert(Datum.convert(w, from: .wgs84, to: .gcj02), from: .gcj02, to: .wgs84)
+            #expect(w.distance(to: back) < 0.005)
+            let bd = Datum.convert(w, from: .wgs84, to: .bd09)
+            #expect(w.distance(to: Datum.convert(bd, from: .bd09, to: .wgs84)) < 0.5)
+        }
+    }
+
+    @Test func outsideChinaIsIdentity() {
+        let berlin = Coordinate(latitude: 52.52, longitude: 13.405)
+        #expect(Datum.convert(berlin, from: .wgs84, to: .gcj02) == berlin)
+        #expect(Datum.convert(berlin, from: .gcj02, to: .wgs84) == berlin)
+    }
+
+    @Test func datumNames() {
+        #expect(Datum(name: "WGS-84") == .wgs84)
+        #expect(Datum(name: "GCJ-02") == .gcj02)
+        #expect(Datum(name: "bd09") == .bd09)
+        #expect(Datum(name: "nad27") == nil)
+    }
+}
+
+/// Deterministic generator for seeded tests (SplitMix64).
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+}
