@@ -27,10 +27,11 @@ let package = Package(
         // ...and the thin executable around it.
         .executableTarget(name: "geocode", dependencies: ["GeocodeCLI"]),
 
-        .testTarget(name: "ReverseGeocoderTests", dependencies: ["ReverseGeocoder", "CShapelib", "CGEOS"]),
+        .testTarget(name: "ReverseGeocoderTests", dependencies: ["ReverseGeocoder", "CShapelib", "CGEOS"],
+                    resources: [.copy("Fixtures")]),
         .testTarget(name: "LocationSourcesTests", dependencies: ["LocationSources"],
-                    resources: [.copy("Corpus")]),
-        .testTarget(name: "LocationKitTests", dependencies: ["LocationKit"]),
-        .testTarget(name: "GeocodeCLITests", dependencies: ["GeocodeCLI"]),
+                    resources: [.copy("Corpus"), .copy("Fixtures")]),
+        .testTarget(name: "LocationKitTests", dependencies: ["LocationKit"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "GeocodeCLITests", dependencies: ["GeocodeCLI"], resources: [.copy("Fixtures")]),
     ]
 )
