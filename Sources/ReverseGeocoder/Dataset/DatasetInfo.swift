@@ -1,0 +1,46 @@
+import Foundation
+
+/// What was loaded: one entry per dataset, in the order they are consulted.
+public struct DatasetInfo: Sendable, Codable, Equatable {
+    public var name: String
+    public var title: String?
+    public var datum: Datum
+    public var priority: Int
+    public var source: String?
+    public var sourceVersion: String?
+    public var license: String?
+    public var build: String?
+    /// Directory the manifest was read from (nil for presets built in code).
+    public var directory: String?
+    /// Finest layer first.
+    public var layers: [LayerInfo]
+}
+
+/// Load statistics of one shapefile.
+public struct LayerInfo: Sendable, Codable, Equatable {
+    public var file: String
+    public var level: AdminLevel
+    /// Records in the file.
+    public var records: Int
+    /// Records loaded as units (records minus skipped ones).
+    public var units: Int
+    /// NULL shapes skipped.
+    public var nullShapes: Int
+    /// Records with no usable ring (all degenerate) skipped.
+    public var emptyRecords: Int
+    /// Polygons GEOS found invalid and `GEOSMakeValid` repaired.
+    public var repairedPolygons: Int
+    /// Rings whose winding disagreed with their nesting (and were used by nesting).
+    public var windingCorrected: Int
+    /// Rings with fewer than 3 distinct corners or zero area, dropped.
+    public var degenerateRings: Int
+    /// Records that cross the antimeridian.
+    public var antimeridianRecords: Int
+    /// Polygons in the index (a multipolygon record counts each part).
+    public var polygons: Int
+    public var vertices: Int
+    /// Attribute encoding used.
+    public var encoding: String
+    /// Things worth knowing that did not stop the load (e.g. a `.prj` on another datum).
+    public var warnings: [String]
+}

@@ -1,0 +1,208 @@
+import Foundation
+
+/// A dataset ready to answer: its layers, finest first.
+final class LoadedDataset: Sendable {
+    let manifest: DatasetManifest
+    let layers: [LayerIndex]
+    let info: DatasetInfo
+
+    init(manifest: DatasetManifest, layers: [LayerIndex], info: DatasetInfo) {
+        self.manifest = manifest
+        self.layers = layers
+        self.info = info
+    }
+
+    /// The unit containing a point given in this dataset's datum: the finest layer that has one answers.
+    func placemark(x: Double, y: Double, context: QueryContext) -> Placemark? {
+        for layer in layers {
+            if let unit = layer.locate(x: x, y: y, in: context) { return layer.placemarks[unit] }
+        }
+        return nil
+    }
+}
+
+/// Reads the shapefiles a manifest names and resolves every unit's placemark.
+///
+/// Hierarchy: a unit's coarser levels come from its own fields where the manifest names them; a code
+/// without a name is looked up in the coarser layer by code; a level the file does not carry at all is
+/// taken from the manifest's constants, else from the coarser layer's unit containing a point inside
+/// this unit (GEOS PointOnSurface). All of this happens once at load, so a query returns a ready value.
+struct DatasetLoader {
+    let manifest: DatasetManifest
+    let directory: URL?
+    let loader = GEOSContext()
+
+    /// A record's raw attributes and polygons, before hierarchy resolution.
+    private struct Unit {
+        var levels: [AdminLevel: (name: String?, code: String?)]
+        var parts: [Geometry]
+    }
+
+    private struct RawLayer {
+        var spec: DatasetManifest.Layer
+        var units: [Unit]
+        var info: LayerInfo
+    }
+
+    func load(partOffset: Int) throws -> LoadedDataset {
+        var raw: [RawLayer] = []
+        for spec in manifest.layers { raw.append(try read(spec)) }
+
+        // Resolve coarse to fine so a finer layer can borrow a coarser unit's complete placemark.
+        let order = raw.indices.sorted { raw[$0].spec.level < raw[$1].spec.level }
+        var resolved = [[Placemark]](repeating: [], count: raw.count)
+        var built = [LayerIndex?](repeating: nil, count: raw.count)
+        let context = QueryContext(partCount: partOffset + raw.reduce(0) { $0 + $1.units.reduce(0) { $0 + $1.parts.count } })
+        var offset = 0, globalOffsets = [Int](repeating: 0, count: raw.count)
+        for i in raw.indices { globalOffsets[i] = offset; offset += raw[i].units.reduce(0) { $0 + $1.parts.count } }
+
+        let hasCityLevel = manifest.layers.contains { $0.level >= .city && $0.fields[AdminLevel.city.rawValue] != nil }
+        let municipalities = Set(manifest.municipalityCodes ?? [])
+
+        for i in order {
+            let layer = raw[i]
+            var placemarks: [Placemark] = []
+            placemarks.reserveCapacity(layer.units.count)
+            // Coarser layers already built, finest of them first, for by-code and spatial look-ups.
+            let coarser = order.prefix { $0 != i }.filter { raw[$0].spec.level < layer.spec.level }.reversed()
+            for unit in layer.units {
+                var p = Placemark(dataset: manifest.name)
+                var borrowed: Placemark?
+                for level in AdminLevel.allCases where level <= layer.spec.level {
+                    var value = unit.levels[level] ?? (nil, nil)
+                    if value.name == nil, let code = value.code,
+                       let j = coarser.first(where: { raw[$0].spec.level == level }),
+                       let k = resolved[j].firstIndex(where: { $0.code(at: level) == code }) {
+                        value.name = resolved[j][k].name(at: level)
+                    }
+                    if value.name == nil && value.code == nil, let constant = manifest.constant(at: level) {
+                        value = (constant.name, constant.code)
+                    }
+                    if value.name == nil && value.code == nil && level < layer.spec.level {
+                        if borrowed == nil, let j = coarser.first, let largest = unit.parts.max(by: { $0.area < $1.area }),
+                           let (x, y) = largest.pointOnSurface(), let k = built[j]?.locate(x: x, y: y, in: context) {
+                            borrowed = resolved[j][k]
+                        }
+                        if let b = borrowed { value = (b.name(at: level), b.code(at: level)) }
+                    }
+                    p.set(level, name: value.name, code: value.code)
+                }
+                // Province-level cities: a unit below province level whose record has no city of its own
+                // (or names the province as its city) shows the province as its locality.
+                if p.administrativeArea != nil {
+                    let listed = p.administrativeAreaCode.map(municipalities.contains) ?? false
+                    let noOwnCity = layer.spec.level >= .city && hasCityLevel &&
+                        (p.locality == nil || p.localityCode == p.administrativeAreaCode || p.locality == p.administrativeArea)
+                    if (listed && (p.locality == nil || p.locality == p.administrativeArea)) || noOwnCity {
+                        p.locality = p.administrativeArea
+                        p.localityCode = p.administrativeAreaCode
+                        p.localityIsProvinceFallback = true
+                    }
+                }
+                placemarks.append(p)
+            }
+            resolved[i] = placemarks
+            var parts: [Geometry] = [], partUnit: [Int32] = []
+            for (u, unit) in layer.units.enumerated() {
+                for part in unit.parts { parts.append(part); partUnit.append(Int32(u)) }
+            }
+            built[i] = LayerIndex(level: layer.spec.level, file: layer.spec.file, placemarks: placemarks,
+                                  parts: parts, partUnit: partUnit, partOffset: partOffset + globalOffsets[i])
+        }
+
+        // Finest first: that is the order queries try them.
+        let layers = raw.indices.sorted { raw[$0].spec.level > raw[$1].spec.level }
+        let info = DatasetInfo(name: manifest.name, title: manifest.title, datum: manifest.datum, priority: manifest.priority,
+                               source: manifest.source, sourceVersion: manifest.sourceVersion, license: manifest.license,
+                               build: manifest.build, directory: directory?.path, layers: layers.map { raw[$0].info })
+        return LoadedDataset(manifest: manifest, layers: layers.map { built[$0]! }, info: info)
+    }
+
+    private func url(of file: String) -> URL {
+        if file.hasPrefix("/") || directory == nil { return URL(fileURLWithPath: file) }
+        return directory!.appendingPathComponent(file)
+    }
+
+    private func read(_ spec: DatasetManifest.Layer) throws -> RawLayer {
+        let shapefile = url(of: spec.file)
+        let reader = try ShapefileReader(url: shapefile)
+        var warnings: [String] = []
+        if case .geographic(let datum)? = try ProjectionFile.read(shapefile: shapefile),
+           manifest.datum == .wgs84, !ProjectionFile.isWGS84(datum), !datum.isEmpty {
+            warnings.append("\(shapefile.deletingPathExtension().lastPathComponent).prj names datum \"\(datum)\"; used as WGS-84 as the manifest declares")
+        }
+
+        // Resolve field names once: for each level, the candidate fields that exist in this file.
+        var fieldIndices: [AdminLevel: (name: [Int], code: [Int])] = [:]
+        for (key, fields) in spec.fields {
+            let level = AdminLevel(rawValue: key)!
+            func indices(_ list: DatasetManifest.FieldList?) throws -> [Int] {
+                guard let list else { return [] }
+                let found = list.candidates.compactMap(reader.fieldIndex)
+                if found.isEmpty {
+                    throw GeocoderError.missingField(file: reader.fileName.replacingOccurrences(of: ".shp", with: ".dbf"),
+                                                     field: list.candidates.joined(separator: "|"), available: reader.fieldNames)
+                }
+                return found
+            }
+            fieldIndices[level] = (try indices(fields.name), try indices(fields.code))
+        }
+
+        var info = LayerInfo(file: spec.file, level: spec.level, records: reader.recordCount, units: 0, nullShapes: 0,
+                             emptyRecords: 0, repairedPolygons: 0, windingCorrected: 0, degenerateRings: 0,
+                             antimeridianRecords: 0, polygons: 0, vertices: 0, encoding: reader.encodingName, warnings: warnings)
+        var stats = RingAssembler.Statistics()
+        var units: [Unit] = []
+        for record in 0..<reader.recordCount {
+            guard let rings = try reader.rings(record: record) else { info.nullShapes += 1; continue }
+            let polygons = RingAssembler.assemble(rings, statistics: &stats)
+            var parts: [Geometry] = []
+            for polygon in polygons {
+                let g = try Geometry.polygon(shell: polygon.shell, holes: polygon.holes, context: loader)
+                if g.isValid {
+                    parts.append(g)
+                } else {
+                    info.repairedPolygons += 1
+                    parts += try g.madeValidPolygons()
+                }
+            }
+            if parts.isEmpty { info.emptyRecords += 1; continue }
+
+            var levels: [AdminLevel: (name: String?, code: String?)] = [:]
+            for (level, fields) in fieldIndices {
+                var name: String?, code: String?
+                for f in fields.name { if let v = try reader.string(record: record, field: f) { name = v; break } }
+                for f in fields.code {
+                    guard let v = try reader.string(record: record, field: f) else { continue }
+                    if level == .country {
+                        guard let a2 = CountryCodes.alpha2(v) else { continue }
+                        code = a2
+                    } else {
+                        code = v
+                    }
+                    break
+                }
+                levels[level] = (name, code)
+            }
+            info.polygons += parts.count
+            info.vertices += parts.reduce(0) { $0 + $1.vertexCount }
+            units.append(Unit(levels: levels, parts: parts))
+        }
+        info.units = units.count
+        info.windingCorrected = stats.windingCorrected
+        info.degenerateRings = stats.degenerateRings
+        info.antimeridianRecords = stats.antimeridianRecords
+        return RawLayer(spec: spec, units: units, info: info)
+    }
+}
+
+extension Placemark {
+    mutating func set(_ level: AdminLevel, name: String?, code: String?) {
+        switch level {
+        case .country: country = name; isoCountryCode = code
+        case .province: administrativeArea = name; administrativeAreaCode = code
+        case .city: locality = name; localityCode = code
+        case .district: subLocality = name; subLocalityCode = code
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+
+/// Describes one dataset: which shapefiles, which administrative level each holds, which DBF fields carry
+/// the names and codes, the datum of the coordinates, and where the data came from. Stored as
+/// `manifest.json` beside the shapefiles; presets build one for Natural Earth and GADM files.
+///
+/// ```json
+/// { "format": 1, "name": "china", "datum": "gcj02", "priority": 10,
+///   "constants": { "country": { "name": "中国", "code": "CN" } },
+///   "layers": [ { "file": "china_district.shp", "level": "district",
+///                 "fields": { "district": { "name": "name", "code": "adcode" },
+///                             "province": { "name": "province", "code": "prov_code" } } } ] }
+/// ```
+public struct DatasetManifest: Codable, Sendable, Equatable {
+    /// Manifest format version (1).
+    public var format: Int?
+    /// Short name, reported in every placemark this dataset answers.
+    public var name: String
+    public var title: String?
+    /// Datum of the coordinates in the files.
+    public var datum: Datum
+    /// Datasets are consulted in ascending priority; the first one with a polygon containing the point answers.
+    public var priority: Int
+    public var source: String?
+    public var sourceVersion: String?
+    public var license: String?
+    /// The command that rebuilds the files.
+    public var build: String?
+    /// Values for levels the files do not carry (e.g. the country of a China-only dataset), by level name.
+    public var constants: [String: Unit]?
+    /// Province codes of province-level cities (Beijing, Shanghai, ...): their locality falls back to the
+    /// province even where the dataset has no city level at all.
+    public var municipalityCodes: [String]?
+    public var layers: [Layer]
+
+    /// One shapefile and the level of its records.
+    public struct Layer: Codable, Sendable, Equatable {
+        /// Path of the `.shp`, relative to the manifest's directory (or absolute).
+        public var file: String
+        /// The level of each record in this file.
+        public var level: AdminLevel
+        /// For each level the records carry (their own and, ideally, all coarser ones), the DBF fields
+        /// of its name and code, by level name.
+        public var fields: [String: Fields]
+
+        public init(file: String, level: AdminLevel, fields: [AdminLevel: Fields]) {
+            self.file = file
+            self.level = level
+            self.fields = Dictionary(uniqueKeysWithValues: fields.map { ($0.key.rawValue, $0.value) })
+        }
+    }
+
+    /// DBF fields holding a level's name and code. Each may list several candidates: the first field that
+    /// exists and has a usable value for a record is taken (e.g. Natural Earth's `ISO_A2_EH`, then `ISO_A2`).
+    public struct Fields: Codable, Sendable, Equatable {
+        public var name: FieldList?
+        public var code: FieldList?
+
+        public init(name: [String]? = nil, code: [String]? = nil) {
+            self.name = name.map(FieldList.init)
+            self.code = code.map(FieldList.init)
+        }
+    }
+
+    /// One field name or a list of candidates (JSON: a string or an array of strings).
+    public struct FieldList: Codable, Sendable, Equatable {
+        public var candidates: [String]
+        public init(_ candidates: [String]) { self.candidates = candidates }
+        public init(from decoder: Decoder) throws {
+            let c = try decoder.singleValueContainer()
+            if let one = try? c.decode(String.self) { candidates = [one] } else { candidates = try c.decode([String].self) }
+        }
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.singleValueContainer()
+            if candidates.count == 1 { try c.encode(candidates[0]) } else { try c.encode(candidates) }
+        }
+    }
+
+    /// A fixed name/code for a level.
+    public struct Unit: Codable, Sendable, Equatable {
+        public var name: String?
+        public var code: String?
+        public init(name: String?, code: String?) { self.name = name; self.code = code }
+    }
+
+    public init(name: String, title: String? = nil, datum: Datum = .wgs84, priority: Int = 100,
+                source: String? = nil, sourceVersion: String? = nil, license: String? = nil, build: String? = nil,
+                constants: [AdminLevel: Unit] = [:], municipalityCodes: [String] = [], layers: [Layer]) {
+        format = 1
+        self.name = name
+        self.title = title
+        self.datum = datum
+        self.priority = priority
+        self.source = source
+        self.sourceVersion = sourceVersion
+        self.license = license
+        self.build = build
+        self.constants = constants.isEmpty ? nil : Dictionary(uniqueKeysWithValues: constants.map { ($0.key.rawValue, $0.value) })
+        self.municipalityCodes = municipalityCodes.isEmpty ? nil : municipalityCodes
+        self.layers = layers
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case format, name, title, datum, priority, source, sourceVersion, license, build, constants, municipalityCodes, layers
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        format = try c.decodeIfPresent(Int.self, forKey: .format)
+        name = try c.decode(String.self, forKey: .name)
+        title = try c.decodeIfPresent(String.self, forKey: .title)
+        datum = try c.decodeIfPresent(Datum.self, forKey: .datum) ?? .wgs84
+        priority = try c.decodeIfPresent(Int.self, forKey: .priority) ?? 100
+        source = try c.decodeIfPresent(String.self, forKey: .source)
+        sourceVersion = try c.decodeIfPresent(String.self, forKey: .sourceVersion)
+        license = try c.decodeIfPresent(String.self, forKey: .license)
+        build = try c.decodeIfPresent(String.self, forKey: .build)
+        constants = try c.decodeIfPresent([String: Unit].self, forKey: .constants)
+        municipalityCodes = try c.decodeIfPresent([String].self, forKey: .municipalityCodes)
+        layers = try c.decode([Layer].self, forKey: .layers)
+    }
+
+    /// Reads and checks a `manifest.json`.
+    public static func load(from url: URL) throws -> DatasetManifest {
+        let file = url.path
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw GeocoderError.cannotOpen(file: file, reason: "no such file")
+        }
+        let manifest: DatasetManifest
+        do {
+            manifest = try JSONDecoder().decode(DatasetManifest.self, from: data)
+        } catch let DecodingError.dataCorrupted(context) {
+            throw GeocoderError.badManifest(file: file, reason: "invalid JSON at \(Self.path(context.codingPath)): \(context.debugDescription)")
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw GeocoderError.badManifest(file: file, reason: "missing \"\(key.stringValue)\" at \(Self.path(context.codingPath))")
+        } catch let DecodingError.typeMismatch(_, context) {
+            throw GeocoderError.badManifest(file: file, reason: "wrong type at \(Self.path(context.codingPath + [])): \(context.debugDescription)")
+        } catch let DecodingError.valueNotFound(_, context) {
+            throw GeocoderError.badManifest(file: file, reason: "null at \(Self.path(context.codingPath))")
+        } catch {
+            throw GeocoderError.badManifest(file: file, reason: "\(error)")
+        }
+        try manifest.validate(file: file)
+        return manifest
+    }
+
+    private static func path(_ keys: [CodingKey]) -> String {
+        keys.isEmpty ? "top level" : keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+    }
+
+    /// Checks what JSON decoding cannot: level names used as keys, field lists, format version.
+    public func validate(file: String) throws {
+        if let format, format != 1 {
+            throw GeocoderError.badManifest(file: file, reason: "format \(format) is not supported (this engine reads format 1)")
+        }
+        if layers.isEmpty { throw GeocoderError.badManifest(file: file, reason: "no layers") }
+        for key in (constants ?? [:]).keys where AdminLevel(rawValue: key) == nil {
+            throw GeocoderError.badManifest(file: file, reason: "constants: unknown level \"\(key)\" (country, province, city, district)")
+        }
+        for (i, layer) in layers.enumerated() {
+            for key in layer.fields.keys {
+                guard let level = AdminLevel(rawValue: key) else {
+                    throw GeocoderError.badManifest(file: file, reason: "layers[\(i)].fields: unknown level \"\(key)\"")
+                }
+                if level > layer.level {
+                    throw GeocoderError.badManifest(file: file, reason: "layers[\(i)].fields: \(key) is finer than the layer's level \(layer.level.rawValue)")
+                }
+            }
+            if layer.fields[layer.level.rawValue] == nil {
+                throw GeocoderError.badManifest(file: file, reason: "layers[\(i)]: no fields for its own level \(layer.level.rawValue)")
+            }
+        }
+    }
+
+    func fields(of layer: Layer, at level: AdminLevel) -> Fields? { layer.fields[level.rawValue] }
+    func constant(at level: AdminLevel) -> Unit? { constants?[level.rawValue] }
+}

@@ -1,0 +1,131 @@
+import CGEOS
+
+/// Owns one GEOS geometry; `deinit` frees it.
+///
+/// After loading, a `Geometry` is only read (envelopes are computed when GEOS builds the geometry, so
+/// reading it from several threads, each with its own context, touches no shared mutable state).
+/// That is why it may cross threads (`@unchecked Sendable`).
+final class Geometry: @unchecked Sendable {
+    let pointer: OpaquePointer
+    /// The context that created it; kept alive so `deinit` can free with it.
+    private let context: GEOSContext
+
+    init(_ pointer: OpaquePointer, context: GEOSContext) {
+        self.pointer = pointer
+        self.context = context
+    }
+
+    deinit {
+        GEOSGeom_destroy_r(context.handle, pointer)
+    }
+
+    /// Builds a polygon from closed rings of interleaved x, y values: the first ring is the shell.
+    static func polygon(shell: [Double], holes: [[Double]], context: GEOSContext) throws -> Geometry {
+        let ctx = context.handle
+        func ring(_ xy: [Double]) throws -> OpaquePointer {
+            let seq = xy.withUnsafeBufferPointer {
+                GEOSCoordSeq_copyFromBuffer_r(ctx, $0.baseAddress, UInt32(xy.count / 2), 0, 0)
+            }
+            guard let seq else { throw context.error("creating a coordinate sequence") }
+            guard let ring = GEOSGeom_createLinearRing_r(ctx, seq) else {
+                throw context.error("creating a linear ring")
+            }
+            return ring
+        }
+        let shellRing = try ring(shell)
+        var holeRings: [OpaquePointer?] = []
+        do {
+            for hole in holes { holeRings.append(try ring(hole)) }
+        } catch {
+            GEOSGeom_destroy_r(ctx, shellRing)
+            for h in holeRings { GEOSGeom_destroy_r(ctx, h) }
+            throw error
+        }
+        let polygon = holeRings.withUnsafeMutableBufferPointer {
+            GEOSGeom_createPolygon_r(ctx, shellRing, $0.baseAddress, UInt32(holes.count))
+        }
+        guard let polygon else { throw context.error("creating a polygon") }
+        return Geometry(polygon, context: context)
+    }
+
+    /// Parses WKT (used by tests and presets).
+    static func wkt(_ text: String, context: GEOSContext) throws -> Geometry {
+        guard let reader = GEOSWKTReader_create_r(context.handle) else { throw context.error("WKT reader") }
+        defer { GEOSWKTReader_destroy_r(context.handle, reader) }
+        guard let g = GEOSWKTReader_read_r(context.handle, reader, text) else {
+            throw context.error("reading WKT")
+        }
+        return Geometry(g, context: context)
+    }
+
+    var isValid: Bool { GEOSisValid_r(context.handle, pointer) == 1 }
+
+    /// Why GEOS finds the geometry invalid (for load statistics).
+    var invalidReason: String {
+        guard let s = GEOSisValidReason_r(context.handle, pointer) else { return "unknown" }
+        defer { GEOSFree_r(context.handle, s) }
+        return String(cString: s)
+    }
+
+    /// Repairs an invalid polygon (`GEOSMakeValid` with the STRUCTURE method, collapsed parts dropped)
+    /// and returns its polygons. A bow-tie becomes two triangles; slivers that collapse to lines vanish.
+    func madeValidPolygons() throws -> [Geometry] {
+        let ctx = context.handle
+        guard let params = GEOSMakeValidParams_create_r(ctx) else { throw context.error("MakeValid params") }
+        defer { GEOSMakeValidParams_destroy_r(ctx, params) }
+        GEOSMakeValidParams_setMethod_r(ctx, params, GEOS_MAKE_VALID_STRUCTURE)
+        GEOSMakeValidParams_setKeepCollapsed_r(ctx, params, 0)
+        guard let fixed = GEOSMakeValidWithParams_r(ctx, pointer, params) else {
+            throw context.error("repairing an invalid polygon")
+        }
+        return Geometry(fixed, context: context).polygons()
+    }
+
+    /// The polygons in this geometry (itself if a polygon; the polygon members of a collection), cloned
+    /// so each is owned separately.
+    func polygons() -> [Geometry] {
+        let ctx = context.handle
+        switch GEOSGeomTypeId_r(ctx, pointer) {
+        case Int32(GEOS_POLYGON.rawValue):
+            return GEOSisEmpty_r(ctx, pointer) == 1 ? [] : [Geometry(GEOSGeom_clone_r(ctx, pointer), context: context)]
+        case Int32(GEOS_MULTIPOLYGON.rawValue), Int32(GEOS_GEOMETRYCOLLECTION.rawValue):
+            var result: [Geometry] = []
+            for i in 0..<GEOSGetNumGeometries_r(ctx, pointer) {
+                guard let part = GEOSGetGeometryN_r(ctx, pointer, i) else { continue }
+                result += Geometry(GEOSGeom_clone_r(ctx, part), context: context).polygons()
+            }
+            return result
+        default:
+            return []
+        }
+    }
+
+    /// Bounding box (minX, minY, maxX, maxY).
+    var envelope: (Double, Double, Double, Double) {
+        var minX = 0.0, minY = 0.0, maxX = 0.0, maxY = 0.0
+        GEOSGeom_getXMin_r(context.handle, pointer, &minX)
+        GEOSGeom_getYMin_r(context.handle, pointer, &minY)
+        GEOSGeom_getXMax_r(context.handle, pointer, &maxX)
+        GEOSGeom_getYMax_r(context.handle, pointer, &maxY)
+        return (minX, minY, maxX, maxY)
+    }
+
+    var area: Double {
+        var a = 0.0
+        GEOSArea_r(context.handle, pointer, &a)
+        return a
+    }
+
+    /// Number of vertices (for load statistics).
+    var vertexCount: Int { Int(GEOSGetNumCoordinates_r(context.handle, pointer)) }
+
+    /// A point guaranteed to lie inside (GEOS `PointOnSurface`), for linking a unit to its parent layer.
+    func pointOnSurface() -> (Double, Double)? {
+        let ctx = context.handle
+        guard let p = GEOSPointOnSurface_r(ctx, pointer) else { return nil }
+        defer { GEOSGeom_destroy_r(ctx, p) }
+        var x = 0.0, y = 0.0
+        guard GEOSGeomGetX_r(ctx, p, &x) == 1, GEOSGeomGetY_r(ctx, p, &y) == 1 else { return nil }
+        return (x, y)
+    }
+}

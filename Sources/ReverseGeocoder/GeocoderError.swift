@@ -1,0 +1,47 @@
+/// Everything that can go wrong while loading data. Each case names the file (and record / field where
+/// there is one) so a user can find the problem without a debugger.
+public enum GeocoderError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A file could not be opened or read.
+    case cannotOpen(file: String, reason: String)
+    /// A shapefile whose geometry type is not polygon.
+    case notPolygonShapefile(file: String, shapeType: String)
+    /// The `.prj` declares a projected CRS; the engine needs geographic longitude/latitude.
+    case projectedCoordinateSystem(file: String, name: String)
+    /// A truncated or corrupt `.shp`, `.shx` or `.dbf` (record is 0-based; nil for the header).
+    case corrupt(file: String, record: Int?, reason: String)
+    /// `.shp` and `.dbf` disagree on the number of records.
+    case recordCountMismatch(shp: String, shpCount: Int, dbf: String, dbfCount: Int)
+    /// Attribute bytes that are not valid in the file's declared encoding.
+    case undecodableText(file: String, record: Int, field: String, encoding: String)
+    /// An encoding named by `.cpg` or the DBF language driver that this system cannot decode.
+    case unsupportedEncoding(file: String, encoding: String)
+    /// A manifest that cannot be used (bad JSON, unknown level, missing field).
+    case badManifest(file: String, reason: String)
+    /// A DBF field the manifest names does not exist in the file.
+    case missingField(file: String, field: String, available: [String])
+    /// GEOS reported an error.
+    case geos(String)
+
+    public var description: String {
+        switch self {
+        case let .cannotOpen(file, reason): return "\(file): cannot open: \(reason)"
+        case let .notPolygonShapefile(file, type):
+            return "\(file): not a polygon shapefile (shape type \(type)); only Polygon, PolygonZ and PolygonM are supported"
+        case let .projectedCoordinateSystem(file, name):
+            return "\(file): projected coordinate system \"\(name)\"; reproject to geographic longitude/latitude (e.g. EPSG:4326) first"
+        case let .corrupt(file, record, reason):
+            if let record { return "\(file): record \(record): \(reason)" }
+            return "\(file): \(reason)"
+        case let .recordCountMismatch(shp, shpCount, dbf, dbfCount):
+            return "\(shp) has \(shpCount) records but \(dbf) has \(dbfCount)"
+        case let .undecodableText(file, record, field, encoding):
+            return "\(file): record \(record), field \(field): bytes are not valid \(encoding) (add or fix the .cpg file)"
+        case let .unsupportedEncoding(file, encoding):
+            return "\(file): encoding \"\(encoding)\" is not supported on this system"
+        case let .badManifest(file, reason): return "\(file): \(reason)"
+        case let .missingField(file, field, available):
+            return "\(file): no field \"\(field)\" (fields: \(available.joined(separator: ", ")))"
+        case let .geos(message): return "GEOS: \(message)"
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Hands each thread its own ``QueryContext`` (through a pthread key) and owns them all, so they are
+/// freed with the geocoder. A thread that ends leaves its context here until then: pool threads are few
+/// and reused, so this stays bounded by the number of threads that ever queried.
+final class ContextRegistry: @unchecked Sendable {
+    // @unchecked: `key` is immutable after init and pthread keys are thread-safe by design; `all` is
+    // only touched under `lock`.
+    private var key = pthread_key_t()
+    private let lock = NSLock()
+    private var all: [QueryContext] = []
+    private let partCount: Int
+
+    init(partCount: Int) {
+        self.partCount = partCount
+        let rc = pthread_key_create(&key, nil)
+        precondition(rc == 0, "pthread_key_create failed (\(rc)): too many geocoders alive at once")
+    }
+
+    deinit {
+        pthread_key_delete(key)
+    }
+
+    /// The calling thread's context, created on first use.
+    @inline(__always)
+    func current() -> QueryContext {
+        if let raw = pthread_getspecific(key) {
+            return Unmanaged<QueryContext>.fromOpaque(raw).takeUnretainedValue()
+        }
+        let context = QueryContext(partCount: partCount)
+        lock.lock()
+        all.append(context)
+        lock.unlock()
+        pthread_setspecific(key, Unmanaged.passUnretained(context).toOpaque())
+        return context
+    }
+}

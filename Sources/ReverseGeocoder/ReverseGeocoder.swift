@@ -1,0 +1,121 @@
+import Foundation
+
+/// Answers "which administrative units contain this point?" from boundary shapefiles, offline and exactly.
+///
+/// Load once, then query from any number of threads:
+///
+/// ```swift
+/// import ReverseGeocoder
+///
+/// let geocoder = try ReverseGeocoder(directory: URL(fileURLWithPath: "Data"))
+/// if let p = geocoder.placemark(for: Coordinate(latitude: 39.9087, longitude: 116.3975)) {
+///     print(p.country ?? "", p.administrativeArea ?? "", p.locality ?? "", p.subLocality ?? "")
+///     // 中国 北京市 北京市 东城区   (p.localityIsProvinceFallback == true)
+/// }
+/// ```
+///
+/// How a query is answered:
+/// 1. Datasets are tried in ascending ``DatasetManifest/priority``; the first that has a unit containing
+///    the point answers (e.g. a detailed China dataset before a world one).
+/// 2. The point is converted to the dataset's datum (WGS-84, GCJ-02 or BD-09) per query: a handful of
+///    floating-point operations, cheaper than keeping a converted copy of every vertex, and exact with
+///    respect to the source polygons.
+/// 3. Within a dataset, the finest layer containing the point answers with that unit's placemark (its
+///    coarser levels were resolved at load).
+/// 4. Containment is decided by GEOS prepared geometries over the R-tree's candidates. A point exactly on
+///    a border shared by several units resolves to the one that comes first in its file (see
+///    `LayerIndex.locate`): always exactly one, never none.
+///
+/// GCJ-02 only exists inside China. A GCJ-02 or BD-09 query point that falls outside every loaded GCJ-02
+/// dataset is taken to be outside China and looked up in WGS-84 datasets unshifted, which is more exact
+/// near China's borders than the formula's own rectangle.
+public final class ReverseGeocoder: Sendable {
+    private let loaded: [LoadedDataset]
+    private let contexts: ContextRegistry
+    /// The datasets loaded, in the order they are consulted, with their load statistics.
+    public let datasets: [DatasetInfo]
+    /// Wall time spent loading.
+    public let loadTime: Duration
+    private let hasChinaDatumDataset: Bool
+
+    /// Loads datasets from manifests (relative file paths resolve against each manifest's `directory`).
+    public init(manifests: [(manifest: DatasetManifest, directory: URL?)]) throws {
+        let start = ContinuousClock.now
+        var sets: [LoadedDataset] = []
+        var offset = 0
+        for (manifest, directory) in manifests.sorted(by: { $0.manifest.priority < $1.manifest.priority }) {
+            try manifest.validate(file: directory?.appendingPathComponent("manifest.json").path ?? manifest.name)
+            let set = try DatasetLoader(manifest: manifest, directory: directory).load(partOffset: offset)
+            offset += set.layers.reduce(0) { $0 + $1.parts.count }
+            sets.append(set)
+        }
+        loaded = sets
+        datasets = sets.map(\.info)
+        contexts = ContextRegistry(partCount: offset)
+        hasChinaDatumDataset = sets.contains { $0.manifest.datum != .wgs84 }
+        loadTime = ContinuousClock.now - start
+    }
+
+    /// Loads every dataset in a data directory: each subdirectory (or the directory itself) holding a
+    /// `manifest.json`.
+    public convenience init(directory: URL) throws {
+        var found: [(DatasetManifest, URL?)] = []
+        let fm = FileManager.default
+        let own = directory.appendingPathComponent("manifest.json")
+        if fm.fileExists(atPath: own.path) { found.append((try DatasetManifest.load(from: own), directory)) }
+        let children: [String]
+        do {
+            children = try fm.contentsOfDirectory(atPath: directory.path).sorted()
+        } catch {
+            throw GeocoderError.cannotOpen(file: directory.path, reason: "not a readable directory")
+        }
+        for child in children {
+            let sub = directory.appendingPathComponent(child)
+            let manifest = sub.appendingPathComponent("manifest.json")
+            if fm.fileExists(atPath: manifest.path) { found.append((try DatasetManifest.load(from: manifest), sub)) }
+        }
+        if found.isEmpty {
+            throw GeocoderError.badManifest(file: directory.path, reason: "no manifest.json in it or its subdirectories")
+        }
+        try self.init(manifests: found.map { (manifest: $0.0, directory: $0.1) })
+    }
+
+    /// Loads shapefiles without a manifest, recognising Natural Earth and GADM files by their fields.
+    public convenience init(shapefiles: [URL]) throws {
+        var manifests: [(manifest: DatasetManifest, directory: URL?)] = []
+        for url in shapefiles {
+            guard let m = try DatasetManifest.detect(shapefile: url) else {
+                throw GeocoderError.badManifest(file: url.path, reason: "fields match no preset (Natural Earth, GADM); write a manifest.json")
+            }
+            manifests.append((m, nil))
+        }
+        try self.init(manifests: manifests)
+    }
+
+    /// The placemark for a point, or nil when no loaded unit contains it (open sea, or outside the data).
+    /// Thread-safe; each calling thread uses its own GEOS context.
+    public func placemark(for coordinate: Coordinate, datum: Datum = .wgs84) -> Placemark? {
+        guard coordinate.isValid else { return nil }
+        let context = contexts.current()
+        var missedChina = false
+        for set in loaded {
+            let c: Coordinate
+            if set.manifest.datum != .wgs84 || datum == .wgs84 || !hasChinaDatumDataset {
+                c = Datum.convert(coordinate, from: datum, to: set.manifest.datum)
+            } else if missedChina {
+                // Outside China's data: GCJ-02 is WGS-84 there; only Baidu's own offset remains.
+                c = datum == .bd09 ? DatumTransform.bd09ToGCJ02(coordinate) : coordinate
+            } else {
+                c = Datum.convert(coordinate, from: datum, to: .wgs84)
+            }
+            if let p = set.placemark(x: c.longitude, y: c.latitude, context: context) { return p }
+            if set.manifest.datum != .wgs84 { missedChina = true }
+        }
+        return nil
+    }
+
+    /// Convenience for `placemark(for: Coordinate(latitude:longitude:), datum:)`.
+    public func placemark(latitude: Double, longitude: Double, datum: Datum = .wgs84) -> Placemark? {
+        placemark(for: Coordinate(latitude: latitude, longitude: longitude), datum: datum)
+    }
+}

@@ -1,0 +1,121 @@
+import CShapelib
+import Foundation
+
+/// Reads polygon records and their attributes from one shapefile through shapelib.
+///
+/// The only place that talks to shapelib. Files are structurally validated first
+/// (``ShapefileValidator``), so shapelib never sees offsets that point outside the files.
+final class ShapefileReader {
+    let url: URL
+    let recordCount: Int
+    /// DBF field names, as written in the file.
+    let fieldNames: [String]
+    /// The encoding attributes are decoded with (from `.cpg`, else the DBF language driver, else UTF-8).
+    let encodingName: String
+    private let shp: SHPHandle
+    private let dbf: DBFHandle
+    private let decoder: TextDecoder
+
+    var fileName: String { url.lastPathComponent }
+    private var dbfName: String { url.deletingPathExtension().appendingPathExtension("dbf").lastPathComponent }
+
+    init(url: URL) throws {
+        self.url = url
+        let base = url.deletingPathExtension()
+        let shpURL = base.appendingPathExtension("shp")
+        let shxURL = base.appendingPathExtension("shx")
+        let dbfURL = base.appendingPathExtension("dbf")
+        for f in [shpURL, shxURL, dbfURL] where !FileManager.default.fileExists(atPath: f.path) {
+            throw GeocoderError.cannotOpen(file: f.lastPathComponent, reason: "no such file")
+        }
+        let checked = try ShapefileValidator.validate(shp: shpURL, shx: shxURL, dbf: dbfURL)
+        recordCount = checked.recordCount
+
+        // Encoding: the .cpg file wins; then the language driver byte; then UTF-8 (what most tools write).
+        let cpg = base.appendingPathExtension("cpg")
+        let (encoding, name): (TextDecoder.Encoding, String)
+        if let data = FileManager.default.contents(atPath: cpg.path) {
+            (encoding, name) = TextDecoder.encoding(cpg: String(decoding: data, as: UTF8.self))
+        } else if let ldid = ShapefileValidator.languageDriver(dbf: dbfURL),
+                  let declared = TextDecoder.encoding(languageDriver: ldid) {
+            (encoding, name) = declared
+        } else {
+            (encoding, name) = (.utf8, "UTF-8")
+        }
+        decoder = try TextDecoder(encoding: encoding, name: name, file: cpg.lastPathComponent)
+        encodingName = name
+
+        guard let shp = SHPOpen(shpURL.path, "rb") else {
+            throw GeocoderError.cannotOpen(file: shpURL.lastPathComponent, reason: "shapelib could not open it")
+        }
+        guard let dbf = DBFOpen(dbfURL.path, "rb") else {
+            SHPClose(shp)
+            throw GeocoderError.cannotOpen(file: dbfURL.lastPathComponent, reason: "shapelib could not open it")
+        }
+        self.shp = shp
+        self.dbf = dbf
+        var names: [String] = []
+        var buffer = [CChar](repeating: 0, count: 64)
+        for i in 0..<DBFGetFieldCount(dbf) {
+            var width: Int32 = 0, decimals: Int32 = 0
+            _ = DBFGetFieldInfo(dbf, i, &buffer, &width, &decimals)
+            names.append(String(cString: buffer))
+        }
+        fieldNames = names
+    }
+
+    deinit {
+        SHPClose(shp)
+        DBFClose(dbf)
+    }
+
+    /// Index of a field by name, ignoring case (shapefile tools disagree on case).
+    func fieldIndex(_ name: String) -> Int? {
+        fieldNames.firstIndex { $0.caseInsensitiveCompare(name) == .orderedSame }
+    }
+
+    /// A field's value as text, trimmed; nil when NULL or empty. Undecodable bytes throw.
+    func string(record: Int, field: Int) throws -> String? {
+        if DBFIsAttributeNULL(dbf, Int32(record), Int32(field)) != 0 { return nil }
+        guard let raw = DBFReadStringAttribute(dbf, Int32(record), Int32(field)) else { return nil }
+        let count = strlen(raw)
+        guard let text = decoder.decode(raw, count: count) else {
+            throw GeocoderError.undecodableText(file: dbfName, record: record, field: fieldNames[field], encoding: decoder.name)
+        }
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        return trimmed.isEmpty ? nil : trimmed
+    }
+
+    /// The rings of a record as interleaved x, y arrays (one per shapefile part); nil for a NULL shape.
+    func rings(record: Int) throws -> [[Double]]? {
+        guard let object = SHPReadObject(shp, Int32(record)) else {
+            throw GeocoderError.corrupt(file: fileName, record: record, reason: "shapelib could not read the record")
+        }
+        defer { SHPDestroyObject(object) }
+        let o = object.pointee
+        if o.nSHPType == 0 || o.nVertices == 0 { return nil }
+        let vertices = Int(o.nVertices)
+        let parts = max(1, Int(o.nParts))
+        var rings: [[Double]] = []
+        rings.reserveCapacity(parts)
+        for p in 0..<parts {
+            let start = o.nParts == 0 ? 0 : Int(o.panPartStart[p])
+            let end = p + 1 < Int(o.nParts) ? Int(o.panPartStart[p + 1]) : vertices
+            guard start <= end, end <= vertices else {
+                throw GeocoderError.corrupt(file: fileName, record: record, reason: "part \(p) out of range")
+            }
+            var ring = [Double]()
+            ring.reserveCapacity(2 * (end - start))
+            for v in start..<end {
+                let x = o.padfX[v], y = o.padfY[v]
+                guard x.isFinite, y.isFinite else {
+                    throw GeocoderError.corrupt(file: fileName, record: record, reason: "non-finite coordinate at vertex \(v)")
+                }
+                ring.append(x)
+                ring.append(y)
+            }
+            rings.append(ring)
+        }
+        return rings
+    }
+}
