@@ -26,6 +26,9 @@ let package = Package(
         .target(name: "GeocodeCLI", dependencies: ["ReverseGeocoder", "LocationSources", "LocationKit"]),
         // ...and the thin executable around it.
         .executableTarget(name: "geocode", dependencies: ["GeocodeCLI"]),
+        // The engine's side of the benchmark suite (Benchmarks/README.md); not part of `swift test`.
+        .executableTarget(name: "geocode-bench", dependencies: ["ReverseGeocoder", "CGEOS"],
+                          path: "Benchmarks/Sources/geocode-bench"),
 
         .testTarget(name: "ReverseGeocoderTests", dependencies: ["ReverseGeocoder", "CShapelib", "CGEOS"],
                     resources: [.copy("Fixtures")]),
