@@ -30,6 +30,7 @@ final class LoadedDataset: Sendable {
 struct DatasetLoader {
     let manifest: DatasetManifest
     let directory: URL?
+    let options: ReverseGeocoder.Options
     let loader = GEOSContext()
 
     /// A record's raw attributes and polygons, before hierarchy resolution.
@@ -107,7 +108,8 @@ struct DatasetLoader {
                 for part in unit.parts { parts.append(part); partUnit.append(Int32(u)) }
             }
             built[i] = LayerIndex(level: layer.spec.level, file: layer.spec.file, placemarks: placemarks,
-                                  parts: parts, partUnit: partUnit, partOffset: partOffset + globalOffsets[i])
+                                  parts: parts, partUnit: partUnit, partOffset: partOffset + globalOffsets[i],
+                                  cellSize: options.cellSize)
         }
 
         // Finest first: that is the order queries try them.
