@@ -271,12 +271,13 @@ public final class LocationManager: @unchecked Sendable {
     /// `.stopped(.requested)`. Does nothing when not running.
     public func stopUpdatingLocation() {
         onQueue {
+            let cancelled = request != nil
             if let request {
                 request.timer.cancel()
                 self.request = nil
-                resolveWaiters(.failure(.cancelled))
             }
             if run != nil { endRun(.requested) }
+            if cancelled { resolveWaiters(.failure(.cancelled)) }
         }
     }
 
@@ -454,18 +455,18 @@ public final class LocationManager: @unchecked Sendable {
         if let pending = request {
             pending.timer.cancel()
             request = nil
-            resolveWaiters(.success(Fix(location: location, placemark: placemark)))
+            // End the run before waking `locate()` callers, so they see `isUpdatingLocation == false`.
             if run?.continuous == false { endRun(.requestFulfilled) }
+            resolveWaiters(.success(Fix(location: location, placemark: placemark)))
         }
     }
 
     private func sourceFinished(run id: UInt64) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard run?.id == id else { return }
-        if let pending = request {
-            failRequest(pending)
-        }
+        let failure = request.map(failRequest)
         endRun(.sourceFinished)
+        if let failure { resolveWaiters(.failure(failure)) }
     }
 
     private func startRequest() {
@@ -482,15 +483,17 @@ public final class LocationManager: @unchecked Sendable {
     private func requestTimedOut(_ id: UInt64) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard let pending = request, pending.id == id else { return }
-        failRequest(pending)
+        let failure = failRequest(pending)
         if run?.continuous == false { endRun(.requestFailed) }
+        resolveWaiters(.failure(failure))
     }
 
-    private func failRequest(_ pending: Request) {
+    /// Ends the pending request with `.locationUnknown` for listeners; returns what `locate()` throws.
+    private func failRequest(_ pending: Request) -> LocationError {
         pending.timer.cancel()
         request = nil
         emit(.error(.locationUnknown))
-        resolveWaiters(.failure(pending.lastSourceError ?? .locationUnknown))
+        return pending.lastSourceError ?? .locationUnknown
     }
 
     private func resolveWaiters(_ result: Result<Fix, LocationError>) {

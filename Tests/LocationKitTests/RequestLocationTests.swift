@@ -87,12 +87,13 @@ import Testing
         #expect(await eventually { m.pendingLocateCount == 1 })
         gate.open()
         #expect(try await answer.location == fix(39.5, t: 1))
-        #expect(m.isUpdatingLocation)
         var rest: [LocationEvent] = []
         while let e = await iterator.next() { rest.append(e) }
         // The placemark of the first fix, then the answer; fixes 2 and 3 are inside the distance filter.
+        // The run went on after the answer until the source ended (not `.requestFulfilled`).
         #expect(rest.locations == [fix(39.5, t: 1)])
         #expect(rest.last == .stopped(.sourceFinished))
+        #expect(rest.filter(isStop).count == 1)
     }
 
     /// Starting continuous updates during a one-shot run turns it into a continuous one.
