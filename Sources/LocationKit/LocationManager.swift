@@ -7,6 +7,17 @@ import ReverseGeocoder
 /// ``PlacemarkProvider`` for each accepted fix's placemark, tracks the current city with hysteresis,
 /// persists it, and tells listeners (delegate, closures, ``updates``) what happened.
 ///
+/// ```swift
+/// let manager = LocationManager(source: replay, geocoder: engine, currentPlacemarkFile: stateFile)
+/// manager.distanceFilter = 20
+/// let updates = manager.updates            // subscribe before starting
+/// manager.startUpdatingLocation()
+/// for await event in updates {             // ends after the run's .stopped
+///     if case .cityChanged(let from, let to, _) = event { print(from.locality ?? "?", "→", to.locality ?? "?") }
+/// }
+/// let here = try await manager.locate()    // one fix and its placemark
+/// ```
+///
 /// ## Runs
 /// A *run* starts with ``startUpdatingLocation()`` (continuous) or ``requestLocation()`` / ``locate()``
 /// (one-shot, when not already running) and ends with exactly one ``LocationEvent/stopped(_:)`` event:
@@ -41,7 +52,7 @@ import ReverseGeocoder
 ///   its `.stopped` (plus any events already handed to the delegate queue before it).
 public final class LocationManager: @unchecked Sendable {
     // @unchecked: the mutable state below the "Work-queue state" mark is only touched on `queue`
-    // (checked with dispatchPrecondition in debug builds); everything else is immutable or `Locked`.
+    // (asserted with dispatchPrecondition); everything else is immutable or `Locked`.
 
     /// Why a run ended.
     public enum StopReason: Sendable, Hashable {
@@ -59,6 +70,11 @@ public final class LocationManager: @unchecked Sendable {
     public struct Fix: Sendable, Hashable {
         public var location: Location
         public var placemark: Placemark?
+
+        public init(location: Location, placemark: Placemark?) {
+            self.location = location
+            self.placemark = placemark
+        }
     }
 
     /// Value of ``distanceFilter`` that disables it (any value ≤ 0 does).
