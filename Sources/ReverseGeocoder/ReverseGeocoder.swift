@@ -45,7 +45,7 @@ public final class ReverseGeocoder: Sendable {
         /// more points directly but take longer to build and more memory.
         public var cellSize: Double?
 
-        public init(cellSize: Double? = 0.02) {
+        public init(cellSize: Double? = 0.05) {
             self.cellSize = cellSize
         }
     }
@@ -112,16 +112,18 @@ public final class ReverseGeocoder: Sendable {
         var missedChina = false
         for set in loaded {
             let c: Coordinate
-            if set.manifest.datum != .wgs84 || datum == .wgs84 || !hasChinaDatumDataset {
-                c = Datum.convert(coordinate, from: datum, to: set.manifest.datum)
+            if set.datum != .wgs84 || datum == .wgs84 || !hasChinaDatumDataset {
+                c = Datum.convert(coordinate, from: datum, to: set.datum)
             } else if missedChina {
                 // Outside China's data: GCJ-02 is WGS-84 there; only Baidu's own offset remains.
                 c = datum == .bd09 ? DatumTransform.bd09ToGCJ02(coordinate) : coordinate
             } else {
                 c = Datum.convert(coordinate, from: datum, to: .wgs84)
             }
-            if let p = set.placemark(x: c.longitude, y: c.latitude, context: context) { return p }
-            if set.manifest.datum != .wgs84 { missedChina = true }
+            if let (layer, unit) = set.locate(x: c.longitude, y: c.latitude, context: context) {
+                return set.layers[layer].placemarks[unit]
+            }
+            if set.datum != .wgs84 { missedChina = true }
         }
         return nil
     }

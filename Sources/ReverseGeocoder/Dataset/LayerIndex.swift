@@ -40,7 +40,9 @@ final class LayerIndex: Sendable {
         tree = builder.finish()
         hasWrappedParts = wrapped
         if let cellSize, !parts.isEmpty {
-            let context = GEOSContext()
+            // One context and one reusable point for the whole build (this runs on the loading thread).
+            let pointCache = QueryContext(partCount: 0)
+            let context = pointCache.geos
             var prepared = [PreparedGeometry?](repeating: nil, count: parts.count)
             let boxes = parts.map(\.envelope)
             var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
@@ -50,9 +52,7 @@ final class LayerIndex: Sendable {
             let depth = min(20, max(1, Int((log2(side / cellSize)).rounded(.up))))
             cells = CellIndex(rings: parts.map { $0.rings() }, boxes: boxes, unitOf: partUnit, maxDepth: depth) { p, x, y in
                 if prepared[p] == nil { prepared[p] = PreparedGeometry(parts[p], context: context) }
-                let point = GEOSGeom_createPointFromXY_r(context.handle, x, y)!
-                defer { GEOSGeom_destroy_r(context.handle, point) }
-                return prepared[p]!.containsProperly(point)
+                return prepared[p]!.containsProperly(pointCache.point(x: x, y: y))
             }
         } else {
             cells = nil
@@ -64,15 +64,27 @@ final class LayerIndex: Sendable {
     /// "Lowest-numbered" is record order in the file, so a point on a shared border always resolves to
     /// exactly one unit, the same one on every run and every thread.
     func locate(x: Double, y: Double, in context: QueryContext) -> Int? {
-        context.candidates.removeAll(keepingCapacity: true)
-        if let cells, !(hasWrappedParts && x < 0) {
-            switch cells.answer(x: x, y: y) {
-            case .empty: return nil
-            case .unit(let u): return u
-            case .candidates(let list): context.candidates.append(contentsOf: list)
+        if let cells {
+            let here = cells.answer(x: x, y: y)
+            // West of 180° a unit stored east of 180° may hold the point too: ask for its twin as well.
+            let twin: CellIndex.Answer = hasWrappedParts && x < 0 ? cells.answer(x: x + 360, y: y) : .empty
+            switch (here, twin) {
+            case (.empty, .empty): return nil
+            case (.unit(let u), .empty): return u
+            case (.empty, .unit(let u)): return u
+            case (.candidates(let list), .empty):
+                context.candidates.removeAll(keepingCapacity: true)
+                context.candidates.append(contentsOf: list)
+                return test(x: x, y: y, direct: list.count, in: context)
+            case (.empty, .candidates(let list)):
+                context.candidates.removeAll(keepingCapacity: true)
+                context.candidates.append(contentsOf: list)
+                return test(x: x, y: y, direct: 0, in: context)
+            default:
+                break  // both frames have something: the R-tree path below sorts it out by the rule
             }
-            return test(x: x, y: y, direct: context.candidates.count, in: context)
         }
+        context.candidates.removeAll(keepingCapacity: true)
         tree.search(x: x, y: y, into: &context.candidates)
         let direct = context.candidates.count
         // West of 180° the point may also be inside a unit stored east of 180° (see RingAssembler).
@@ -85,7 +97,9 @@ final class LayerIndex: Sendable {
     private func test(x: Double, y: Double, direct: Int, in context: QueryContext) -> Int? {
         if context.candidates.isEmpty { return nil }
         // Each candidate is tested with the point in its own frame; pack (part, frame) to sort once.
+        // Take the buffer out of the context so it is uniquely referenced (no copy on mutation).
         var keyed = context.keyed
+        context.keyed = []
         keyed.removeAll(keepingCapacity: true)
         for (i, part) in context.candidates.enumerated() {
             keyed.append(Int(part) << 1 | (i < direct ? 0 : 1))

@@ -9,23 +9,25 @@
 /// Exactness: the edge/cell test runs against the cell grown by `margin` (1e-9°, ~0.1 mm) and errs only
 /// towards "crossed", so a point that floating-point rounding files into a neighbouring cell is still
 /// farther from every edge than the rounding, and on the same side of it as the cell's centre.
-struct CellIndex: Sendable {
+final class CellIndex: Sendable {
     /// What a cell says.
-    enum Answer: Equatable {
+    enum Answer {
         /// No unit of this layer contains any point of the cell.
         case empty
         /// Every point of the cell is in the interior of this unit (and of no lower-numbered unit).
         case unit(Int)
         /// Test these polygons (ascending), as `LayerIndex.locate` does.
-        case candidates(ArraySlice<Int32>)
+        case candidates(UnsafeBufferPointer<Int32>)
     }
 
     // Node entries: 2-bit tag + 30-bit value; node n's four children are nodes[4n ..< 4n+4], ordered
     // (west-south, east-south, west-north, east-north).
     private static let tagNode: UInt32 = 0, tagUnit: UInt32 = 1, tagEmpty: UInt32 = 2, tagMixed: UInt32 = 3
-    private let nodes: [UInt32]
-    private let mixedStart: [Int32]
-    private let mixedParts: [Int32]
+    // Raw buffers, allocated once and freed in deinit: the query path then does no reference counting,
+    // no bounds checks and no exclusivity checks. Immutable after init, hence Sendable.
+    nonisolated(unsafe) private let nodes: UnsafeMutableBufferPointer<UInt32>
+    nonisolated(unsafe) private let mixedStart: UnsafeMutableBufferPointer<Int32>
+    nonisolated(unsafe) private let mixedParts: UnsafeMutableBufferPointer<Int32>
     let originX: Double, originY: Double, size: Double
     let depth: Int
     private let scale: Double
@@ -33,6 +35,15 @@ struct CellIndex: Sendable {
     let unitCells: Int, emptyCells: Int, mixedCells: Int
 
     static let margin = 1e-9
+
+    deinit {
+        nodes.deallocate()
+        mixedStart.deallocate()
+        mixedParts.deallocate()
+    }
+
+    /// Memory held by the tree, in bytes.
+    var byteCount: Int { nodes.count * 4 + mixedStart.count * 4 + mixedParts.count * 4 }
 
     /// The answer for a point. Points outside the root square are `.empty`.
     @inline(__always)
@@ -51,7 +62,9 @@ struct CellIndex: Sendable {
             case CellIndex.tagNode: node = value; level -= 1
             case CellIndex.tagUnit: return .unit(value)
             case CellIndex.tagEmpty: return .empty
-            default: return .candidates(mixedParts[Int(mixedStart[value])..<Int(mixedStart[value + 1])])
+            default:
+                let start = Int(mixedStart[value])
+                return .candidates(UnsafeBufferPointer(rebasing: mixedParts[start..<Int(mixedStart[value + 1])]))
             }
         }
     }
@@ -91,9 +104,14 @@ struct CellIndex: Sendable {
         let root = boxes.indices.map { p in (Int32(p), Array(segStart[p]..<segStart[p + 1])) }
         builder.nodes = [0, 0, 0, 0]
         builder.subdivide(node: 0, x0: originX, y0: originY, side: side, level: 0, parts: root)
-        nodes = builder.nodes
-        mixedStart = builder.mixedStart
-        mixedParts = builder.mixedParts
+        func copy<T>(_ a: [T]) -> UnsafeMutableBufferPointer<T> {
+            let b = UnsafeMutableBufferPointer<T>.allocate(capacity: max(1, a.count))
+            _ = b.initialize(from: a)
+            return b
+        }
+        nodes = copy(builder.nodes)
+        mixedStart = copy(builder.mixedStart)
+        mixedParts = copy(builder.mixedParts)
         unitCells = builder.unitCells
         emptyCells = builder.emptyCells
         mixedCells = builder.mixedStart.count - 1
