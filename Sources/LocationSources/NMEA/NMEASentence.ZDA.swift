@@ -1,0 +1,38 @@
+extension NMEASentence {
+    /// ZDA, time and date: UTC time, day, month, four-digit year, local zone.
+    ///
+    /// `$GPZDA,hhmmss.ss,dd,mm,yyyy,zh,zm*hh`. The only standard sentence with the century.
+    public struct ZDA: Sendable, Hashable {
+        public var talker: NMEATalker
+        public var time: NMEATimeOfDay?
+        /// `nil` when any part is empty or zero-filled.
+        public var date: NMEADate?
+        public var localZoneHours: Int?
+        public var localZoneMinutes: Int?
+
+        public init(talker: NMEATalker, time: NMEATimeOfDay? = nil, date: NMEADate? = nil,
+                    localZoneHours: Int? = nil, localZoneMinutes: Int? = nil) {
+            self.talker = talker
+            self.time = time
+            self.date = date
+            self.localZoneHours = localZoneHours
+            self.localZoneMinutes = localZoneMinutes
+        }
+
+        init(_ f: NMEAFields, talker: NMEATalker) throws(NMEAParseError) {
+            try f.require(7)
+            self.talker = talker
+            time = try f.time(1)
+            let day = try f.integer(2), month = try f.integer(3), year = try f.integer(4)
+            if let day, let month, let year, day != 0 || month != 0 || year != 0 {
+                guard let date = NMEADate(year: year, month: month, day: day) else { throw f.invalid(2) }
+                self.date = date
+            }
+            // Zone hours may be signed (-13…13); only the magnitude is checked here.
+            let zone = f.string(5)
+            localZoneHours = zone.isEmpty ? nil : Int(zone)
+            if !zone.isEmpty && localZoneHours == nil { throw f.invalid(5) }
+            localZoneMinutes = try f.integer(6)
+        }
+    }
+}
