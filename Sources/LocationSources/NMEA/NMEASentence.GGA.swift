@@ -53,34 +53,33 @@ extension NMEASentence {
         /// The position when the sentence claims a fix.
         public var fixCoordinate: Coordinate? { hasFix ? coordinate : nil }
 
-        init(_ f: NMEAFields, talker: NMEATalker) throws(NMEAParseError) {
-            try f.require(15)
+        init(_ f: inout NMEAFields, talker: NMEATalker) {
             self.talker = talker
-            time = try f.time(1)
-            coordinate = try f.coordinate(2)
-            if let q = try f.integer(6) {
-                guard let quality = Quality(rawValue: q) else { throw f.invalid(6) }
-                self.quality = quality
+            time = f.time(1)
+            coordinate = f.coordinate(2)
+            if let q = f.integer(6) {
+                quality = Quality(rawValue: q)
+                if quality == nil { f.fail(6) }
             }
-            satellitesInUse = try f.integer(7)
-            hdop = try NMEASentence.dilution(f, 8)
+            satellitesInUse = f.integer(7)
+            hdop = NMEASentence.dilution(&f, 8)
             // Altitude and separation are only metres when their unit field says so (or is empty, as
             // with receivers that leave the unit out).
-            altitudeMSL = try NMEASentence.metres(f, 9)
-            geoidSeparation = try NMEASentence.metres(f, 11)
+            altitudeMSL = NMEASentence.metres(&f, 9)
+            geoidSeparation = NMEASentence.metres(&f, 11)
         }
     }
 
     /// A dilution of precision: unknown when empty, zero, or ≥ 99 (the "no value" 99.99 some send).
-    static func dilution(_ f: NMEAFields, _ index: Int) throws(NMEAParseError) -> Double? {
-        guard let dop = try f.positiveDecimal(index), dop < 99 else { return nil }
+    static func dilution(_ f: inout NMEAFields, _ index: Int) -> Double? {
+        guard let dop = f.positiveDecimal(index), dop < 99 else { return nil }
         return dop
     }
 
     /// A length in field `index` whose unit letter is in `index + 1`; only `M` (or no letter) is metres.
-    static func metres(_ f: NMEAFields, _ index: Int) throws(NMEAParseError) -> Double? {
-        guard let value = try f.decimal(index) else { return nil }
-        switch try f.letter(index + 1) {
+    static func metres(_ f: inout NMEAFields, _ index: Int) -> Double? {
+        guard let value = f.decimal(index) else { return nil }
+        switch f.letter(index + 1) {
         case nil, UInt8(ascii: "M")?: return value
         default: return nil
         }

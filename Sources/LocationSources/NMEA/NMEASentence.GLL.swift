@@ -27,18 +27,16 @@ extension NMEASentence {
         /// The position when the sentence claims a fix.
         public var fixCoordinate: Coordinate? { hasFix ? coordinate : nil }
 
-        init(_ f: NMEAFields, talker: NMEATalker) throws(NMEAParseError) {
-            // NMEA 1.5 GLL had no status; without one validity is unknowable, so it is required.
-            try f.require(7)
+        init(_ f: inout NMEAFields, talker: NMEATalker) {
             self.talker = talker
-            coordinate = try f.coordinate(1)
-            time = try f.time(5)
-            switch try f.letter(6) {
+            coordinate = f.coordinate(1)
+            time = f.time(5)
+            switch f.letter(6) {
             case UInt8(ascii: "A")?: isActive = true
             case UInt8(ascii: "V")?, nil: isActive = false
-            default: throw f.invalid(6)
+            default: isActive = false; f.fail(6)
             }
-            if let m = try f.letter(7) { mode = NMEAFAAMode(byte: m) }
+            if let m = f.letter(7) { mode = NMEAFAAMode(byte: m) }
         }
     }
 }

@@ -37,19 +37,21 @@ extension NMEASentence {
         /// The first mode that asserts a fix (the one that describes the solution).
         public var primaryMode: NMEAFAAMode? { modes.first { $0.assertsFix } }
 
-        init(_ f: NMEAFields, talker: NMEATalker) throws(NMEAParseError) {
-            try f.require(13)
+        init(_ f: inout NMEAFields, talker: NMEATalker) {
             self.talker = talker
-            time = try f.time(1)
-            coordinate = try f.coordinate(2)
+            time = f.time(1)
+            coordinate = f.coordinate(2)
             let modeText = Array(f.string(6).utf8)
-            guard modeText.count <= 8, modeText.allSatisfy({ $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") })
-            else { throw f.invalid(6) }
-            modes = modeText.map { NMEAFAAMode(byte: $0) }
-            satellitesInUse = try f.integer(7)
-            hdop = try NMEASentence.dilution(f, 8)
-            altitudeMSL = try f.decimal(9)
-            geoidSeparation = try f.decimal(10)
+            if modeText.count <= 8, modeText.allSatisfy({ $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) {
+                modes = modeText.map { NMEAFAAMode(byte: $0) }
+            } else {
+                modes = []
+                f.fail(6)
+            }
+            satellitesInUse = f.integer(7)
+            hdop = NMEASentence.dilution(&f, 8)
+            altitudeMSL = f.decimal(9)
+            geoidSeparation = f.decimal(10)
         }
     }
 }

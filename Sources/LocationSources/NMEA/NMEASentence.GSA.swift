@@ -28,34 +28,33 @@ extension NMEASentence {
             self.systemID = systemID
         }
 
-        init(_ f: NMEAFields, talker: NMEATalker) throws(NMEAParseError) {
-            try f.require(18)
+        init(_ f: inout NMEAFields, talker: NMEATalker) {
             self.talker = talker
-            switch try f.letter(1) {
+            switch f.letter(1) {
             case UInt8(ascii: "A")?: isAutomatic = true
             case UInt8(ascii: "M")?: isAutomatic = false
             case nil: isAutomatic = nil
-            default: throw f.invalid(1)
+            default: isAutomatic = nil; f.fail(1)
             }
             // Antaris sends `E` for a dead-reckoning estimate here: not a fix type, so unknown.
-            fixType = f.length(2) == 1 && f.string(2) == "E" ? nil : try f.integer(2)
-            if let type = fixType, !(1...3).contains(type) { throw f.invalid(2) }
+            fixType = f.length(2) == 1 && f.string(2) == "E" ? nil : f.integer(2)
+            if let type = fixType, !(1...3).contains(type) { f.fail(2) }
             // The DOPs are the last three fields before the optional system ID. Receivers that list
             // more than 12 satellites (Navior, 24) shift them, so locate them from the end.
             let dopStart: Int
             switch f.count {
             case 18: dopStart = 15; systemID = nil
-            case 19: dopStart = 15; systemID = try f.integer(18)
+            case 19: dopStart = 15; systemID = f.integer(18)
             default: dopStart = f.count - 3; systemID = nil
             }
             var satellites: [Int] = []
             for index in 3..<dopStart {
-                if let sv = try f.integer(index), sv > 0 { satellites.append(sv) }
+                if let sv = f.integer(index), sv > 0 { satellites.append(sv) }
             }
             self.satellites = satellites
-            pdop = try NMEASentence.dilution(f, dopStart)
-            hdop = try NMEASentence.dilution(f, dopStart + 1)
-            vdop = try NMEASentence.dilution(f, dopStart + 2)
+            pdop = NMEASentence.dilution(&f, dopStart)
+            hdop = NMEASentence.dilution(&f, dopStart + 1)
+            vdop = NMEASentence.dilution(&f, dopStart + 2)
         }
     }
 }

@@ -38,18 +38,17 @@ extension NMEASentence {
             return (lat * lat + lon * lon).squareRoot()
         }
 
-        init(_ f: NMEAFields, talker: NMEATalker) throws(NMEAParseError) {
-            try f.require(9)
+        init(_ f: inout NMEAFields, talker: NMEATalker) {
             self.talker = talker
-            time = try f.time(1)
-            rangeRMS = try f.positiveDecimal(2)
-            semiMajorError = try f.positiveDecimal(3)
-            semiMinorError = try f.positiveDecimal(4)
-            orientation = try f.decimal(5)
+            time = f.time(1)
+            rangeRMS = f.positiveDecimal(2)
+            semiMajorError = f.positiveDecimal(3)
+            semiMinorError = f.positiveDecimal(4)
+            orientation = f.decimal(5)
             // Zero-filled errors (no fix yet) are unknown: no receiver is exact.
-            latitudeError = try f.positiveDecimal(6)
-            longitudeError = try f.positiveDecimal(7)
-            altitudeError = try f.positiveDecimal(8)
+            latitudeError = f.positiveDecimal(6)
+            longitudeError = f.positiveDecimal(7)
+            altitudeError = f.positiveDecimal(8)
         }
     }
 }

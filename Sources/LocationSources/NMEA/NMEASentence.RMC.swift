@@ -41,28 +41,27 @@ extension NMEASentence {
         /// The position when the sentence claims a fix.
         public var fixCoordinate: Coordinate? { hasFix ? coordinate : nil }
 
-        init(_ f: NMEAFields, talker: NMEATalker) throws(NMEAParseError) {
-            try f.require(12)
+        init(_ f: inout NMEAFields, talker: NMEATalker) {
             self.talker = talker
-            time = try f.time(1)
-            switch try f.letter(2) {
+            time = f.time(1)
+            switch f.letter(2) {
             case UInt8(ascii: "A")?: isActive = true
             case UInt8(ascii: "V")?, nil: isActive = false
-            default: throw f.invalid(2)
+            default: isActive = false; f.fail(2)
             }
-            coordinate = try f.coordinate(3)
-            speedKnots = try f.decimal(7)
-            courseTrue = try f.decimal(8)
-            date = try f.dateDDMMYY(9)
-            if let variation = try f.decimal(10) {
-                switch try f.letter(11) {
+            coordinate = f.coordinate(3)
+            speedKnots = f.decimal(7)
+            courseTrue = f.decimal(8)
+            date = f.dateDDMMYY(9)
+            if let variation = f.decimal(10) {
+                switch f.letter(11) {
                 case UInt8(ascii: "E")?: magneticVariation = variation
                 case UInt8(ascii: "W")?: magneticVariation = -variation
                 case nil: magneticVariation = nil
-                default: throw f.invalid(11)
+                default: f.fail(11)
                 }
             }
-            if let m = try f.letter(12) { mode = NMEAFAAMode(byte: m) }
+            if let m = f.letter(12) { mode = NMEAFAAMode(byte: m) }
         }
     }
 }

@@ -29,14 +29,13 @@ extension NMEASentence {
             return nil
         }
 
-        init(_ f: NMEAFields, talker: NMEATalker) throws(NMEAParseError) {
-            try f.require(9)
+        init(_ f: inout NMEAFields, talker: NMEATalker) {
             self.talker = talker
-            courseTrue = try f.decimal(1)
-            courseMagnetic = try f.decimal(3)
-            speedKnots = try f.decimal(5)
-            speedKilometresPerHour = try f.decimal(7)
-            if let m = try f.letter(9) { mode = NMEAFAAMode(byte: m) }
+            courseTrue = f.decimal(1)
+            courseMagnetic = f.decimal(3)
+            speedKnots = f.decimal(5)
+            speedKilometresPerHour = f.decimal(7)
+            if let m = f.letter(9) { mode = NMEAFAAMode(byte: m) }
         }
     }
 

@@ -19,20 +19,19 @@ extension NMEASentence {
             self.localZoneMinutes = localZoneMinutes
         }
 
-        init(_ f: NMEAFields, talker: NMEATalker) throws(NMEAParseError) {
-            try f.require(7)
+        init(_ f: inout NMEAFields, talker: NMEATalker) {
             self.talker = talker
-            time = try f.time(1)
-            let day = try f.integer(2), month = try f.integer(3), year = try f.integer(4)
+            time = f.time(1)
+            let day = f.integer(2), month = f.integer(3), year = f.integer(4)
             if let day, let month, let year, day != 0 || month != 0 || year != 0 {
-                guard let date = NMEADate(year: year, month: month, day: day) else { throw f.invalid(2) }
-                self.date = date
+                date = NMEADate(year: year, month: month, day: day)
+                if date == nil { f.fail(2) }
             }
             // Zone hours may be signed (-13…13); only the magnitude is checked here.
             let zone = f.string(5)
             localZoneHours = zone.isEmpty ? nil : Int(zone)
-            if !zone.isEmpty && localZoneHours == nil { throw f.invalid(5) }
-            localZoneMinutes = try f.integer(6)
+            if !zone.isEmpty && localZoneHours == nil { f.fail(5) }
+            localZoneMinutes = f.integer(6)
         }
     }
 }

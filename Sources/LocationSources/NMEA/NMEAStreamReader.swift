@@ -96,10 +96,7 @@ public struct NMEAStreamReader: Sendable {
     }
 
     private mutating func emit(into items: inout [NMEAStreamItem]) {
-        let result: Result<NMEASentence, NMEAParseError> = buffer.withUnsafeBufferPointer { bytes in
-            Result { () throws(NMEAParseError) -> NMEASentence in try parser.parse(bytes) }
-        }
-        switch result {
+        switch buffer.withUnsafeBufferPointer({ parser.parseResult($0) }) {
         case .success(let sentence): items.append(.sentence(sentence, line: line))
         case .failure(let error): items.append(.rejected(error, line: line, text: printable(buffer)))
         }

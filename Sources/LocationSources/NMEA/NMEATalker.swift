@@ -28,6 +28,10 @@ public struct NMEATalker: Sendable, Hashable, CustomStringConvertible {
 
     public init(_ rawValue: String) { self.rawValue = rawValue }
 
+    init(_ first: UInt8, _ second: UInt8) {
+        rawValue = String(decoding: [first, second], as: UTF8.self)
+    }
+
     public static let gps = NMEATalker("GP")
     public static let combined = NMEATalker("GN")
     public static let glonass = NMEATalker("GL")
