@@ -47,7 +47,7 @@ struct NMEACorpus {
         let log = try [UInt8](Data(contentsOf: dir.appendingPathComponent("\(name).log")))
         let chk = try String(decoding: Data(contentsOf: dir.appendingPathComponent("\(name).log.chk")), as: UTF8.self)
         var entries: [Entry] = []
-        for raw in chk.split(whereSeparator: \.isNewline) {
+        for raw in chk.split(whereSeparator: { $0.isNewline }) {
             let line = String(raw)
             if line.hasPrefix("{") {
                 if line.hasPrefix("{\"class\":\"TPV\"") && !entries.isEmpty {
@@ -60,10 +60,11 @@ struct NMEACorpus {
         return NMEACorpus(name: name, log: log, entries: entries)
     }
 
-    /// The sentences of the log itself (not the `.chk`), in order, as strings without line endings.
-    var logSentences: [String] {
-        String(decoding: log, as: UTF8.self)
-            .split(whereSeparator: \.isNewline)
+    /// The sentence lines of a log (not its `.chk`), in order, without line endings. Reads only the log.
+    static func logSentences(_ name: String) throws -> [String] {
+        let log = try Data(contentsOf: directory.appendingPathComponent("\(name).log"))
+        return String(decoding: log, as: UTF8.self)
+            .split(whereSeparator: { $0.isNewline })
             .map(String.init)
             .filter { $0.hasPrefix("$") || $0.hasPrefix("!") }
     }
