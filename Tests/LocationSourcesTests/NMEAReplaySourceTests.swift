@@ -155,12 +155,17 @@ struct NMEAReplaySourceTests {
         let url = try writeLog(count: 50)
         defer { try? FileManager.default.removeItem(at: url) }
         let source = NMEAReplaySource(contentsOf: url, configuration: .init(pacing: .realTime))
+        let (firstFix, signal) = AsyncStream.makeStream(of: Void.self)
         let consumer = Task {
             var n = 0
-            for await _ in source.events() { n += 1 }
+            for await _ in source.events() {
+                n += 1
+                signal.yield()
+            }
             return n
         }
-        try await Task.sleep(for: .milliseconds(300))
+        var started = firstFix.makeAsyncIterator()
+        _ = await started.next()  // playing: the first fix is in
         consumer.cancel()
         let n = await consumer.value
         #expect(n >= 1 && n < 50)
