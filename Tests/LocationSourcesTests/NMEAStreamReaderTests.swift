@@ -57,6 +57,24 @@ struct NMEAStreamReaderTests {
         if case .sentence(_, let line)? = items.first { #expect(line == 3) } else { Issue.record("\(items)") }
     }
 
+    @Test func skippedSentencesDoNotDisturbTheFixes() throws {
+        // Every line of a real log followed by AIS, a proprietary sentence, a TAG block, binary junk
+        // and an empty line: the same fixes as the clean log.
+        let log = try NMEACorpus.load("bu353s4").log
+        let clean = decodeWhole(log)
+        var noisy: [UInt8] = []
+        for line in String(decoding: log, as: UTF8.self).split(whereSeparator: { $0.isNewline }) {
+            noisy += Array(line.utf8) + [0x0D, 0x0A]
+            noisy += Array("!AIVDM,1,1,,B,177KQJ5000G?tO`K>RA1wUbN0TKH,0*5C\r\n".utf8)
+            noisy += Array("$PGRME,15.0,M,22.5,M,27.0,M*1A\r\n".utf8)
+            noisy += Array("\\s:2573345,c:1671620143*0B\\\r\n".utf8)
+            noisy += [0xB5, 0x62, 0x01, 0x07, 0x0D, 0x0A, 0x0D, 0x0A]
+        }
+        let outputs = decodeWhole(noisy)
+        #expect(outputs == clean)
+        #expect(outputs.count == 25)
+    }
+
     @Test func junkBeforeASentenceIsSkipped() {
         // ublox-8.log line 11: binary UBX bytes, then a sentence on the same line.
         var reader = NMEAStreamReader()
