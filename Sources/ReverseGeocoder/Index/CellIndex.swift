@@ -28,6 +28,10 @@ final class CellIndex: Sendable {
     nonisolated(unsafe) private let nodes: UnsafeMutableBufferPointer<UInt32>
     nonisolated(unsafe) private let mixedStart: UnsafeMutableBufferPointer<Int32>
     nonisolated(unsafe) private let mixedParts: UnsafeMutableBufferPointer<Int32>
+    /// The tree's top `topLevels` levels flattened into a dense grid of entries, so a query starts a few
+    /// levels from the leaves instead of chasing a dozen scattered nodes (each a likely cache miss).
+    nonisolated(unsafe) private let top: UnsafeMutableBufferPointer<UInt32>
+    private let topLevels: Int
     let originX: Double, originY: Double, size: Double
     let depth: Int
     private let scale: Double
@@ -40,10 +44,11 @@ final class CellIndex: Sendable {
         nodes.deallocate()
         mixedStart.deallocate()
         mixedParts.deallocate()
+        top.deallocate()
     }
 
     /// Memory held by the tree, in bytes.
-    var byteCount: Int { nodes.count * 4 + mixedStart.count * 4 + mixedParts.count * 4 }
+    var byteCount: Int { (nodes.count + mixedStart.count + mixedParts.count + top.count) * 4 }
 
     /// The answer for a point. Points outside the root square are `.empty`.
     @inline(__always)
@@ -52,20 +57,21 @@ final class CellIndex: Sendable {
         let cells = Double(1 << depth)
         guard fx >= 0, fy >= 0, fx <= cells, fy <= cells else { return .empty }
         let ix = min(Int(fx), (1 << depth) - 1), iy = min(Int(fy), (1 << depth) - 1)
-        var node = 0
-        var level = depth - 1
-        while true {
+        let shift = depth - topLevels
+        var entry = top[((iy >> shift) << topLevels) | (ix >> shift)]
+        var level = shift - 1
+        while entry >> 30 == CellIndex.tagNode {
             let child = ((ix >> level) & 1) | (((iy >> level) & 1) << 1)
-            let entry = nodes[4 * node + child]
-            let value = Int(entry & 0x3FFF_FFFF)
-            switch entry >> 30 {
-            case CellIndex.tagNode: node = value; level -= 1
-            case CellIndex.tagUnit: return .unit(value)
-            case CellIndex.tagEmpty: return .empty
-            default:
-                let start = Int(mixedStart[value])
-                return .candidates(UnsafeBufferPointer(rebasing: mixedParts[start..<Int(mixedStart[value + 1])]))
-            }
+            entry = nodes[4 * Int(entry & 0x3FFF_FFFF) + child]
+            level -= 1
+        }
+        let value = Int(entry & 0x3FFF_FFFF)
+        switch entry >> 30 {
+        case CellIndex.tagUnit: return .unit(value)
+        case CellIndex.tagEmpty: return .empty
+        default:
+            let start = Int(mixedStart[value])
+            return .candidates(UnsafeBufferPointer(rebasing: mixedParts[start..<Int(mixedStart[value + 1])]))
         }
     }
 
@@ -116,6 +122,27 @@ final class CellIndex: Sendable {
         nodes = copy(builder.nodes)
         mixedStart = copy(builder.mixedStart)
         mixedParts = copy(builder.mixedParts)
+
+        // Dense top grid: for each cell at level `topLevels`, the entry found by descending to it (a node
+        // at that level, or the leaf that covers it from higher up).
+        let levels = min(depth, 9)
+        topLevels = levels
+        let side1 = 1 << levels
+        top = .allocate(capacity: side1 * side1)
+        for j in 0..<side1 {
+            for i in 0..<side1 {
+                let ix = i << (depth - levels), iy = j << (depth - levels)
+                var entry = CellIndex.tagNode << 30  // the root, node 0
+                var bit = depth - 1
+                for _ in 0..<levels {
+                    guard entry >> 30 == CellIndex.tagNode else { break }
+                    let child = ((ix >> bit) & 1) | (((iy >> bit) & 1) << 1)
+                    entry = builder.nodes[4 * Int(entry & 0x3FFF_FFFF) + child]
+                    bit -= 1
+                }
+                top[j * side1 + i] = entry
+            }
+        }
         unitCells = builder.unitCells
         emptyCells = builder.emptyCells
         mixedCells = builder.mixedStart.count - 1
