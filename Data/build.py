@@ -550,6 +550,8 @@ def china_residuals(provs, cities, dists):
         units.append(("province", p["adcode"], p["geom"], pk[p["adcode"]] + kids[p["adcode"]]))
     for level, code, g, children in units:
         u = shapely.coverage_union_all(children)
+        if u.equals(g):  # the usual case; much cheaper than the overlays below
+            continue
         extra = u.difference(g).area
         check(extra < 1e-9, f"{level} {code}: children stick out of it by {extra} deg²")
         rest = g.difference(u)
