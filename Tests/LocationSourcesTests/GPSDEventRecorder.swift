@@ -38,7 +38,7 @@ final class GPSDEventRecorder: Sendable {
     }
 }
 
-extension [LocationSourceEvent] {
+extension Sequence<LocationSourceEvent> {
     var locations: [Location] { compactMap { if case .location(let l) = $0 { l } else { nil } } }
     var errors: [LocationSourceError] { compactMap { if case .error(let e) = $0 { e } else { nil } } }
 }

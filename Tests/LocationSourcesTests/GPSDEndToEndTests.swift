@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+import ReverseGeocoder
+@testable import LocationSources
+
+/// The client against a real gpsd on loopback, fed NMEA through a pseudo-terminal.
+@Suite("gpsd end to end", .serialized, .timeLimit(.minutes(1)),
+       .enabled(if: GPSDDaemon.executable != nil,
+                "gpsd is not installed (apt-get install gpsd): skipping the end-to-end gpsd test"))
+struct GPSDEndToEndTests {
+    /// Positions gpsd reports must equal the sentences' to this many degrees (≈ 1 cm).
+    static let tolerance = 1e-7
+
+    @Test("TPVs carry the NMEA positions; gpsd killed → disconnect reported; gpsd restarted → reconnected")
+    func positionsDisconnectReconnect() async throws {
+        let clock = ContinuousClock()
+        let began = clock.now
+        let terminal = try GPSDPseudoTerminal()
+        defer { terminal.close() }
+        let feeder = GPSDNMEAFeeder(terminal: terminal, interval: .milliseconds(200))
+        feeder.start()
+        defer { feeder.stop() }
+
+        let port = try GPSDFakeServer.freePort()
+        var daemons = [try GPSDDaemon(port: port, device: terminal.path)]
+        defer { daemons.forEach { $0.kill() } }
+
+        let client = GPSDClient(configuration: .init(host: "127.0.0.1", port: port, connectTimeout: 2,
+                                                     initialReconnectDelay: 0.1, maxReconnectDelay: 0.5))
+        let recorder = GPSDEventRecorder(client.events())
+        defer { client.stop() }
+
+        // 1. gpsd identifies the pty as NMEA0183 after about a second of sentences, then reports a
+        //    TPV per cycle. Wait for four with receiver time.
+        let firstFixes = await recorder.wait(timeout: .seconds(8)) { Self.timed($0.locations).count >= 4 }
+        #expect(firstFixes, "no TPVs from gpsd; events: \(recorder.events)\ngpsd log:\n\(daemons[0].log)")
+        let firstFixAfter = clock.now - began
+        try #require(firstFixes)
+        check(recorder.locations, against: feeder)
+
+        // 2. Kill gpsd: the connection closes, the client must say so.
+        let beforeKill = recorder.events.count
+        await daemons[0].terminate()
+        #expect(!daemons[0].isRunning)
+        let disconnected = await recorder.wait(timeout: .seconds(3)) {
+            $0.dropFirst(beforeKill).errors.contains(where: \.isDisconnect)
+        }
+        #expect(disconnected, "no disconnect after gpsd exited: \(recorder.events.dropFirst(beforeKill))")
+
+        // 3. Restart gpsd on the same port and device: the client reconnects on its own.
+        let afterKill = recorder.events.count
+        let restartedAt = clock.now
+        daemons.append(try GPSDDaemon(port: port, device: terminal.path))
+        let reconnected = await recorder.wait(timeout: .seconds(8)) {
+            Self.timed(Array($0.dropFirst(afterKill)).locations).count >= 3
+        }
+        #expect(reconnected, "no fixes after restart; events: \(recorder.events.dropFirst(afterKill))\ngpsd log:\n\(daemons[1].log)")
+        let reconnectAfter = clock.now - restartedAt
+        check(Array(recorder.events.dropFirst(afterKill)).locations, against: feeder)
+
+        // While gpsd was down the client retried and said why.
+        let downErrors = Array(recorder.events[beforeKill..<afterKill]).errors
+            + Array(recorder.events.dropFirst(afterKill)).errors
+        #expect(downErrors.allSatisfy { $0.isDisconnect || $0.isUnavailable }, "\(downErrors)")
+
+        await daemons[1].terminate()
+        print("gpsd end-to-end: first fix \(firstFixAfter) after start, fixes again \(reconnectAfter) after restart, "
+              + "\(recorder.locations.count) fixes, \(recorder.errors.count) errors, total \(clock.now - began)")
+    }
+
+    /// Locations stamped with the feeder's receiver time (gpsd's first report of a session has none:
+    /// it won't use GGA's time of day until an RMC has told it the date).
+    static func timed(_ locations: [Location]) -> [Location] {
+        locations.filter { GPSDNMEAFeeder.isReceiverTime($0.timestamp) }
+    }
+
+    private func check(_ locations: [Location], against feeder: GPSDNMEAFeeder,
+                       sourceLocation: SourceLocation = #_sourceLocation) {
+        for location in locations {
+            #expect(location.isValid && location.quality == .fix3D, "\(location)", sourceLocation: sourceLocation)
+            #expect(location.altitude == 545.4, sourceLocation: sourceLocation)
+            let expected: Coordinate?
+            if GPSDNMEAFeeder.isReceiverTime(location.timestamp) {
+                expected = feeder.sentPosition(at: location.timestamp)
+                #expect(expected != nil, "gpsd reported a time we never sent: \(location.timestamp)",
+                        sourceLocation: sourceLocation)
+            } else {
+                // Untimed first report: it must still be one of the positions sent.
+                expected = feeder.sentPositions.first {
+                    abs($0.latitude - location.coordinate.latitude) <= Self.tolerance
+                        && abs($0.longitude - location.coordinate.longitude) <= Self.tolerance
+                }
+                #expect(expected != nil, "position never sent: \(location.coordinate)", sourceLocation: sourceLocation)
+            }
+            guard let expected else { continue }
+            #expect(abs(location.coordinate.latitude - expected.latitude) <= Self.tolerance,
+                    "lat \(location.coordinate.latitude) vs sent \(expected.latitude)", sourceLocation: sourceLocation)
+            #expect(abs(location.coordinate.longitude - expected.longitude) <= Self.tolerance,
+                    "lon \(location.coordinate.longitude) vs sent \(expected.longitude)", sourceLocation: sourceLocation)
+        }
+    }
+}
