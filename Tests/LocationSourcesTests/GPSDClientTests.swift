@@ -161,4 +161,32 @@ struct GPSDClientTests {
         }
         #expect(eof)
     }
+
+    @Test("a stream dropped unread closes its connection and leaves no run behind")
+    func droppedStream() async throws {
+        let server = try GPSDFakeServer()
+        defer { server.close() }
+        let client = Self.client(port: server.port)
+        do {
+            let stream = client.events()
+            _ = stream
+        }
+        let peer = await server.accept(timeout: .seconds(5))
+        defer { peer?.close() }
+        if let peer {
+            let eof = await GPSDBlocking.run { [fd = peer.fd] in
+                guard GPSDBlocking.poll(fd, events: Int16(POLLIN), timeout: .seconds(3)) else { return false }
+                var bytes = [UInt8](repeating: 0, count: 256)
+                while true {
+                    let n = recv(fd, &bytes, bytes.count, 0)
+                    if n == 0 { return true }
+                    if n < 0 { return false }
+                    guard GPSDBlocking.poll(fd, events: Int16(POLLIN), timeout: .seconds(3)) else { return false }
+                }
+            }
+            #expect(eof, "the connection of a dropped stream stayed open")
+        }
+        let gone = await GPSDEventRecorder.waitUntil(timeout: .seconds(3)) { client.runs.count == 0 }
+        #expect(gone)
+    }
 }

@@ -33,6 +33,16 @@ final class GPSDEventRecorder: Sendable {
         return condition(events)
     }
 
+    /// Polls `condition` every 20 ms; false if it still doesn't hold after `timeout`.
+    static func waitUntil(timeout: Duration, _ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return condition()
+    }
+
     func cancel() {
         task.withLock { $0?.cancel() }
     }

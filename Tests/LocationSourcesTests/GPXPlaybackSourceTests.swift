@@ -172,4 +172,18 @@ struct GPXPlaybackSourceTests {
         for await event in source.events() { events.append(event) }
         #expect(events == [.error(.sourceUnavailable("empty.gpx has no trkpt, rtept or wpt to play"))])
     }
+
+    @Test("a stream dropped unread doesn't keep its run alive; stop() reaches one that is held")
+    func runBookkeeping() async throws {
+        let source = GPXPlaybackSource(contentsOf: try GPXFixtures.url("xcode-waypoints.gpx"))
+        _ = source.events()
+        _ = source.events()
+        #expect(source.runs.count == 0)
+        let held = source.events()
+        #expect(source.runs.count == 1)
+        source.stop()
+        #expect(source.runs.count == 0)
+        var iterator = held.makeAsyncIterator()
+        #expect(await iterator.next() == nil, "a stopped run delivers nothing")
+    }
 }

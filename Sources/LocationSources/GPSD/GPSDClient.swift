@@ -73,7 +73,8 @@ public final class GPSDClient: LocationSource {
 
     /// Where this client connects and how it behaves.
     public let configuration: Configuration
-    private let runs = SourceRuns()
+    /// Runs started by `events()` that are still going (internal for tests).
+    let runs = SourceRuns()
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration

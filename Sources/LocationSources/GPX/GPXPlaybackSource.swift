@@ -48,7 +48,8 @@ public final class GPXPlaybackSource: LocationSource {
     private let input: Input
     /// How this source plays.
     public let configuration: Configuration
-    private let runs = SourceRuns()
+    /// Runs started by `events()` that are still going (internal for tests).
+    let runs = SourceRuns()
 
     /// Plays the GPX file at `url`. The file is read when a run starts, not here.
     public init(contentsOf url: URL, configuration: Configuration = Configuration()) {

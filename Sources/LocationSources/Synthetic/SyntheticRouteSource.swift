@@ -10,7 +10,8 @@ public final class SyntheticRouteSource: LocationSource {
     public let pacing: PlaybackPacing
     /// Timestamp of the first fix; `nil` means the moment each run starts.
     public let startDate: Date?
-    private let runs = SourceRuns()
+    /// Runs started by `events()` that are still going (internal for tests).
+    let runs = SourceRuns()
 
     public init(route: SyntheticRoute, pacing: PlaybackPacing = .realTime, startDate: Date? = nil) {
         self.route = route
