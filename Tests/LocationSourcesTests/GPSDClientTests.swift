@@ -167,25 +167,19 @@ struct GPSDClientTests {
         let server = try GPSDFakeServer()
         defer { server.close() }
         let client = Self.client(port: server.port)
-        do {
-            let stream = client.events()
-            _ = stream
+        var stream: AsyncStream<LocationSourceEvent>? = client.events()
+        let peer = try #require(await server.accept(timeout: .seconds(5)))
+        defer { peer.close() }
+        #expect(await peer.readLine(timeout: .seconds(5)) == Self.watch)
+        #expect(client.runs.count == 1)
+        stream = nil
+        _ = stream
+        let eof = await GPSDBlocking.run { [fd = peer.fd] in
+            guard GPSDBlocking.poll(fd, events: Int16(POLLIN), timeout: .seconds(3)) else { return false }
+            var byte: UInt8 = 0
+            return recv(fd, &byte, 1, 0) == 0
         }
-        let peer = await server.accept(timeout: .seconds(5))
-        defer { peer?.close() }
-        if let peer {
-            let eof = await GPSDBlocking.run { [fd = peer.fd] in
-                guard GPSDBlocking.poll(fd, events: Int16(POLLIN), timeout: .seconds(3)) else { return false }
-                var bytes = [UInt8](repeating: 0, count: 256)
-                while true {
-                    let n = recv(fd, &bytes, bytes.count, 0)
-                    if n == 0 { return true }
-                    if n < 0 { return false }
-                    guard GPSDBlocking.poll(fd, events: Int16(POLLIN), timeout: .seconds(3)) else { return false }
-                }
-            }
-            #expect(eof, "the connection of a dropped stream stayed open")
-        }
+        #expect(eof, "the connection of a dropped stream stayed open")
         let gone = await GPSDEventRecorder.waitUntil(timeout: .seconds(3)) { client.runs.count == 0 }
         #expect(gone)
     }
