@@ -39,7 +39,7 @@ struct GPSDClientTests {
         peer.send(String(first[cut2...]) + #"{"class":"SKY","satellites":[]}"# + "\r\n")
         peer.send(#"{"class":"DEVICES","devices":[]}"# + "\r\n" + Self.tpv(-33.5, 151.25, second: 2) + "\r\n")
 
-        #expect(await recorder.wait(timeout: .seconds(5)) { $0.locations.count >= 2 })
+        #expect(await recorder.wait(timeout: .seconds(5)) { GPSDEvents.locations($0).count >= 2 })
         let locations = recorder.locations
         #expect(locations.map(\.coordinate) == [Coordinate(latitude: 48.1, longitude: 11.5),
                                                 Coordinate(latitude: -33.5, longitude: 151.25)])
@@ -58,17 +58,17 @@ struct GPSDClientTests {
         let first = try #require(await server.accept(timeout: .seconds(5)))
         #expect(await first.readLine(timeout: .seconds(5)) == Self.watch)
         first.send(Self.tpv(1, 2) + "\n")
-        #expect(await recorder.wait(timeout: .seconds(5)) { $0.locations.count == 1 })
+        #expect(await recorder.wait(timeout: .seconds(5)) { GPSDEvents.locations($0).count == 1 })
         first.close()
 
-        #expect(await recorder.wait(timeout: .seconds(5)) { $0.errors.contains(where: \.isDisconnect) })
+        #expect(await recorder.wait(timeout: .seconds(5)) { GPSDEvents.errors($0).contains(where: GPSDEvents.isDisconnect) })
         let second = try #require(await server.accept(timeout: .seconds(5)), "no reconnection")
         defer { second.close() }
         #expect(await second.readLine(timeout: .seconds(5)) == Self.watch)
         second.send(Self.tpv(3, 4) + "\n")
-        #expect(await recorder.wait(timeout: .seconds(5)) { $0.locations.count == 2 })
+        #expect(await recorder.wait(timeout: .seconds(5)) { GPSDEvents.locations($0).count == 2 })
         #expect(recorder.locations.last?.coordinate == Coordinate(latitude: 3, longitude: 4))
-        let message = recorder.errors.first { $0.isDisconnect }?.description ?? ""
+        let message = recorder.errors.first(where: GPSDEvents.isDisconnect)?.description ?? ""
         #expect(message.contains("127.0.0.1:\(server.port)") && message.contains("closed the connection"), "\(message)")
     }
 
@@ -79,7 +79,7 @@ struct GPSDClientTests {
         let recorder = GPSDEventRecorder(client.events())
         defer { client.stop() }
 
-        #expect(await recorder.wait(timeout: .seconds(5)) { $0.errors.filter(\.isUnavailable).count >= 3 })
+        #expect(await recorder.wait(timeout: .seconds(5)) { GPSDEvents.errors($0).filter(GPSDEvents.isUnavailable).count >= 3 })
         let message = recorder.errors.first?.description ?? ""
         #expect(message.contains("Connection refused"), "\(message)")
         #expect(recorder.locations.isEmpty)
@@ -90,7 +90,7 @@ struct GPSDClientTests {
         defer { peer.close() }
         #expect(await peer.readLine(timeout: .seconds(5)) == Self.watch)
         peer.send(Self.tpv(5, 6) + "\n")
-        #expect(await recorder.wait(timeout: .seconds(5)) { $0.locations.count == 1 })
+        #expect(await recorder.wait(timeout: .seconds(5)) { GPSDEvents.locations($0).count == 1 })
     }
 
     @Test("a silent gpsd counts as disconnected after the silence timeout")
@@ -103,7 +103,7 @@ struct GPSDClientTests {
 
         let first = try #require(await server.accept(timeout: .seconds(5)))
         defer { first.close() }
-        #expect(await recorder.wait(timeout: .seconds(5)) { $0.errors.contains(where: \.isDisconnect) })
+        #expect(await recorder.wait(timeout: .seconds(5)) { GPSDEvents.errors($0).contains(where: GPSDEvents.isDisconnect) })
         #expect(recorder.errors.first?.description.contains("no report for 0.3 s") == true, "\(recorder.errors)")
         let second = await server.accept(timeout: .seconds(5))
         #expect(second != nil, "reconnects after silence")
@@ -123,10 +123,10 @@ struct GPSDClientTests {
         _ = await peer.readLine(timeout: .seconds(5))
         peer.send("this is not json\r\n" + #"{"class":"DEVICE","path":"/dev/ttyUSB0","activated":0}"# + "\r\n"
                   + Self.tpv(7, 8) + "\r\n")
-        #expect(await recorder.wait(timeout: .seconds(5)) { $0.locations.count == 1 })
+        #expect(await recorder.wait(timeout: .seconds(5)) { GPSDEvents.locations($0).count == 1 })
         let errors = recorder.errors
         #expect(errors.count == 2)
-        #expect(errors.first?.isParse == true && errors.first?.description.contains("this is not json") == true)
+        #expect(errors.first.map(GPSDEvents.isParse) == true && errors.first?.description.contains("this is not json") == true)
         #expect(errors.last == .deviceDisconnected("gpsd at 127.0.0.1:\(server.port) closed device /dev/ttyUSB0"))
     }
 
@@ -135,7 +135,7 @@ struct GPSDClientTests {
         let port = try GPSDFakeServer.freePort()
         let client = GPSDClient(configuration: .init(host: "127.0.0.1", port: port, initialReconnectDelay: 30))
         let recorder = GPSDEventRecorder(client.events())
-        #expect(await recorder.wait(timeout: .seconds(5)) { !$0.errors.isEmpty })
+        #expect(await recorder.wait(timeout: .seconds(5)) { !GPSDEvents.errors($0).isEmpty })
         let clock = ContinuousClock()
         let began = clock.now
         client.stop()

@@ -32,7 +32,7 @@ struct GPSDEndToEndTests {
 
         // 1. gpsd identifies the pty as NMEA0183 after about a second of sentences, then reports a
         //    TPV per cycle. Wait for four with receiver time.
-        let firstFixes = await recorder.wait(timeout: .seconds(8)) { Self.timed($0.locations).count >= 4 }
+        let firstFixes = await recorder.wait(timeout: .seconds(8)) { Self.timed(GPSDEvents.locations($0)).count >= 4 }
         #expect(firstFixes, "no TPVs from gpsd; events: \(recorder.events)\ngpsd log:\n\(daemons[0].log)")
         let firstFixAfter = clock.now - began
         try #require(firstFixes)
@@ -43,7 +43,7 @@ struct GPSDEndToEndTests {
         await daemons[0].terminate()
         #expect(!daemons[0].isRunning)
         let disconnected = await recorder.wait(timeout: .seconds(3)) {
-            $0.dropFirst(beforeKill).errors.contains(where: \.isDisconnect)
+            GPSDEvents.errors($0.dropFirst(beforeKill)).contains(where: GPSDEvents.isDisconnect)
         }
         #expect(disconnected, "no disconnect after gpsd exited: \(recorder.events.dropFirst(beforeKill))")
 
@@ -52,16 +52,16 @@ struct GPSDEndToEndTests {
         let restartedAt = clock.now
         daemons.append(try GPSDDaemon(port: port, device: terminal.path))
         let reconnected = await recorder.wait(timeout: .seconds(8)) {
-            Self.timed(Array($0.dropFirst(afterKill)).locations).count >= 3
+            Self.timed(GPSDEvents.locations($0.dropFirst(afterKill))).count >= 3
         }
         #expect(reconnected, "no fixes after restart; events: \(recorder.events.dropFirst(afterKill))\ngpsd log:\n\(daemons[1].log)")
         let reconnectAfter = clock.now - restartedAt
-        check(Array(recorder.events.dropFirst(afterKill)).locations, against: feeder)
+        check(GPSDEvents.locations(recorder.events.dropFirst(afterKill)), against: feeder)
 
         // While gpsd was down the client retried and said why.
-        let downErrors = Array(recorder.events[beforeKill..<afterKill]).errors
-            + Array(recorder.events.dropFirst(afterKill)).errors
-        #expect(downErrors.allSatisfy { $0.isDisconnect || $0.isUnavailable }, "\(downErrors)")
+        let downErrors = GPSDEvents.errors(recorder.events[beforeKill..<afterKill])
+            + GPSDEvents.errors(recorder.events.dropFirst(afterKill))
+        #expect(downErrors.allSatisfy { GPSDEvents.isDisconnect($0) || GPSDEvents.isUnavailable($0) }, "\(downErrors)")
 
         await daemons[1].terminate()
         print("gpsd end-to-end: first fix \(firstFixAfter) after start, fixes again \(reconnectAfter) after restart, "

@@ -18,8 +18,8 @@ final class GPSDEventRecorder: Sendable {
     }
 
     var events: [LocationSourceEvent] { recorded.withLock { $0 } }
-    var locations: [Location] { events.compactMap { if case .location(let l) = $0 { l } else { nil } } }
-    var errors: [LocationSourceError] { events.compactMap { if case .error(let e) = $0 { e } else { nil } } }
+    var locations: [Location] { GPSDEvents.locations(events) }
+    var errors: [LocationSourceError] { GPSDEvents.errors(events) }
     var streamEnded: Bool { ended.withLock { $0 } }
 
     /// Polls (every 20 ms) until `condition` holds for the events so far; false after `timeout`.
@@ -46,15 +46,4 @@ final class GPSDEventRecorder: Sendable {
     func cancel() {
         task.withLock { $0?.cancel() }
     }
-}
-
-extension Sequence<LocationSourceEvent> {
-    var locations: [Location] { compactMap { if case .location(let l) = $0 { l } else { nil } } }
-    var errors: [LocationSourceError] { compactMap { if case .error(let e) = $0 { e } else { nil } } }
-}
-
-extension LocationSourceError {
-    var isDisconnect: Bool { if case .deviceDisconnected = self { true } else { false } }
-    var isUnavailable: Bool { if case .sourceUnavailable = self { true } else { false } }
-    var isParse: Bool { if case .parse = self { true } else { false } }
 }

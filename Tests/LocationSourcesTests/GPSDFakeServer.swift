@@ -13,7 +13,7 @@ final class GPSDFakeServer: Sendable {
         guard fd >= 0 else { throw GPSDTestError("socket: \(String(cString: strerror(errno)))") }
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in.loopback(port: port)
+        var address = Self.loopback(port: port)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
@@ -45,6 +45,14 @@ final class GPSDFakeServer: Sendable {
 
     func close() {
         Glibc.close(listener)
+    }
+
+    static func loopback(port: UInt16) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        return address
     }
 
     private static func localPort(of fd: Int32) -> UInt16 {
@@ -88,15 +96,5 @@ final class GPSDFakePeer: Sendable {
 
     func close() {
         Glibc.close(fd)
-    }
-}
-
-extension sockaddr_in {
-    static func loopback(port: UInt16) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        return address
     }
 }
