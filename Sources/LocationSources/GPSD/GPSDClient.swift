@@ -21,6 +21,7 @@ public final class GPSDClient: LocationSource {
     public struct Configuration: Sendable, Equatable {
         /// Host name or address; IPv6 literals without brackets.
         public var host: String
+        /// TCP port (gpsd's default is 2947).
         public var port: UInt16
         /// Seconds to wait for a TCP connection before trying the next address / reporting failure.
         public var connectTimeout: Double
@@ -36,6 +37,8 @@ public final class GPSDClient: LocationSource {
         /// `nil` reports them with negative accuracy, i.e. invalid.
         public var assumedHorizontalAccuracy: Double?
 
+        /// Defaults: gpsd's own address (127.0.0.1:2947), 5 s connect timeout, reconnecting after 0.5 s
+        /// doubling to 10 s, 15 s silence timeout, no assumed accuracy.
         public init(host: String = "127.0.0.1", port: UInt16 = 2947, connectTimeout: Double = 5,
                     initialReconnectDelay: Double = 0.5, maxReconnectDelay: Double = 10,
                     silenceTimeout: Double? = 15, assumedHorizontalAccuracy: Double? = nil) {
@@ -76,6 +79,7 @@ public final class GPSDClient: LocationSource {
     /// Runs started by `events()` that are still going (internal for tests).
     let runs = SourceRuns()
 
+    /// A client for the gpsd `configuration` describes; nothing connects until `events()`.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }

@@ -7,6 +7,7 @@ public struct GPSDParseError: Error, Sendable, Hashable, CustomStringConvertible
     /// What is wrong.
     public var reason: String
 
+    /// An error about `line` (abridged here), naming `field` when one is at fault.
     public init(line: String, field: String? = nil, reason: String) {
         self.line = line.count > 120 ? String(line.prefix(120)) + "…" : line
         self.field = field

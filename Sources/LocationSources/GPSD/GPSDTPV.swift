@@ -13,7 +13,9 @@ public struct GPSDTPV: Sendable, Hashable {
     public var status: Int?
     /// Receiver time of the fix, UTC.
     public var time: Date?
+    /// `lat`, WGS-84 degrees; present when mode is 2 or 3.
     public var latitude: Double?
+    /// `lon`, WGS-84 degrees; present when mode is 2 or 3.
     public var longitude: Double?
     /// Height above the ellipsoid (gpsd ≥ 3.20), metres.
     public var altitudeHAE: Double?
@@ -29,12 +31,14 @@ public struct GPSDTPV: Sendable, Hashable {
     public var track: Double?
     /// Estimated horizontal position error, metres (95 %).
     public var eph: Double?
-    /// Estimated longitude / latitude errors, metres (95 %).
+    /// Estimated longitude error, metres (95 %).
     public var epx: Double?
+    /// Estimated latitude error, metres (95 %).
     public var epy: Double?
     /// Estimated vertical error, metres (95 %).
     public var epv: Double?
 
+    /// A report with the given fields (gpsd's names in the property docs); for tests and replays.
     public init(device: String? = nil, mode: Int, status: Int? = nil, time: Date? = nil,
                 latitude: Double? = nil, longitude: Double? = nil, altitudeHAE: Double? = nil,
                 altitudeMSL: Double? = nil, altitude: Double? = nil, geoidSeparation: Double? = nil,

@@ -7,6 +7,7 @@ public struct GPXDocument: Sendable, Hashable {
     /// Every top-level `wpt` (Xcode's location-simulation files are a list of these with `<time>`).
     public var waypoints: [GPXPoint]
 
+    /// A document with the given point lists, each in playback order.
     public init(trackPoints: [GPXPoint] = [], routePoints: [GPXPoint] = [], waypoints: [GPXPoint] = []) {
         self.trackPoints = trackPoints
         self.routePoints = routePoints

@@ -11,6 +11,7 @@ public struct GPXParseError: Error, Sendable, Hashable, CustomStringConvertible 
     /// What is wrong.
     public var reason: String
 
+    /// An error at `file`:`line`(:`column`), about `field` when one is at fault.
     public init(file: String, line: Int, column: Int? = nil, field: String? = nil, reason: String) {
         self.file = file
         self.line = line

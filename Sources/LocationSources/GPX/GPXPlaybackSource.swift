@@ -30,6 +30,8 @@ public final class GPXPlaybackSource: LocationSource {
         /// `<hdop>` / `<vdop>` into accuracies.
         public var metresPerDOP: Double
 
+        /// Defaults: real time, 10 m/s (36 km/h, a city drive) between untimed points, timeline starting
+        /// when playback starts, 5 m accuracy without `<hdop>`, 5 m per unit of DOP.
         public init(pacing: PlaybackPacing = .realTime, speed: Double = 10, startDate: Date? = nil,
                     horizontalAccuracy: Double = 5, metresPerDOP: Double = 5) {
             self.pacing = pacing

@@ -20,6 +20,7 @@ public struct GPXPoint: Sendable, Hashable {
         case pps
     }
 
+    /// The element the point came from.
     public var kind: Kind
     /// `lat` / `lon` attributes (WGS-84 degrees).
     public var coordinate: Coordinate
@@ -45,6 +46,7 @@ public struct GPXPoint: Sendable, Hashable {
     /// 1-based line of the point's element in the file, for messages about it.
     public var line: Int
 
+    /// A point with the given values (for building documents in code; the parser fills `segment` and `line`).
     public init(kind: Kind, coordinate: Coordinate, elevation: Double? = nil, time: Date? = nil,
                 hdop: Double? = nil, vdop: Double? = nil, fix: Fix? = nil, speed: Double? = nil,
                 course: Double? = nil, name: String? = nil, segment: Int = 0, line: Int = 0) {

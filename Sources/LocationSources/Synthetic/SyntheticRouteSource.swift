@@ -13,6 +13,7 @@ public final class SyntheticRouteSource: LocationSource {
     /// Runs started by `events()` that are still going (internal for tests).
     let runs = SourceRuns()
 
+    /// Plays `route` with `pacing`; fix 0 is stamped `startDate`, or the moment each run starts.
     public init(route: SyntheticRoute, pacing: PlaybackPacing = .realTime, startDate: Date? = nil) {
         self.route = route
         self.pacing = pacing
