@@ -11,7 +11,7 @@ struct GPSDEndToEndTests {
     /// Positions gpsd reports must equal the sentences' to this many degrees (≈ 1 cm).
     static let tolerance = 1e-7
 
-    @Test("TPVs carry the NMEA positions; gpsd killed → disconnect reported; gpsd restarted → reconnected")
+    @Test("TPVs carry the NMEA positions; gpsd killed → disconnect; restarted → reconnected; receiver silent → noticed")
     func positionsDisconnectReconnect() async throws {
         let clock = ContinuousClock()
         let began = clock.now
@@ -25,8 +25,11 @@ struct GPSDEndToEndTests {
         var daemons = [try GPSDDaemon(port: port, device: terminal.path)]
         defer { daemons.forEach { $0.kill() } }
 
+        // gpsd answers a new client only after about a second of hunting the device's speed, so the
+        // silence timeout must be longer than that.
         let client = GPSDClient(configuration: .init(host: "127.0.0.1", port: port, connectTimeout: 2,
-                                                     initialReconnectDelay: 0.1, maxReconnectDelay: 0.5))
+                                                     initialReconnectDelay: 0.1, maxReconnectDelay: 0.5,
+                                                     silenceTimeout: 2.5))
         let recorder = GPSDEventRecorder(client.events())
         defer { client.stop() }
 
@@ -62,6 +65,17 @@ struct GPSDEndToEndTests {
         let downErrors = GPSDEvents.errors(recorder.events[beforeKill..<afterKill])
             + GPSDEvents.errors(recorder.events.dropFirst(afterKill))
         #expect(downErrors.allSatisfy { GPSDEvents.isDisconnect($0) || GPSDEvents.isUnavailable($0) }, "\(downErrors)")
+
+        // 4. The receiver goes quiet: gpsd keeps the device and the connection open and tells its
+        //    clients nothing, so only the client's silence timeout can notice.
+        feeder.stop()
+        let beforeSilence = recorder.events.count
+        let noticed = await recorder.wait(timeout: .seconds(6)) {
+            GPSDEvents.errors($0.dropFirst(beforeSilence)).contains {
+                GPSDEvents.isDisconnect($0) && $0.description.contains("no report for 2.5 s")
+            }
+        }
+        #expect(noticed, "silence not reported: \(recorder.events.dropFirst(beforeSilence))")
 
         await daemons[1].terminate()
         print("gpsd end-to-end: first fix \(firstFixAfter) after start, fixes again \(reconnectAfter) after restart, "
