@@ -12,31 +12,34 @@ final class GPSDNMEAFeeder: Sendable {
     static let baseTime = Date(timeIntervalSince1970: 1_700_000_000)
 
     private let terminal: GPSDPseudoTerminal
-    private let interval: Duration
+    private let interval: TimeInterval
     private let sent = Mutex<[Int: Coordinate]>([:])
-    private let task = Mutex<Task<Void, Never>?>(nil)
+    private let stopped = Mutex(false)
 
-    init(terminal: GPSDPseudoTerminal, interval: Duration) {
+    init(terminal: GPSDPseudoTerminal, interval: TimeInterval) {
         self.terminal = terminal
         self.interval = interval
     }
 
+    /// Feeds from a thread of its own, not a task: a receiver keeps talking whatever Swift's
+    /// cooperative threads are busy with, and a stalled feed would look like a dead receiver to gpsd.
     func start() {
-        let feeder = Task { [self] in
+        let thread = Thread { [self] in
             var cycle = 0
-            while !Task.isCancelled {
+            while !stopped.withLock({ $0 }) {
                 let (text, coordinate) = Self.cycle(cycle)
                 terminal.drain()
                 if terminal.write(text) { sent.withLock { $0[cycle] = coordinate } }
                 cycle += 1
-                try? await Task.sleep(for: interval)
+                Thread.sleep(forTimeInterval: interval)
             }
         }
-        task.withLock { $0 = feeder }
+        thread.name = "NMEA feeder"
+        thread.start()
     }
 
     func stop() {
-        task.withLock { $0?.cancel() }
+        stopped.withLock { $0 = true }
     }
 
     /// What was sent for the receiver time `timestamp`, if anything.
