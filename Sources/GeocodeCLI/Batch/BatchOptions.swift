@@ -20,6 +20,11 @@ struct BatchOptions: Sendable {
     var threads = ProcessInfo.processInfo.activeProcessorCount
     var strict = false
     var quiet = false
+    /// Pipeline granularity; not a command-line option. Tests shrink these to put chunk and buffer
+    /// boundaries between every record.
+    var chunkBytes = 256 << 10
+    var chunkRecords = 8192
+    var readSize = 1 << 20
 
     var readsStandardInput: Bool { inputPath == nil || inputPath == "-" }
     var writesStandardOutput: Bool { outputPath == nil || outputPath == "-" }

@@ -27,7 +27,7 @@ struct BatchRunner {
             if (status.st_mode & S_IFMT) == S_IFDIR { throw .io("cannot read \(options.inputName): it is a directory") }
             if (status.st_mode & S_IFMT) == S_IFREG { totalBytes = Int(status.st_size) }
         }
-        let input = ByteInput(fd: fd, name: options.inputName)
+        let input = ByteInput(fd: fd, name: options.inputName, readSize: options.readSize)
 
         let named = options.format ?? (options.readsStandardInput ? nil : BatchFormat(path: options.inputPath!))
         let format: BatchFormat
@@ -51,7 +51,8 @@ struct BatchRunner {
         var strictFailure: RowProblem?
         do throws(CLIError) {
             if !setup.preamble.isEmpty { try sink.write(setup.preamble) }
-            let pipeline = BatchPipeline(threads: options.threads)
+            let pipeline = BatchPipeline(threads: options.threads, chunkBytes: options.chunkBytes,
+                                         chunkRecords: options.chunkRecords)
             try pipeline.run(framer: setup.framer, pending: setup.pending,
                              processor: ChunkProcessor(schema: setup.schema, lookup: lookup)) { chunk throws(CLIError) -> Bool in
                 if options.strict, let problem = chunk.problems.first {

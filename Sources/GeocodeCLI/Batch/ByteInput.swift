@@ -30,14 +30,16 @@ final class ByteInput {
     /// The longest run of bytes one record (plus the records chunked with it) may occupy. Guards against
     /// an unbalanced quote swallowing a huge file into memory.
     let maxPending: Int
-    /// Size of each read(2).
-    static let readSize = 1 << 20
+    /// Size of each read(2): big enough to make syscalls negligible. Tests use tiny sizes to put buffer
+    /// boundaries everywhere.
+    let readSize: Int
 
-    init(fd: Int32, name: String, maxPending: Int = 256 << 20) {
+    init(fd: Int32, name: String, readSize: Int = 1 << 20, maxPending: Int = 256 << 20) {
         self.fd = fd
         self.name = name
+        self.readSize = max(4, readSize)
         self.maxPending = maxPending
-        self.buffer = [UInt8](repeating: 0, count: Self.readSize)
+        self.buffer = [UInt8](repeating: 0, count: self.readSize)
     }
 
     /// Input offset of the cursor.
@@ -60,13 +62,13 @@ final class ByteInput {
             count = pending
             mark = 0
         }
-        if buffer.count - count < Self.readSize / 2 {
+        if buffer.count - count < max(1, readSize / 2) {
             guard buffer.count < maxPending else {
                 throw .badInput("\(name): a single record is longer than \(maxPending >> 20) MiB (an unbalanced quote or bracket?)")
             }
             buffer.append(contentsOf: repeatElement(0, count: buffer.count))
         }
-        let space = buffer.count - count
+        let space = min(buffer.count - count, readSize)
         let n: Int = buffer.withUnsafeMutableBufferPointer { b in
             while true {
                 let r = read(fd, b.baseAddress! + count, space)

@@ -3,6 +3,15 @@ import ReverseGeocoder
 /// Parses one input record (on a worker thread) into a ``DecodedRecord``.
 struct RecordDecoder: Sendable {
     let schema: BatchSchema
+    /// Labels of the coordinate columns, made once rather than per row.
+    private let latLabel: String
+    private let lonLabel: String
+
+    init(schema: BatchSchema) {
+        self.schema = schema
+        latLabel = schema.columnLabel(schema.latColumn)
+        lonLabel = schema.columnLabel(schema.lonColumn)
+    }
 
     func decode(_ b: UnsafeBufferPointer<UInt8>, _ span: Range<Int>) -> DecodedRecord {
         switch schema.input {
@@ -29,8 +38,7 @@ struct RecordDecoder: Sendable {
         }
         let lat = delimitedValue(b, values, schema.latColumn)
         let lon = delimitedValue(b, values, schema.lonColumn)
-        switch CoordinateCheck.coordinate(lat: lat, latWhere: schema.columnLabel(schema.latColumn),
-                                          lon: lon, lonWhere: schema.columnLabel(schema.lonColumn)) {
+        switch CoordinateCheck.coordinate(lat: lat, latWhere: latLabel, lon: lon, lonWhere: lonLabel) {
         case .success(let c): record.coordinate = c
         case .failure(let e): record.error = e.message
         }
@@ -43,11 +51,17 @@ struct RecordDecoder: Sendable {
             return .missing("the row has \(values.count) \(plural), so no \(schema.columnLabel(column))")
         }
         let value = values[column]
-        return value.withBytes(in: b) { bytes in
-            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return .empty }
-            if let v = DecimalNumber.parse(bytes) { return .number(v, text: String(decoding: bytes, as: UTF8.self)) }
-            return .notNumber(text: String(decoding: bytes, as: UTF8.self))
+        if let owned = value.owned {
+            // A quoted value: its bytes live in its own array, so take a String now (rare path).
+            let text = String(decoding: owned, as: UTF8.self)
+            if text.allSatisfy({ $0 == " " || $0 == "\t" }) { return .empty }
+            if let v = DecimalNumber.parse(text) { return .number(v, text: .string(text)) }
+            return .notNumber(text: text)
         }
+        let bytes = UnsafeBufferPointer(rebasing: b[value.span])
+        if let v = DecimalNumber.parse(bytes) { return .number(v, text: .bytes(bytes)) }
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return .empty }
+        return .notNumber(text: String(decoding: bytes, as: UTF8.self))
     }
 
     // MARK: - NDJSON
@@ -69,7 +83,8 @@ struct RecordDecoder: Sendable {
         var record = DecodedRecord(content: .object(members))
         let lat = jsonValue(b, members, keys: schema.latKeys, anyCase: schema.latKeysAreDefaults)
         let lon = jsonValue(b, members, keys: schema.lonKeys, anyCase: schema.lonKeysAreDefaults)
-        switch CoordinateCheck.coordinate(lat: lat.value, latWhere: lat.place, lon: lon.value, lonWhere: lon.place) {
+        switch CoordinateCheck.coordinate(lat: lat.value, latWhere: keyLabel(b, lat.key),
+                                          lon: lon.value, lonWhere: keyLabel(b, lon.key)) {
         case .success(let c): record.coordinate = c
         case .failure(let e): record.error = e.message
         }
@@ -77,23 +92,31 @@ struct RecordDecoder: Sendable {
     }
 
     private func jsonValue(_ b: UnsafeBufferPointer<UInt8>, _ members: [JSONMember], keys: [[UInt8]], anyCase: Bool)
-        -> (value: CoordinateCheck.Value, place: String) {
+        -> (value: CoordinateCheck.Value, key: Range<Int>?) {
         for key in keys {
             guard let member = members.first(where: { keyMatches(b, $0.key, key, anyCase: anyCase) }) else { continue }
-            let place = "key \"\(String(decoding: JSONScanner.decodeString(b, member.key), as: UTF8.self))\""
-            let text = String(decoding: member.kind == .string ? JSONScanner.decodeString(b, member.value)
-                                        : Array(b[member.value]), as: UTF8.self)
             switch member.kind {
-            case .number, .string:
-                if member.kind == .string, text.allSatisfy({ $0 == " " || $0 == "\t" }) { return (.empty, place) }
-                if let v = JSONScanner.numberValue(b, member.value, kind: member.kind) { return (.number(v, text: text), place) }
-                return (.notNumber(text: text), place)
+            case .number:
+                let raw = UnsafeBufferPointer(rebasing: b[member.value])
+                if let v = DecimalNumber.parse(raw) { return (.number(v, text: .bytes(raw)), member.key) }
+                return (.notNumber(text: String(decoding: raw, as: UTF8.self)), member.key)
+            case .string:
+                let text = String(decoding: JSONScanner.decodeString(b, member.value), as: UTF8.self)
+                if text.allSatisfy({ $0 == " " || $0 == "\t" }) { return (.empty, member.key) }
+                if let v = DecimalNumber.parse(text) { return (.number(v, text: .string(text)), member.key) }
+                return (.notNumber(text: text), member.key)
             default:
-                return (.notNumber(text: text), place)
+                return (.wrongKind(json: String(decoding: b[member.value], as: UTF8.self)), member.key)
             }
         }
         let names = keys.map { "\"\(String(decoding: $0, as: UTF8.self))\"" }.joined(separator: ", ")
-        return (.missing("the object has no key \(names)"), "")
+        return (.missing("the object has no key \(names)"), nil)
+    }
+
+    /// `key "lat"`, for messages.
+    private func keyLabel(_ b: UnsafeBufferPointer<UInt8>, _ key: Range<Int>?) -> String {
+        guard let key else { return "" }
+        return "key \"\(String(decoding: JSONScanner.decodeString(b, key), as: UTF8.self))\""
     }
 
     /// Built-in key names match in any ASCII case ("Lat", "LATITUDE"); a key the user named matches exactly.
@@ -171,11 +194,10 @@ struct RecordDecoder: Sendable {
             return record
         }
         func value(_ element: (JSONKind, Range<Int>)) -> CoordinateCheck.Value {
-            let text = String(decoding: Array(b[element.1]), as: UTF8.self)
-            guard element.0 == .number, let v = JSONScanner.numberValue(b, element.1, kind: .number) else {
-                return .notNumber(text: text)
-            }
-            return .number(v, text: text)
+            let raw = UnsafeBufferPointer(rebasing: b[element.1])
+            guard element.0 == .number else { return .wrongKind(json: String(decoding: raw, as: UTF8.self)) }
+            guard let v = DecimalNumber.parse(raw) else { return .notNumber(text: String(decoding: raw, as: UTF8.self)) }
+            return .number(v, text: .bytes(raw))
         }
         record.content = .feature(members: members, properties: properties, position: (lon: position[0].1, lat: position[1].1))
         switch CoordinateCheck.coordinate(lat: value(position[1]), latWhere: "coordinates[1]",

@@ -7,6 +7,7 @@ public struct CommandContext: Sendable {
     public var lookupFactory: LookupFactory
     /// The running executable, for finding the bundled data directory.
     public var executablePath: String?
+    /// Where commands print; tests point these at files.
     var stdout = Console.standardOutput
     var stderr = Console.standardError
 

@@ -57,7 +57,7 @@ enum ReverseCommand: Command {
         }
         func value(_ text: String) -> CoordinateCheck.Value {
             if text.allSatisfy({ $0 == " " || $0 == "\t" }) { return .empty }
-            if let v = DecimalNumber.parse(text) { return .number(v, text: text) }
+            if let v = DecimalNumber.parse(text) { return .number(v, text: .string(text)) }
             return .notNumber(text: text)
         }
         switch CoordinateCheck.coordinate(lat: value(parts[0]), latWhere: "LAT", lon: value(parts[1]), lonWhere: "LON") {

@@ -21,6 +21,7 @@ public enum DecimalNumber {
         while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
         let length = end - start
         guard length > 0, length <= maxLength, isDecimal(bytes, start, end) else { return nil }
+        if let fast = exactSmallDecimal(bytes, start, end) { return fast }
         return withUnsafeTemporaryAllocation(of: CChar.self, capacity: length + 1) { buffer -> Double? in
             for i in 0..<length { buffer[i] = CChar(bitPattern: bytes[start + i]) }
             buffer[length] = 0
@@ -32,6 +33,38 @@ public enum DecimalNumber {
     public static func parse(_ text: String) -> Double? {
         var copy = text
         return copy.withUTF8 { parse($0) }
+    }
+
+    /// Powers of ten that a Double holds exactly.
+    private static let exactPowersOfTen: [Double] = (0...22).map { (0..<$0).reduce(1.0) { x, _ in x * 10 } }
+
+    /// The common case, `-33.868820`, without strtod: at most 15 significant digits, no exponent. Then the
+    /// digits as an integer and the power of ten are both exact Doubles, and the one division rounds
+    /// correctly, so the result is bit-identical to strtod's (Clinger's fast path).
+    @inline(__always)
+    static func exactSmallDecimal(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
+        var i = start
+        var negative = false
+        if b[i] == UInt8(ascii: "-") { negative = true; i += 1 } else if b[i] == UInt8(ascii: "+") { i += 1 }
+        var mantissa: UInt64 = 0
+        var digits = 0, fractionDigits = 0
+        var inFraction = false
+        while i < end {
+            let c = b[i]
+            if isDigit(c) {
+                mantissa = mantissa &* 10 &+ UInt64(c &- 0x30)
+                digits += 1
+                if inFraction { fractionDigits += 1 }
+            } else if c == UInt8(ascii: ".") && !inFraction {
+                inFraction = true
+            } else {
+                return nil   // exponent: leave it to strtod
+            }
+            i += 1
+        }
+        guard digits <= 15, fractionDigits <= 22 else { return nil }
+        let value = Double(mantissa) / exactPowersOfTen[fractionDigits]
+        return negative ? -value : value
     }
 
     /// `[+-]? (digits [. digits?] | . digits) ([eE] [+-]? digits)?`

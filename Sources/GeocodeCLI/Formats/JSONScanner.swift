@@ -229,19 +229,6 @@ struct JSONScanner {
         return decodeString(bytes, raw) == name
     }
 
-    /// The number a raw JSON number or numeric string stands for (`12.5` or `"12.5"`).
-    static func numberValue(_ bytes: UnsafeBufferPointer<UInt8>, _ raw: Range<Int>, kind: JSONKind) -> Double? {
-        switch kind {
-        case .number:
-            return DecimalNumber.parse(UnsafeBufferPointer(rebasing: bytes[raw]))
-        case .string:
-            let text = decodeString(bytes, raw)
-            return text.withUnsafeBufferPointer { DecimalNumber.parse($0) }
-        default:
-            return nil
-        }
-    }
-
     static func hex4(_ bytes: UnsafeBufferPointer<UInt8>, _ i: Int) -> UInt32 {
         (0..<4).reduce(0) { $0 << 4 | UInt32(hexValue(bytes[i + $1]) ?? 0) }
     }
