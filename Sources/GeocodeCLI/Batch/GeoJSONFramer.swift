@@ -187,6 +187,57 @@ final class GeoJSONFramer: RecordFramer {
         throw fail("unterminated string")
     }
 
+    /// Skips an object or array starting at the cursor: a tight loop over the buffer (this is where a
+    /// GeoJSON run spends its reader time), resumable across refills.
+    private func skipContainer() throws(CLIError) {
+        var depth = 0, inString = false, escaped = false
+        var line = self.line, previousWasCR = self.previousWasCR
+        defer {
+            self.line = line
+            self.previousWasCR = previousWasCR
+        }
+        while true {
+            if input.cursor >= input.count, try !input.fill() {
+                throw fail("unexpected end of input inside a value")
+            }
+            var i = input.cursor
+            let n = input.count
+            var closed = false
+            input.withBytes { b in
+                while i < n {
+                    let c = b[i]
+                    i += 1
+                    if c == 0x0A {
+                        if !previousWasCR { line += 1 }
+                        previousWasCR = false
+                    } else if c == 0x0D {
+                        line += 1
+                        previousWasCR = true
+                    } else {
+                        previousWasCR = false
+                    }
+                    if inString {
+                        if escaped { escaped = false } else if c == UInt8(ascii: "\\") { escaped = true } else if c == UInt8(ascii: "\"") { inString = false }
+                        continue
+                    }
+                    switch c {
+                    case UInt8(ascii: "\""): inString = true
+                    case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                    case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                        depth -= 1
+                        if depth == 0 {
+                            closed = true
+                            return
+                        }
+                    default: break
+                    }
+                }
+            }
+            input.cursor = i
+            if closed { return }
+        }
+    }
+
     /// Skips one value by tracking brackets and strings only (the worker validates it properly later).
     private func skipValue() throws(CLIError) {
         guard let first = try peek() else { throw fail("unexpected end of input, expected a value") }
@@ -194,23 +245,7 @@ final class GeoJSONFramer: RecordFramer {
         case UInt8(ascii: "\""):
             try skipString()
         case UInt8(ascii: "{"), UInt8(ascii: "["):
-            var depth = 0
-            while let c = try peek() {
-                switch c {
-                case UInt8(ascii: "\""):
-                    try skipString()
-                    continue
-                case UInt8(ascii: "{"), UInt8(ascii: "["):
-                    depth += 1
-                case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    depth -= 1
-                default:
-                    break
-                }
-                advance()
-                if depth == 0 { return }
-            }
-            throw fail("unexpected end of input inside a value")
+            try skipContainer()
         default:
             var length = 0
             while let c = try peek() {
