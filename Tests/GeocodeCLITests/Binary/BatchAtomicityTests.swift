@@ -150,6 +150,14 @@ import Testing
         #expect(noDir.err.contains("cannot create a temporary file in /nonexistent/dir"))
     }
 
+    @Test func writeFailureIsExitFive() throws {
+        // /dev/full: every write fails with ENOSPC, as on a full disk. (A device is written directly.)
+        guard FileManager.default.fileExists(atPath: "/dev/full") else { return }
+        let r = try GeocodeBinary.run(["batch", Fixture.url("golden/points.tsv").path, "-o", "/dev/full"])
+        #expect(r.status == 5)
+        #expect(r.err.contains("cannot write /dev/full: No space left on device"), "\(r.err)")
+    }
+
     @Test func keepsThePermissionsOfAReplacedFile() throws {
         let (_, out) = try folderWithPreviousOut()
         chmod(out.path, 0o640)
