@@ -18,11 +18,18 @@ struct BatchPipeline {
 
     /// Runs to the end of input. `pending` are chunks already cut (the first record, read while deciding
     /// the schema) that come before anything the framer still has.
+    ///
+    /// Returns whether the reader thread has finished. It always has, except after a cancelled run whose
+    /// reader stayed blocked reading a pipe: then the caller must leave the input descriptor open (closing
+    /// it under a pending read(2) could hand the number to another file).
+    @discardableResult
     func run(framer: any RecordFramer, pending: [RawChunk], processor: ChunkProcessor,
-             deliver: (ProcessedChunk) throws(CLIError) -> Bool) throws(CLIError) {
+             deliver: (ProcessedChunk) throws(CLIError) -> Bool) throws(CLIError) -> Bool {
         let window = ChunkWindow(capacity: capacity)
         let queue = WorkQueue<RawChunk>()
-        let group = DispatchGroup()
+        // Workers and reader are joined separately: a cancelled run must not wait for a reader that may
+        // be blocked in read(2) on a pipe that never ends (`tail -f log | geocode batch --strict`).
+        let group = DispatchGroup(), readerGroup = DispatchGroup()
         let stackSize = 4 << 20   // JSON validation recurses; be generous rather than rely on defaults
 
         for _ in 0..<max(1, threads) {
@@ -41,27 +48,28 @@ struct BatchPipeline {
 
         let reader = ReaderJob(framer: framer, pending: pending, window: window, queue: queue,
                                chunkBytes: chunkBytes, chunkRecords: chunkRecords)
-        group.enter()
+        readerGroup.enter()
         let readerThread = Thread {
             reader.run()
-            group.leave()
+            readerGroup.leave()
         }
         readerThread.stackSize = stackSize
         readerThread.name = "geocode-reader"
         readerThread.start()
 
         var failure: CLIError?
+        var cancelled = false
         loop: while true {
             switch window.nextInOrder() {
             case .chunk(let chunk):
                 do {
                     if try !deliver(chunk) {
-                        window.cancel()
+                        cancelled = true
                         break loop
                     }
                 } catch {
                     failure = error
-                    window.cancel()
+                    cancelled = true
                     break loop
                 }
             case .end:
@@ -71,8 +79,20 @@ struct BatchPipeline {
                 break loop
             }
         }
+        var readerFinished = true
+        if cancelled {
+            // Stop the reader at its next chunk and release the workers now. A reader reading a file
+            // stops within a chunk; one blocked on a pipe is left to finish on its own (it only touches
+            // the framer, the window and the closed queue).
+            window.cancel()
+            queue.close()
+            readerFinished = readerGroup.wait(timeout: .now() + .milliseconds(500)) == .success
+        } else {
+            readerGroup.wait()
+        }
         group.wait()
         if let failure { throw failure }
+        return readerFinished
     }
 }
 

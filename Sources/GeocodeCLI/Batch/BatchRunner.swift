@@ -20,7 +20,9 @@ struct BatchRunner {
             fd = open(options.inputPath!, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else { throw .io("cannot open \(options.inputPath!): \(FileDescriptorIO.message(errno))") }
         }
-        defer { if fd != 0 { close(fd) } }
+        // Left open only if a cancelled run's reader is still blocked reading it (see BatchPipeline.run).
+        var closeInput = fd != 0
+        defer { if closeInput { close(fd) } }
         var status = stat()
         var totalBytes: Int?
         if fstat(fd, &status) == 0 {
@@ -53,7 +55,7 @@ struct BatchRunner {
             if !setup.preamble.isEmpty { try sink.write(setup.preamble) }
             let pipeline = BatchPipeline(threads: options.threads, chunkBytes: options.chunkBytes,
                                          chunkRecords: options.chunkRecords)
-            try pipeline.run(framer: setup.framer, pending: setup.pending,
+            let readerFinished = try pipeline.run(framer: setup.framer, pending: setup.pending,
                              processor: ChunkProcessor(schema: setup.schema, lookup: lookup)) { chunk throws(CLIError) -> Bool in
                 if options.strict, let problem = chunk.problems.first {
                     // Streaming to stdout, the rows before the bad one are already promised; send exactly those.
@@ -80,6 +82,7 @@ struct BatchRunner {
                 progress.update(rows: statistics.rows, bytes: chunk.inputOffset)
                 return true
             }
+            if !readerFinished { closeInput = false }
             if let problem = strictFailure {
                 let target = options.writesStandardOutput ? "" : "; \(options.outputPath!) not written"
                 throw CLIError(.badInput, "\(options.inputName):\(problem.line): bad row: \(problem.message) "
@@ -90,6 +93,8 @@ struct BatchRunner {
         } catch {
             progress.clear()
             sink.abandon()
+            // A write error cancels the run; a reader on a FIFO may still be blocked reading it.
+            if totalBytes == nil { closeInput = false }
             throw error
         }
         progress.clear()

@@ -146,7 +146,7 @@ struct BatchSetup {
         }
         let framer = NDJSONFramer(input: input)
         var pending: [RawChunk] = []
-        if options.outputFormat?.delimiter != nil || schema.output.delimiter != nil {
+        if schema.output.delimiter != nil {
             // Delimited output needs columns: the keys of the first object.
             while pending.count < lookahead, let chunk = try framer.nextChunk(targetBytes: 1, maxRecords: 1) {
                 pending.append(chunk)

@@ -9,8 +9,13 @@ final class WorkQueue<Element: Sendable>: @unchecked Sendable {
     private var head = 0
     private var closed = false
 
+    /// Adds an item; ignored once the queue is closed (a cancelled run drops the reader's last chunk).
     func push(_ item: Element) {
         condition.lock()
+        if closed {
+            condition.unlock()
+            return
+        }
         items.append(item)
         condition.signal()
         condition.unlock()

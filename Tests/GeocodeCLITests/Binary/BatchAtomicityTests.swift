@@ -141,6 +141,32 @@ import Testing
             .prefix(4).joined(separator: "\n") + "\n")
     }
 
+    @Test func strictStopsWithoutWaitingForTheEndOfAPipe() throws {
+        // `producer | geocode batch --strict`: the bad row must stop the run even though stdin stays open.
+        let process = Process()
+        process.executableURL = GeocodeBinary.url
+        process.arguments = ["batch", "-", "--format", "csv", "--strict", "-q"]
+        process.environment = GeocodeBinary.environment()
+        let pipe = Pipe()
+        process.standardInput = pipe
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        try pipe.fileHandleForWriting.write(contentsOf: Data("lat,lon\n45.5,12.25\n".utf8))
+        // Enough rows after the bad one to fill a chunk, so the reader hands it over without EOF.
+        var rows = "oops,1\n"
+        for _ in 0..<30_000 { rows += "1,2\n" }
+        try pipe.fileHandleForWriting.write(contentsOf: Data(rows.utf8))
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        let finished = !process.isRunning
+        if !finished { process.terminate() }
+        try pipe.fileHandleForWriting.close()
+        process.waitUntilExit()
+        #expect(finished, "still waiting for stdin after the bad row")
+        #expect(process.terminationStatus == 3)
+    }
+
     @Test func ioErrorsAreExitFive() throws {
         let missing = try GeocodeBinary.run(["batch", "/nonexistent/in.csv"])
         #expect(missing.status == 5)
