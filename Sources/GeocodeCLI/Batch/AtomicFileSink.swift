@@ -18,7 +18,16 @@ final class AtomicFileSink: OutputSink {
     /// Permissions for the result: the replaced file's, or the usual 0666 less the umask for a new one.
     private let mode: mode_t
 
-    init(destination: String) throws(CLIError) {
+    init(destination requested: String) throws(CLIError) {
+        // OUT may be a symlink: replace the file it points to, not the link (rename would swap the link
+        // itself for a regular file). A dangling link is replaced as it is.
+        var destination = requested
+        var linkStatus = stat()
+        if lstat(requested, &linkStatus) == 0, (linkStatus.st_mode & S_IFMT) == S_IFLNK,
+           let resolved = realpath(requested, nil) {
+            destination = String(cString: resolved)
+            free(resolved)
+        }
         self.destination = destination
         let slash = destination.lastIndex(of: "/")
         let directory = slash.map { String(destination[..<$0]) } ?? "."

@@ -184,6 +184,16 @@ import Testing
         #expect(r.err.contains("cannot write /dev/full: No space left on device"), "\(r.err)")
     }
 
+    @Test func writesThroughASymlinkedOut() throws {
+        let (folder, out) = try folderWithPreviousOut()
+        let link = folder.appendingPathComponent("link.csv")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: out)
+        let r = try GeocodeBinary.run(["batch", Fixture.url("golden/headerless.csv").path, "-o", link.path, "-q"])
+        #expect(r.status == 0)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == out.path)
+        #expect(try Data(contentsOf: out) == Fixture.data("golden/expected/headerless.csv"))
+    }
+
     @Test func keepsThePermissionsOfAReplacedFile() throws {
         let (_, out) = try folderWithPreviousOut()
         chmod(out.path, 0o640)
