@@ -30,6 +30,10 @@ struct BatchRunner {
             if (status.st_mode & S_IFMT) == S_IFREG { totalBytes = Int(status.st_size) }
         }
         let input = ByteInput(fd: fd, name: options.inputName, readSize: options.readSize)
+        if fd == 0 && isatty(0) == 1 && !options.quiet {
+            // Otherwise a bare `geocode batch` looks hung.
+            context.stderr.write("geocode: reading points from the terminal; end with Ctrl-D (see geocode batch --help)\n")
+        }
 
         let named = options.format ?? (options.readsStandardInput ? nil : BatchFormat(path: options.inputPath!))
         let format: BatchFormat

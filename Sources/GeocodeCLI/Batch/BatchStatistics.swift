@@ -14,7 +14,7 @@ struct BatchStatistics: Sendable, Equatable {
 
     /// `1,000 rows: 900 found, 80 not found, 20 bad in 0.52 s (1,923 rows/s)`.
     func summary(seconds: Double) -> String {
-        "\(NumberFormatting.grouped(rows)) rows: \(NumberFormatting.grouped(found)) found, "
+        "\(NumberFormatting.grouped(rows)) \(rows == 1 ? "row" : "rows"): \(NumberFormatting.grouped(found)) found, "
             + "\(NumberFormatting.grouped(notFound)) not found, \(NumberFormatting.grouped(bad)) bad "
             + "in \(NumberFormatting.seconds(seconds)) s (\(NumberFormatting.rate(rows, seconds)) rows/s)"
     }

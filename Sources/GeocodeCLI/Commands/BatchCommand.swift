@@ -38,7 +38,9 @@ enum BatchCommand: Command {
           Converting (e.g. --output-format ndjson from CSV) maps columns to keys; a GeoJSON position
           becomes lat/lon columns; CSV columns come from the first record.
 
-        Fields: \(PlacemarkField.allCases.map(\.rawValue).joined(separator: ", ")).
+        Fields (--fields): country, country_code, province, province_code, city, city_code,
+          district, district_code, city_is_province, dataset; "all", or "default" for
+          \(PlacemarkField.defaults.map(\.rawValue).joined(separator: ",")).
           A point in no polygon (ocean) gets empty fields (null in JSON).
 
         Bad rows (coordinate missing, not a number, NaN, outside ±90/±180, a row with too many fields,

@@ -4,7 +4,12 @@ enum InfoCommand: Command {
     static let name = "info"
     static let summary = "Describe the datasets in the data directory (not available yet)."
     static let usage = "geocode info [--data DIR]"
-    static let details = "This command needs the engine's dataset list and is not available in this version yet.\n"
+    static let details = """
+        This command needs the engine's dataset list and is not available in this version yet.
+
+        Example (planned):
+          geocode info --data ./Data
+        """
     static let options: [OptionSpec] = [.data, .help]
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws(CLIError) -> ExitCode {

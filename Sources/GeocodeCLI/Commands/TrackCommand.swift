@@ -5,7 +5,12 @@ enum TrackCommand: Command {
     static let name = "track"
     static let summary = "Follow a stream of positions and print the place whenever it changes (not available yet)."
     static let usage = "geocode track [SOURCE] [options]"
-    static let details = "This command needs the LocationManager and is not available in this version yet.\n"
+    static let details = """
+        This command needs the LocationManager and is not available in this version yet.
+
+        Example (planned):
+          geocode track /dev/ttyUSB0
+        """
     static let options: [OptionSpec] = [.data, .help]
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws(CLIError) -> ExitCode {
