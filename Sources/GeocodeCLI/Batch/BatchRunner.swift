@@ -47,6 +47,7 @@ struct BatchRunner {
 
         let lookup = try context.openLookup(dataOption: dataOption)
         let setup = try BatchSetup.prepare(input: input, format: format, outputFormat: outputFormat, options: options)
+        for notice in setup.notices { context.stderr.write("geocode: warning: \(notice)\n") }
         // The output is created only now that everything that can be checked up front has been.
         let sink = try openSink()
 

@@ -9,6 +9,8 @@ struct BatchSetup {
     var preamble: [UInt8]
     /// Output after the last row, given the framer's trailer (GeoJSON's closing).
     var closing: (_ framerTrailer: [UInt8]) -> [UInt8]
+    /// Warnings found while deciding (e.g. an added column that the input already has).
+    var notices: [String] = []
 
     /// How many records to look at, at most, for a first record that can define the output columns.
     static let lookahead = 1000
@@ -48,6 +50,7 @@ struct BatchSetup {
 
     private static func delimited(input: ByteInput, delimiter: UInt8, schema: BatchSchema,
                                   options: BatchOptions) throws(CLIError) -> BatchSetup {
+        var notices: [String] = []
         var schema = schema
         let framer = CSVFramer(input: input, delimiter: delimiter)
         guard let first = try framer.nextChunk(targetBytes: 1, maxRecords: 1) else {
@@ -82,7 +85,15 @@ struct BatchSetup {
             throw .usage("latitude and longitude are the same column (\(schema.columnLabel(schema.latColumn)))")
         }
         if framer.usesCRLF == true { schema.lineEnding = [0x0D, 0x0A] }
-        return BatchSetup(framer: framer, schema: schema, pending: hasHeader ? [] : [first], preamble: [], closing: { _ in [] })
+        if let header = schema.header {
+            let clashes = schema.addedNames.filter { header.contains($0) }
+            if !clashes.isEmpty {
+                notices.append("the input already has column\(clashes.count == 1 ? "" : "s") \(clashes.joined(separator: ", ")); "
+                               + "the output will have \(clashes.count == 1 ? "it" : "them") twice (use --prefix to tell them apart)")
+            }
+        }
+        return BatchSetup(framer: framer, schema: schema, pending: hasHeader ? [] : [first], preamble: [],
+                          closing: { _ in [] }, notices: notices)
     }
 
     /// `--lat-col` as typed: a 1-based number or a name.

@@ -16,6 +16,9 @@ struct DecodedRecord {
 
     var content: Content
     var coordinate: Coordinate?
+    /// Where the coordinate's numbers are written in the record, when they are plain text in the buffer:
+    /// a new GeoJSON Point then repeats the user's digits instead of re-formatting the Double.
+    var coordinateText: (lat: Range<Int>, lon: Range<Int>)?
     /// Why the row is bad; nil for a good row. A bad row has no coordinate.
     var error: String?
 }

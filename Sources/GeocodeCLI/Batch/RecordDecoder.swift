@@ -39,7 +39,11 @@ struct RecordDecoder: Sendable {
         let lat = delimitedValue(b, values, schema.latColumn)
         let lon = delimitedValue(b, values, schema.lonColumn)
         switch CoordinateCheck.coordinate(lat: lat, latWhere: latLabel, lon: lon, lonWhere: lonLabel) {
-        case .success(let c): record.coordinate = c
+        case .success(let c):
+            record.coordinate = c
+            if values[schema.latColumn].owned == nil, values[schema.lonColumn].owned == nil {
+                record.coordinateText = (values[schema.latColumn].span, values[schema.lonColumn].span)
+            }
         case .failure(let e): record.error = e.message
         }
         return record
@@ -85,32 +89,34 @@ struct RecordDecoder: Sendable {
         let lon = jsonValue(b, members, keys: schema.lonKeys, anyCase: schema.lonKeysAreDefaults)
         switch CoordinateCheck.coordinate(lat: lat.value, latWhere: keyLabel(b, lat.key),
                                           lon: lon.value, lonWhere: keyLabel(b, lon.key)) {
-        case .success(let c): record.coordinate = c
+        case .success(let c):
+            record.coordinate = c
+            if let latSpan = lat.numberSpan, let lonSpan = lon.numberSpan { record.coordinateText = (latSpan, lonSpan) }
         case .failure(let e): record.error = e.message
         }
         return record
     }
 
     private func jsonValue(_ b: UnsafeBufferPointer<UInt8>, _ members: [JSONMember], keys: [[UInt8]], anyCase: Bool)
-        -> (value: CoordinateCheck.Value, key: Range<Int>?) {
+        -> (value: CoordinateCheck.Value, key: Range<Int>?, numberSpan: Range<Int>?) {
         for key in keys {
             guard let member = members.first(where: { keyMatches(b, $0.key, key, anyCase: anyCase) }) else { continue }
             switch member.kind {
             case .number:
                 let raw = UnsafeBufferPointer(rebasing: b[member.value])
-                if let v = DecimalNumber.parse(raw) { return (.number(v, text: .bytes(raw)), member.key) }
-                return (.notNumber(text: String(decoding: raw, as: UTF8.self)), member.key)
+                if let v = DecimalNumber.parse(raw) { return (.number(v, text: .bytes(raw)), member.key, member.value) }
+                return (.notNumber(text: String(decoding: raw, as: UTF8.self)), member.key, nil)
             case .string:
                 let text = String(decoding: JSONScanner.decodeString(b, member.value), as: UTF8.self)
-                if text.allSatisfy({ $0 == " " || $0 == "\t" }) { return (.empty, member.key) }
-                if let v = DecimalNumber.parse(text) { return (.number(v, text: .string(text)), member.key) }
-                return (.notNumber(text: text), member.key)
+                if text.allSatisfy({ $0 == " " || $0 == "\t" }) { return (.empty, member.key, nil) }
+                if let v = DecimalNumber.parse(text) { return (.number(v, text: .string(text)), member.key, nil) }
+                return (.notNumber(text: text), member.key, nil)
             default:
-                return (.wrongKind(json: String(decoding: b[member.value], as: UTF8.self)), member.key)
+                return (.wrongKind(json: String(decoding: b[member.value], as: UTF8.self)), member.key, nil)
             }
         }
         let names = keys.map { "\"\(String(decoding: $0, as: UTF8.self))\"" }.joined(separator: ", ")
-        return (.missing("the object has no key \(names)"), nil)
+        return (.missing("the object has no key \(names)"), nil, nil)
     }
 
     /// `key "lat"`, for messages.

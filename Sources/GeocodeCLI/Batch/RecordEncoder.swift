@@ -245,7 +245,11 @@ struct RecordEncoder: Sendable {
             // A row or an object (or unreadable text) becomes a new Feature; no coordinate, no geometry.
             out.append(contentsOf: "{\"type\":\"Feature\",\"geometry\":".utf8)
             if let c = record.coordinate {
-                out.append(contentsOf: "{\"type\":\"Point\",\"coordinates\":[\(c.longitude),\(c.latitude)]}".utf8)
+                out.append(contentsOf: "{\"type\":\"Point\",\"coordinates\":[".utf8)
+                appendCoordinate(b, record.coordinateText?.lon, c.longitude, &out)
+                out.append(UInt8(ascii: ","))
+                appendCoordinate(b, record.coordinateText?.lat, c.latitude, &out)
+                out.append(contentsOf: "]}".utf8)
             } else {
                 out.append(contentsOf: "null".utf8)
             }
@@ -273,6 +277,19 @@ struct RecordEncoder: Sendable {
             appendProperties(b, nil, record, placemark, into: &out)
         }
         out.append(UInt8(ascii: "}"))
+    }
+
+    /// A position number: the input's own digits when they are valid JSON (`45.500000` stays so), else the
+    /// Double's shortest round-trip form (`+12.5`, `.5` or ` 7 ` are fine input but not JSON).
+    private func appendCoordinate(_ b: UnsafeBufferPointer<UInt8>, _ text: Range<Int>?, _ value: Double, _ out: inout [UInt8]) {
+        if let text {
+            var scanner = JSONScanner(b, range: text)
+            if (try? scanner.number()) != nil, scanner.atEnd {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: b[text]))
+                return
+            }
+        }
+        out.append(contentsOf: "\(value)".utf8)
     }
 
     private func appendProperties(_ b: UnsafeBufferPointer<UInt8>, _ member: JSONMember?, _ record: DecodedRecord,
