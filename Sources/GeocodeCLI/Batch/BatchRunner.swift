@@ -41,6 +41,7 @@ struct BatchRunner {
         let outputFormat = options.outputFormat
             ?? (options.writesStandardOutput ? nil : BatchFormat(path: options.outputPath!))
             ?? format
+        if format == .geojson { input.maxPending = 1 << 30 }
         if format == .ndjson && options.header != nil {
             throw .usage("--header/--no-header apply to CSV and TSV input only")
         }

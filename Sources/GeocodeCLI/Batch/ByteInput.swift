@@ -28,8 +28,9 @@ final class ByteInput {
     /// Whether the input started with a UTF-8 byte-order mark (skipped, and repeated in CSV output).
     private(set) var hadByteOrderMark = false
     /// The longest run of bytes one record (plus the records chunked with it) may occupy. Guards against
-    /// an unbalanced quote swallowing a huge file into memory.
-    let maxPending: Int
+    /// an unbalanced quote swallowing a huge file into memory. Raised for GeoJSON, where one legitimate
+    /// (if bad) feature can be a country-sized polygon.
+    var maxPending: Int
     /// Size of each read(2): big enough to make syscalls negligible. Tests use tiny sizes to put buffer
     /// boundaries everywhere.
     let readSize: Int

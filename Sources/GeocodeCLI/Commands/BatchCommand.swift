@@ -35,8 +35,9 @@ enum BatchCommand: Command {
                      strings); the fields are added as keys. Blank lines are skipped.
           geojson    a FeatureCollection of Point features; the fields are added to each feature's
                      properties, everything else is kept. Read as a stream, feature by feature.
-          Converting (e.g. --output-format ndjson from CSV) maps columns to keys; a GeoJSON position
-          becomes lat/lon columns; CSV columns come from the first record.
+          Converting (e.g. --output-format ndjson from CSV) maps columns to keys (CSV values become
+          JSON strings); a GeoJSON position becomes lat/lon columns; CSV columns come from the first
+          record (keys that later records add are reported and dropped).
 
         Fields (--fields): country, country_code, province, province_code, city, city_code,
           district, district_code, city_is_province, dataset; "all", or "default" for
