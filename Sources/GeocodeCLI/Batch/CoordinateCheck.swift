@@ -86,10 +86,3 @@ enum CoordinateCheck {
 struct CoordinateError: Error {
     var message: String
 }
-
-extension String {
-    /// Without leading/trailing spaces and tabs.
-    var trimmingSpaces: String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
-    }
-}

@@ -17,8 +17,6 @@ final class GeoJSONFramer: RecordFramer {
     /// The collection's raw text before the first feature.
     private(set) var prefix: [UInt8] = []
     private(set) var trailer: [UInt8] = []
-    /// The decoded top-level `type`, when seen.
-    private var typeName: [UInt8]?
 
     init(input: ByteInput) {
         self.input = input
@@ -140,7 +138,6 @@ final class GeoJSONFramer: RecordFramer {
         let raw = Array(input.buffer[(input.mark + start)..<input.cursor])
         guard raw.first == UInt8(ascii: "\""), raw.count >= 2 else { throw fail("top-level \"type\" is not a string") }
         let name = raw.withUnsafeBufferPointer { JSONScanner.decodeString($0, 0..<raw.count) }
-        typeName = name
         guard name == Array("FeatureCollection".utf8) else {
             throw fail("top-level \"type\" is \"\(String(decoding: name, as: UTF8.self))\", expected \"FeatureCollection\"")
         }

@@ -26,10 +26,3 @@ extension Command {
         return text.hasSuffix("\n") ? text : text + "\n"
     }
 }
-
-extension String {
-    /// The string padded with spaces on the right to `width` characters.
-    func padding(to width: Int) -> String {
-        count >= width ? self : self + String(repeating: " ", count: width - count)
-    }
-}

@@ -91,10 +91,3 @@ public enum PlacemarkField: String, Sendable, CaseIterable {
         }
     }
 }
-
-extension Substring {
-    /// The substring without leading and trailing `character`s (Foundation-free).
-    func trimmingCharacters(in character: Character) -> String {
-        String(drop { $0 == character }.reversed().drop { $0 == character }.reversed())
-    }
-}

@@ -69,6 +69,7 @@ import Testing
     @Test func sigkillOnALargeFileLeavesNoOut() throws {
         // The scenario as such: a large input file, no previous OUT, killed mid-run.
         let folder = try TemporaryDirectory.shared.newFolder("atomic-large")
+        defer { try? FileManager.default.removeItem(at: folder) }
         let input = folder.appendingPathComponent("in.csv")
         try LargeCSV(rows: 400_000).write(to: input)
         let out = folder.appendingPathComponent("out.csv")

@@ -11,6 +11,10 @@ import Testing
         let input = TemporaryDirectory.shared.uniqueURL("large", extension: "csv")
         try generator.write(to: input)
         let output = TemporaryDirectory.shared.uniqueURL("large-out", extension: "csv")
+        defer {
+            try? FileManager.default.removeItem(at: input)
+            try? FileManager.default.removeItem(at: output)
+        }
         let result = try GeocodeBinary.run(["batch", input.path, "-o", output.path, "--threads", "2", "-q",
                                             "--fields", "country,province,city_code,district"])
         #expect(result.status == 0, "\(result.err.prefix(500))")
