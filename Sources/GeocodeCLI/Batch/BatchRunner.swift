@@ -46,7 +46,7 @@ struct BatchRunner {
             throw .usage("--header/--no-header apply to CSV and TSV input only")
         }
 
-        let lookup = try context.openLookup(dataOption: dataOption)
+        let lookup = try context.openLookup(dataOption: dataOption, manyQueries: true)
         let setup = try BatchSetup.prepare(input: input, format: format, outputFormat: outputFormat, options: options)
         for notice in setup.notices { context.stderr.write("geocode: warning: \(notice)\n") }
         // The output is created only now that everything that can be checked up front has been.

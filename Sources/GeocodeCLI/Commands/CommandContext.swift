@@ -18,7 +18,7 @@ public struct CommandContext: Sendable {
     }
 
     /// Resolves the data directory and opens the lookup (exit 4 when either fails).
-    func openLookup(dataOption: String?) throws(CLIError) -> any PlacemarkLookup {
+    func openLookup(dataOption: String?, manyQueries: Bool = false) throws(CLIError) -> any PlacemarkLookup {
         let directory: URL
         if lookupFactory.needsData {
             directory = try DataDirectoryResolver.resolve(option: dataOption, environment: environment,
@@ -27,7 +27,7 @@ public struct CommandContext: Sendable {
             directory = URL(fileURLWithPath: dataOption ?? ".")
         }
         do {
-            return try lookupFactory.open(directory)
+            return try lookupFactory.open(directory, manyQueries)
         } catch {
             throw CLIError(.dataUnavailable, "cannot load data from \(directory.path): \(error)")
         }

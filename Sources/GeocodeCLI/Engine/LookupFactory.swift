@@ -3,36 +3,30 @@ import ReverseGeocoder
 
 /// Opens the lookup a command uses, given the data directory the user chose (or the default one).
 ///
-/// THE integration point with the engine. The executable passes ``LookupFactory/engine``; tests and the
-/// hidden `GEOCODE_TEST_LOOKUP=grid` switch use ``GridTestLookup`` instead. When the `ReverseGeocoder`
-/// class lands, wiring it is:
-///
-/// ```swift
-/// extension ReverseGeocoder: PlacemarkLookup {}     // its placemark(for:datum:) already matches
-///
-/// public static let engine = LookupFactory { directory in try ReverseGeocoder(directory: directory) }
-/// ```
-///
-/// and deleting ``EngineNotAvailable``.
+/// The one integration point with the engine. The executable passes ``LookupFactory/engine``; tests and
+/// the hidden `GEOCODE_TEST_LOOKUP=grid` switch use ``GridTestLookup`` instead.
 public struct LookupFactory: Sendable {
     /// Opens the data in `directory`. Errors are shown to the user as "cannot load data from DIR: …".
-    public let open: @Sendable (_ directory: URL) throws -> any PlacemarkLookup
+    /// `manyQueries` says whether the command will ask many points (batch, track): then the engine builds
+    /// its cell quadtree, which costs load time and pays back per point; one point skips it.
+    public let open: @Sendable (_ directory: URL, _ manyQueries: Bool) throws -> any PlacemarkLookup
     /// Whether this factory needs a data directory at all (the test grid does not).
     public let needsData: Bool
 
-    public init(needsData: Bool = true, open: @escaping @Sendable (_ directory: URL) throws -> any PlacemarkLookup) {
+    public init(needsData: Bool = true, open: @escaping @Sendable (_ directory: URL, _ manyQueries: Bool) throws -> any PlacemarkLookup) {
         self.open = open
         self.needsData = needsData
     }
 
-    /// The real engine. Until `ReverseGeocoder` is merged this throws ``EngineNotAvailable``.
-    public static let engine = LookupFactory { _ in throw EngineNotAvailable() }
+    /// The real engine on the data directory.
+    public static let engine = LookupFactory { directory, manyQueries in
+        try ReverseGeocoder(directory: directory,
+                            options: manyQueries ? ReverseGeocoder.Options() : ReverseGeocoder.Options(cellSize: nil))
+    }
 
     /// The deterministic test double (see ``GridTestLookup``); needs no data directory.
-    public static let testGrid = LookupFactory(needsData: false) { _ in GridTestLookup() }
+    public static let testGrid = LookupFactory(needsData: false) { _, _ in GridTestLookup() }
 }
 
-/// Thrown by ``LookupFactory/engine`` while the engine class is not merged yet.
-public struct EngineNotAvailable: Error, CustomStringConvertible {
-    public var description: String { "the reverse-geocoding engine is not built into this version of geocode yet" }
-}
+/// The engine answers exactly what the CLI asks: a coordinate in a datum.
+extension ReverseGeocoder: PlacemarkLookup {}
