@@ -19,9 +19,16 @@ public struct LookupFactory: Sendable {
     }
 
     /// The real engine on the data directory.
+    /// `GEOCODE_CELL_SIZE` (degrees; 0 turns the quadtree off) overrides the cell size for batch and track.
     public static let engine = LookupFactory { directory, manyQueries in
-        try ReverseGeocoder(directory: directory,
-                            options: manyQueries ? ReverseGeocoder.Options() : ReverseGeocoder.Options(cellSize: nil))
+        var options = ReverseGeocoder.Options(cellSize: nil)
+        if manyQueries {
+            options = ReverseGeocoder.Options()
+            if let text = ProcessInfo.processInfo.environment["GEOCODE_CELL_SIZE"], let size = Double(text), size >= 0 {
+                options.cellSize = size > 0 ? size : nil
+            }
+        }
+        return try ReverseGeocoder(directory: directory, options: options)
     }
 
     /// The deterministic test double (see ``GridTestLookup``); needs no data directory.

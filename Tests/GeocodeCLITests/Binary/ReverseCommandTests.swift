@@ -90,14 +90,6 @@ import Testing
         #expect(try GeocodeBinary.run(["reverse", "--help"]).out.contains("Examples:"))
     }
 
-    @Test func trackAndInfoSayNotYet() throws {
-        for command in ["track", "info"] {
-            let r = try GeocodeBinary.run([command])
-            #expect(r.status == 2)
-            #expect(r.err.contains("not available yet"))
-        }
-    }
-
     @Test func dataDirectoryErrorsAreExitFour() throws {
         // Without the test grid the real engine is asked for, which needs a data directory.
         let missing = try GeocodeBinary.run(["1", "2", "--data", "/nonexistent/geocode-data"], environment: ["GEOCODE_TEST_LOOKUP": ""])
