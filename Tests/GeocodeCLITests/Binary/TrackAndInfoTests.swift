@@ -87,6 +87,30 @@ struct TrackAndInfoTests {
         #expect(status == 130)
     }
 
+    @Test func batchOnTheBundledData() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("geocode-real-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let input = dir.appendingPathComponent("in.csv"), output = dir.appendingPathComponent("out.csv")
+        try Data("""
+            id,lat,lon
+            1,39.9087,116.3975
+            2,52.5200,13.4050
+            3,0,-150
+            4,abc,116
+            5,23.1291,113.3644
+            """.utf8).write(to: input)
+        let r = try await Self.run(["batch", input.path, "-o", output.path, "--fields", "country,province,city,district", "--quiet"])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.err.contains("in.csv:5:"))   // the bad row, by its line number
+        let lines = try String(contentsOf: output, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines[0] == "id,lat,lon,country,province,city,district,geocode_error")
+        #expect(lines[1] == "1,39.9087,116.3975,中国,北京市,北京市,东城区,")
+        #expect(lines[2] == "2,52.5200,13.4050,Germany,Berlin,,,")
+        #expect(lines[3] == "3,0,-150,,,,,")
+        #expect(lines[4].hasPrefix("4,abc,116,,,,,") && lines[4].count > "4,abc,116,,,,,".count)
+        #expect(lines[5] == "5,23.1291,113.3644,中国,广东省,广州市,天河区,")
+    }
+
     @Test func infoListsTheBundledDatasets() async throws {
         let r = try await Self.run(["info"])
         #expect(r.status == 0, "\(r.err)")
