@@ -59,7 +59,8 @@ final class ShapefileReader {
         for i in 0..<DBFGetFieldCount(dbf) {
             var width: Int32 = 0, decimals: Int32 = 0
             _ = DBFGetFieldInfo(dbf, i, &buffer, &width, &decimals)
-            names.append(String(cString: buffer))
+            let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+            names.append(String(decoding: bytes, as: UTF8.self))
         }
         fieldNames = names
     }
