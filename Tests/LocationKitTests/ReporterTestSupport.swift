@@ -92,6 +92,8 @@ final class ReportServer: @unchecked Sendable {
         var failFirst = 0
         var dropFirst = 0
         var stalls: [Int: Double] = [:]
+        /// Request number → file: the request is held until the file exists (see ``release(_:)``).
+        var holds: [Int: URL] = [:]
     }
 
     let port: Int
@@ -114,10 +116,16 @@ final class ReportServer: @unchecked Sendable {
         var arguments = [script.path, "--log", log.path, "--port", String(port), "--fail-first", String(options.failFirst),
                          "--drop-first", String(options.dropFirst)]
         for (n, seconds) in options.stalls.sorted(by: { $0.key < $1.key }) { arguments += ["--stall", "\(n):\(seconds)"] }
+        for (n, file) in options.holds.sorted(by: { $0.key < $1.key }) { arguments += ["--hold", "\(n):\(file.path)"] }
         let child = try ChildProcess(executable: python, arguments: arguments)
         let line = try #require(await child.line(startingWith: "PORT ", timeout: .seconds(30)), "server did not start")
         let port = try #require(Int(line.dropFirst(5)))
         return ReportServer(port: port, log: log, child: child)
+    }
+
+    /// Lets a held request go on (creates its release file).
+    static func release(_ file: URL) {
+        _ = FileManager.default.createFile(atPath: file.path, contents: Data())
     }
 
     /// Kills the server outright (the machine went away) and waits for it to be gone.

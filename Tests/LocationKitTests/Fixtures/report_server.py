@@ -2,14 +2,17 @@
 """A loopback HTTP server for the PositionReporter tests: takes POSTed JSON arrays of reports and
 logs what it saw, misbehaving on request as a real server or network would.
 
-    python3 report_server.py --log LOG [--port P] [--fail-first N] [--drop-first N] [--stall N:SECONDS]...
+    python3 report_server.py --log LOG [--port P] [--fail-first N] [--drop-first N]
+                             [--stall N:SECONDS]... [--hold N:FILE]...
 
 - Listens on 127.0.0.1 only (port 0: any free port) and prints "PORT <n>" once it is listening.
 - Request numbers count from 1 over the server's life. Requests 1..fail-first get HTTP 503; the next
   drop-first requests are read and then the connection is closed with no response at all; request N
   of a --stall N:S sleeps S seconds and then accepts (a slow server whose client may have given up:
-  the client sees a failure, the server has the reports, so they arrive twice). Every other request
-  is accepted with 200.
+  the client sees a failure, the server has the reports, so they arrive twice). --hold N:FILE holds
+  request N until FILE exists (at most 120 s), then accepts it: the test decides when, so "killed
+  while the server holds its request" does not depend on timing. Every other request is accepted
+  with 200.
 - LOG gets one JSON line per happening, fsynced before the response is sent, so a test that sees a
   200 finds it in the log: {"n":1,"event":"received"|"accepted"|"rejected"|"dropped"|"client-gone",
   "reports":[[seq,id],...]}.
@@ -30,12 +33,17 @@ parser.add_argument("--port", type=int, default=0)
 parser.add_argument("--fail-first", type=int, default=0)
 parser.add_argument("--drop-first", type=int, default=0)
 parser.add_argument("--stall", action="append", default=[])
+parser.add_argument("--hold", action="append", default=[])
 args = parser.parse_args()
 
 stalls = {}
 for item in args.stall:
     number, seconds = item.split(":")
     stalls[int(number)] = float(seconds)
+holds = {}
+for item in args.hold:
+    number, path = item.split(":", 1)
+    holds[int(number)] = path
 
 lock = threading.Lock()
 counter = [0]
@@ -84,6 +92,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             else:
                 if n in stalls:
                     time.sleep(stalls[n])
+                if n in holds:
+                    deadline = time.monotonic() + 120
+                    while not os.path.exists(holds[n]) and time.monotonic() < deadline:
+                        time.sleep(0.01)
                 log({"n": n, "event": "accepted", "reports": reports})
                 self.respond(200, {"accepted": len(reports)})
         except (BrokenPipeError, ConnectionResetError):
