@@ -122,6 +122,24 @@ import Testing
         #expect(events.delivered.map(\.id) == sent.map(\.id))
     }
 
+    /// `retryNow()` cuts a long back-off short.
+    @Test func retryNowEndsTheBackOffWait() async throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let output = dir.appendingPathComponent("later/positions.ndjson")
+        var config = testConfiguration(.file(output), queue: dir.appendingPathComponent("q"))
+        config.retry = .init(maximumRetries: 3, initialDelay: 600, maximumDelay: 600, jitter: 0)
+        let reporter = try PositionReporter(configuration: config)
+        let events = ReporterEvents(reporter)
+        let sent = try reporter.enqueue(courierFix(0), placemark: nil)
+        #expect(await eventually { events.failures.count == 1 })
+        try FileManager.default.createDirectory(at: output.deletingLastPathComponent(), withIntermediateDirectories: true)
+        #expect(await reporter.flush(timeout: .milliseconds(300)) == false)   // waiting out the 600 s
+        reporter.retryNow()
+        #expect(await reporter.flush(timeout: .seconds(60)))
+        #expect(events.delivered == [sent])
+    }
+
     // MARK: - Life cycle
 
     @Test func aQueueDirectoryServesOneReporterAtATime() async throws {

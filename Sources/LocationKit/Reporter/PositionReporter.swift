@@ -281,6 +281,18 @@ public final class PositionReporter: @unchecked Sendable {
         return try result.get()
     }
 
+    /// Ends a back-off wait and sends now (for example when the app learns the network is back, or
+    /// before a last ``flush(timeout:)`` at exit). The failure count is kept, so if this attempt fails
+    /// too the next wait is as long as the schedule says. Does nothing when nothing waits.
+    public func retryNow() {
+        queue.async {
+            guard let timer = self.retryTimer else { return }
+            timer.cancel()
+            self.retryTimer = nil
+            self.kick()
+        }
+    }
+
     // MARK: - State
 
     /// Reports queued and not yet delivered.
