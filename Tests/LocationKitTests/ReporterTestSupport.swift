@@ -108,9 +108,22 @@ final class ReportServer: @unchecked Sendable {
         self.child = child
     }
 
+    /// libcurl (under URLSession on Linux) sends even loopback requests through `http_proxy` unless
+    /// `no_proxy` lists the host. When a proxy is set in the environment, add loopback to `no_proxy`,
+    /// once, before the first request of any test.
+    static let loopbackBypassesProxy: Void = {
+        let environment = ProcessInfo.processInfo.environment
+        guard ["http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"].contains(where: { environment[$0] != nil }) else { return }
+        for name in ["no_proxy", "NO_PROXY"] {
+            let existing = environment[name].map { $0 + "," } ?? ""
+            setenv(name, existing + "127.0.0.1,localhost", 1)
+        }
+    }()
+
     /// Starts the server (on `port`, or any free port) logging to `log`; fails the test clearly when
     /// there is no python3.
     static func start(log: URL, port: Int = 0, options: Options = Options()) async throws -> ReportServer {
+        _ = loopbackBypassesProxy
         let python = try #require(python3, "these tests need python3 on the PATH (for the loopback HTTP server)")
         let script = try #require(Bundle.module.url(forResource: "Fixtures/report_server", withExtension: "py"))
         var arguments = [script.path, "--log", log.path, "--port", String(port), "--fail-first", String(options.failFirst),

@@ -47,6 +47,11 @@ public final class PositionReporter: @unchecked Sendable {
     /// Where reports go.
     public enum Destination: Sendable, Hashable, CustomStringConvertible {
         /// POST a JSON array of reports to the URL, with these extra headers (e.g. Authorization).
+        ///
+        /// On Linux, `URLSession` runs on libcurl, which takes proxies from the `http_proxy`,
+        /// `https_proxy` and `no_proxy` environment variables (a session's
+        /// `connectionProxyDictionary` is ignored there): a collector on the local network behind a
+        /// proxied environment must be listed in `no_proxy`.
         case http(URL, headers: [String: String] = [:])
         /// Append one report per line (NDJSON) to a local file, fsynced.
         case file(URL)
