@@ -33,6 +33,7 @@ import Glibc
         #expect(await reporter.flush(timeout: .seconds(60)))
         Self.expectExactly(sent, at: server)
         #expect(server.entries.filter { $0.event == "rejected" }.count == 3)
+        #expect(await events.caughtUp(delivered: sent.count))
         #expect(events.failures.map(\.attempt) == [1, 2, 3])
         #expect(events.failures.allSatisfy { $0.reason.hasSuffix("HTTP 503") })
         #expect(events.delivered.map(\.id) == sent.map(\.id))
@@ -51,6 +52,7 @@ import Glibc
         #expect(await reporter.flush(timeout: .seconds(60)))
         Self.expectExactly(sent, at: server)
         #expect(server.entries.filter { $0.event == "dropped" }.count == 2)
+        #expect(await events.caughtUp(delivered: sent.count))
         #expect(events.failures.count == 2)
     }
 
@@ -76,6 +78,7 @@ import Glibc
         #expect(await eventually { server.entries.contains { $0.n == 1 && $0.event != "received" } })
         Self.expectExactly(sent, at: server)
         #expect(server.accepted.count > sent.count, "the stalled batch arrived twice")
+        #expect(await events.caughtUp(delivered: sent.count))
         #expect(events.failures.first?.reason.lowercased().contains("timed out") == true, "\(events.failures)")
     }
 
@@ -157,6 +160,7 @@ import Glibc
         #expect(expected.count > 100)
         let kept = server.deduplicated
         #expect(kept.map(\.seq) == Array(1...UInt64(expected.count)))
+        #expect(await events.caughtUp(delivered: expected.count))
         #expect(events.enqueued.map(\.time) == expected.map { PositionReport.wholeMilliseconds($0.timestamp) })
         #expect(events.enqueued.map(\.placemark) == expected.map { RegionProvider.answer($0.coordinate) })
         #expect(kept.map(\.id) == events.enqueued.map(\.id))

@@ -203,6 +203,14 @@ final class ReporterEvents: @unchecked Sendable {
     deinit { task.cancel() }
 
     var all: [PositionReporter.Event] { events.wrapped }
+
+    /// Waits until the stream has brought `count` delivered reports. The stream is fed in order on the
+    /// reporter's queue but consumed by a task that may lag behind it, so after `flush()` returns the
+    /// last events may still be on their way; once the last `.delivered` is here, so is everything
+    /// before it.
+    func caughtUp(delivered count: Int) async -> Bool {
+        await eventually { delivered.count >= count }
+    }
     var failures: [(reason: String, attempt: Int)] {
         all.compactMap { if case .deliveryFailed(let r, let a, _) = $0 { (r, a) } else { nil } }
     }

@@ -119,6 +119,7 @@ import Testing
         #expect(await reporter.flush(timeout: .seconds(60)))
         let lines = try String(contentsOf: output, encoding: .utf8).split(separator: "\n")
         #expect(try lines.map { try JSONDecoder().decode(PositionReport.self, from: Data($0.utf8)) } == sent)
+        #expect(await events.caughtUp(delivered: sent.count))
         #expect(events.delivered.map(\.id) == sent.map(\.id))
     }
 
@@ -137,6 +138,7 @@ import Testing
         #expect(await reporter.flush(timeout: .milliseconds(300)) == false)   // waiting out the 600 s
         reporter.retryNow()
         #expect(await reporter.flush(timeout: .seconds(60)))
+        #expect(await events.caughtUp(delivered: 1))
         #expect(events.delivered == [sent])
     }
 
