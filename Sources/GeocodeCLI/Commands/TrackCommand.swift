@@ -18,10 +18,17 @@ enum TrackCommand: Command {
         geocode track --nmea FILE [--speed X] [options]
         geocode track --serial DEVICE [--baud N] [options]
         geocode track --gpsd [HOST:PORT] [options]
+        options: [--region FILE] [--report URL|FILE [--report-queue DIR]] [--significant] [--json]
         """
     static let details = """
         Prints one line per event: location, placemark, city changed, error. A city change is reported
         only when the city really changes (3 fixes and 30 m past the border), not on every fix.
+
+        --region FILE monitors the regions in a JSON file (circles, or administrative areas by code or
+        name) and prints entered/exited events. --report sends every accepted position (with its place)
+        to an HTTP(S) URL as JSON, or appends it to a local NDJSON file; reports wait in a durable queue
+        (--report-queue, default ./geocode-report-queue) until delivered, so nothing is lost across
+        outages or restarts. --significant delivers a fix only after 500 m of movement or 5 minutes.
 
         --speed X replays files X times faster than recorded (default 1); --speed max as fast as possible.
         --baud is 4800, 9600 (default), 19200, 38400, 57600 or 115200. gpsd defaults to 127.0.0.1:2947.
@@ -34,6 +41,7 @@ enum TrackCommand: Command {
           geocode track --nmea receiver.log --speed max --json
           geocode track --serial /dev/ttyUSB0 --baud 4800
           geocode track --gpsd 127.0.0.1:2947
+          geocode track --gpx drive.gpx --region regions.json --report https://example.org/positions
         """
     static let options: [OptionSpec] = [
         OptionSpec("gpx", value: "FILE", help: "play a GPX file (tracks, routes or waypoints)"),
@@ -45,6 +53,10 @@ enum TrackCommand: Command {
         OptionSpec("distance-filter", value: "METRES", help: "report a fix only after moving this far"),
         OptionSpec("desired-accuracy", value: "METRES", help: "drop fixes less accurate than this"),
         OptionSpec("current-placemark", value: "FILE", help: "persist the current placemark here (restored on start)"),
+        OptionSpec("region", value: "FILE", help: "monitor the regions in this JSON file; print entered/exited"),
+        OptionSpec("report", value: "URL|FILE", help: "send accepted positions to an HTTP(S) URL or append to an NDJSON file"),
+        OptionSpec("report-queue", value: "DIR", help: "durable queue for --report (default ./geocode-report-queue)"),
+        OptionSpec("significant", help: "significant-change mode: a fix only after 500 m or 5 minutes"),
         OptionSpec("json", short: "j", help: "print NDJSON: one object per event"),
         .data, .help,
     ]
@@ -57,7 +69,38 @@ enum TrackCommand: Command {
         if let v = arguments.value("distance-filter") { manager.distanceFilter = try metres(v, "--distance-filter") }
         if let v = arguments.value("desired-accuracy") { manager.desiredAccuracy = try metres(v, "--desired-accuracy") }
         let json = arguments.flag("json")
+        let output = context.stdout
 
+        // Regions and the reporter attach to the manager and see each accepted fix with its placemark.
+        // Region events are printed from the monitor's closures on a queue of ours, drained at the end.
+        var regionMonitor: RegionMonitor?
+        let regionQueue = DispatchQueue(label: "geocode.track.regions")
+        if let path = arguments.value("region") {
+            let monitor: RegionMonitor
+            do {
+                monitor = try RegionMonitor.load(contentsOf: URL(fileURLWithPath: path), delegateQueue: regionQueue)
+            } catch {
+                throw .badInput("\(error)")
+            }
+            let print: @Sendable (RegionEvent) -> Void = { event in
+                if let line = json ? regionJSON(event) : regionText(event) { output.write(line + "\n") }
+            }
+            monitor.onStateDetermined = { r, state, l in print(.stateDetermined(r, state, at: l)) }
+            monitor.onEnter = { r, l in print(.entered(r, at: l)) }
+            monitor.onExit = { r, l in print(.exited(r, at: l)) }
+            monitor.attach(to: manager)
+            regionMonitor = monitor
+        }
+        var reporter: PositionReporter?
+        if let destination = arguments.value("report") {
+            let queue = URL(fileURLWithPath: arguments.value("report-queue") ?? "geocode-report-queue")
+            do {
+                reporter = try PositionReporter(configuration: .init(destination: .init(argument: destination), queueDirectory: queue))
+            } catch {
+                throw CLIError(.ioError, "cannot open the report queue \(queue.path): \(error)")
+            }
+            reporter?.attach(to: manager)
+        }
         // Ctrl-C / SIGTERM stop the manager; the event loop then ends by itself.
         let interrupted = Flag()
         var signalSources: [DispatchSourceSignal] = []
@@ -67,6 +110,7 @@ enum TrackCommand: Command {
             s.setEventHandler {
                 interrupted.set()
                 manager.stopUpdatingLocation()
+                manager.stopMonitoringSignificantLocationChanges()
             }
             s.resume()
             signalSources.append(s)
@@ -75,15 +119,43 @@ enum TrackCommand: Command {
 
         let updates = manager.updates
         let done = DispatchSemaphore(value: 0)
-        let output = context.stdout
         Task.detached {
             for await event in updates {
                 if let line = json ? jsonLine(event) : textLine(event) { output.write(line + "\n") }
             }
             done.signal()
         }
-        manager.startUpdatingLocation()
+        if arguments.flag("significant") {
+            manager.startMonitoringSignificantLocationChanges()
+        } else {
+            manager.startUpdatingLocation()
+        }
         done.wait()
+        if let monitor = regionMonitor {
+            // Let the monitor judge the last fixes, then drain its callback queue.
+            monitor.detach()
+            let idle = DispatchSemaphore(value: 0)
+            Task.detached {
+                await monitor.waitUntilIdle()
+                idle.signal()
+            }
+            idle.wait()
+            regionQueue.sync {}
+        }
+        if let reporter {
+            // Give queued reports a last chance; whatever is still unsent stays queued for next time.
+            reporter.retryNow()
+            let flushed = DispatchSemaphore(value: 0)
+            Task.detached {
+                _ = await reporter.flush(timeout: .seconds(5))
+                flushed.signal()
+            }
+            flushed.wait()
+            if reporter.pendingCount > 0 {
+                context.stderr.write("geocode: \(reporter.pendingCount) reports not delivered yet; they stay queued for the next run\n")
+            }
+            reporter.close()
+        }
         return interrupted.isSet ? .interrupted : .success
     }
 
@@ -164,6 +236,28 @@ enum TrackCommand: Command {
         case .stopped:
             return nil
         }
+    }
+
+    static func regionText(_ event: RegionEvent) -> String? {
+        switch event {
+        case .stateDetermined(let r, let state, let l):
+            return "\(l.map { time($0.timestamp) + " " } ?? "")region \(r.identifier) \(state.rawValue)"
+        case .entered(let r, let l): return "\(time(l.timestamp)) region entered \(r.identifier)"
+        case .exited(let r, let l): return "\(time(l.timestamp)) region exited \(r.identifier)"
+        }
+    }
+
+    static func regionJSON(_ event: RegionEvent) -> String? {
+        var o: [String: Any] = [:]
+        switch event {
+        case .stateDetermined(let r, let state, let l):
+            o = ["event": "region_state", "region": r.identifier, "state": state.rawValue]
+            if let l { o["time"] = time(l.timestamp) }
+        case .entered(let r, let l): o = ["event": "region_entered", "region": r.identifier, "time": time(l.timestamp)]
+        case .exited(let r, let l): o = ["event": "region_exited", "region": r.identifier, "time": time(l.timestamp)]
+        }
+        guard let data = try? JSONSerialization.data(withJSONObject: o, options: [.sortedKeys]) else { return nil }
+        return String(decoding: data, as: UTF8.self)
     }
 
     static func jsonLine(_ event: LocationEvent) -> String? {

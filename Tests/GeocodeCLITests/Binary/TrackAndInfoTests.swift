@@ -35,6 +35,27 @@ struct TrackAndInfoTests {
         #expect(lines.dropFirst().first == "2023-11-14T22:13:20Z placemark 中国 / 北京市 / 北京市 / 东城区")
     }
 
+    @Test func trackWithRegionsAndAReportFile() async throws {
+        let fixtures = Self.root.appendingPathComponent("Tests/LocationKitTests/Fixtures")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("geocode-track-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let reports = dir.appendingPathComponent("reports.ndjson")
+        let r = try await Self.run(["track", "--gpx", fixtures.appendingPathComponent("beijing-tianjin.gpx").path, "--speed", "max",
+                                    "--region", fixtures.appendingPathComponent("regions-example.json").path,
+                                    "--report", reports.path, "--report-queue", dir.appendingPathComponent("queue").path])
+        #expect(r.status == 0, "\(r.err)")
+        let regionLines = r.out.split(separator: "\n").filter { $0.contains(" region ") }.map { $0.split(separator: " ", maxSplits: 1)[1] }
+        // Leaving Beijing for Langfang, then Langfang for Tianjin, as the cities (shapely's) say.
+        #expect(regionLines.contains("region exited beijing") && regionLines.contains("region entered langfang"))
+        #expect(regionLines.contains("region exited langfang") && regionLines.contains("region entered tianjin"))
+        #expect(regionLines.firstIndex(of: "region entered langfang")! < regionLines.firstIndex(of: "region entered tianjin")!)
+        // Every accepted fix (one per 250 m, every 10 s: all pass the 100 m / 10 s rule) reported once, in order.
+        let lines = try String(contentsOf: reports, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 445)
+        let seqs = try lines.map { try #require((try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["seq"] as? Int) }
+        #expect(seqs == Array(seqs.sorted()) && Set(seqs).count == 445)
+    }
+
     @Test func trackNMEAAsNDJSON() async throws {
         let log = Self.root.appendingPathComponent("Tests/LocationSourcesTests/Corpus/ublox-8.log").path
         let r = try await Self.run(["track", "--nmea", log, "--speed", "max", "--json"])
