@@ -49,7 +49,7 @@ ERROR_FIELD = "geocode_error"
 BINARY_NAME = "geocode"
 DATA_ARCHIVE_NAME = "geocode-data.tar.gz"
 
-_ROW_KEY = "i"          # per-partition sequence number sent with each point and checked on the way back
+_ROW_KEY = "_geocode_i"          # per-partition sequence number sent with each point and checked on the way back
 _WRITE_BATCH = 2048     # points per write to the process's stdin
 _STDERR_TAIL = 40       # stderr lines kept for the error message of a failed task
 
@@ -217,11 +217,11 @@ def _coordinate(value: Any) -> str:
     return json.dumps(str(value), ensure_ascii=False)  # Decimal and the like: exact decimal text
 
 
-def _command(options: GeocodeOptions, threads: int) -> List[str]:
+def _command(options: GeocodeOptions, threads: int, lat_key: str, lon_key: str) -> List[str]:
     binary = _executable(_resolve(options.binary, want_dir=False))
     data = _resolve(options.data, want_dir=True)
     return [binary, "batch", "--format", "ndjson", "-", "-o", "-", "--output-format", "ndjson",
-            "--lat-col", "lat", "--lon-col", "lon", "--fields", ",".join(options.fields),
+            "--lat-col", lat_key, "--lon-col", lon_key, "--fields", ",".join(options.fields),
             "--datum", options.datum, "--threads", str(threads), "--quiet", "--data", data]
 
 
@@ -242,12 +242,15 @@ def _environment(options: GeocodeOptions, partition: Optional[int], attempt: Opt
 
 
 def geocode_rows(rows: Iterable[Any], lat_index: Any, lon_index: Any, options: GeocodeOptions = GeocodeOptions(),
-                 partition: Optional[int] = None, attempt: Optional[int] = None) -> Iterator[tuple]:
+                 partition: Optional[int] = None, attempt: Optional[int] = None,
+                 lat_key: str = "lat", lon_key: str = "lon") -> Iterator[tuple]:
     """Streams rows through one `geocode batch` process, yielding `tuple(row) + placemark values`.
 
     rows: any iterable of sequences (tuples, Spark Rows); lat_index/lon_index pick the coordinates
     (an int position, or a key for mappings/Rows). The appended values follow `options.output_columns`:
     the fields as strings (city_is_province as a bool) or None, then geocode_error (None for good rows).
+    lat_key/lon_key name the coordinates for the process, so its bad-row messages name the caller's
+    columns (geocode_dataframe passes the column names).
     Raises GeocodeTaskError when the process fails or its output does not match its input row for row.
     No process is started for an empty input.
     """
@@ -259,7 +262,12 @@ def geocode_rows(rows: Iterable[Any], lat_index: Any, lon_index: Any, options: G
     threads = options.threads
     if threads is None:
         threads = _task_cpus()
-    command = _command(options, threads)
+    if lat_key == lon_key or _ROW_KEY in (lat_key, lon_key):
+        lat_key, lon_key = "lat", "lon"
+    command = _command(options, threads, lat_key, lon_key)
+    prefix = '{"%s":' % _ROW_KEY
+    lat_part = ',%s:' % json.dumps(lat_key, ensure_ascii=False)
+    lon_part = ',%s:' % json.dumps(lon_key, ensure_ascii=False)
     env = _environment(options, partition, attempt)
     process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                env=env, bufsize=1 << 16)
@@ -276,8 +284,8 @@ def geocode_rows(rows: Iterable[Any], lat_index: Any, lon_index: Any, options: G
             for row in _chain(first, rows):
                 if stop.is_set():
                     return
-                lines.append('{"%s":%d,"lat":%s,"lon":%s}\n'
-                             % (_ROW_KEY, n, _coordinate(row[lat_index]), _coordinate(row[lon_index])))
+                lines.append(f"{prefix}{n}{lat_part}{_coordinate(row[lat_index])}"
+                             f"{lon_part}{_coordinate(row[lon_index])}}}\n")
                 batch.append(row)
                 n += 1
                 if len(lines) >= _WRITE_BATCH:
@@ -361,7 +369,8 @@ def _task_cpus() -> int:
     return 1
 
 
-def geocode_partitions(lat_index: Any, lon_index: Any, options: GeocodeOptions = GeocodeOptions()):
+def geocode_partitions(lat_index: Any, lon_index: Any, options: GeocodeOptions = GeocodeOptions(),
+                       lat_key: str = "lat", lon_key: str = "lon"):
     """A function for `rdd.mapPartitions`: each partition's rows come back as
     `tuple(row) + placemark values` (see `geocode_rows`), in order, exactly once."""
 
@@ -374,7 +383,7 @@ def geocode_partitions(lat_index: Any, lon_index: Any, options: GeocodeOptions =
                 partition, attempt = context.partitionId(), context.attemptNumber()
         except Exception:
             pass
-        return geocode_rows(rows, lat_index, lon_index, options, partition, attempt)
+        return geocode_rows(rows, lat_index, lon_index, options, partition, attempt, lat_key, lon_key)
 
     return run
 
@@ -410,6 +419,6 @@ def geocode_dataframe(df, lat: str = "lat", lon: str = "lon", options: Optional[
         if column not in names:
             raise ValueError(f"no column {column!r} in {names}")
     schema = placemark_schema(df.schema, options)
-    rdd = df.rdd.mapPartitions(geocode_partitions(names.index(lat), names.index(lon), options),
+    rdd = df.rdd.mapPartitions(geocode_partitions(names.index(lat), names.index(lon), options, lat, lon),
                                preservesPartitioning=True)
     return df.sparkSession.createDataFrame(rdd, schema, verifySchema=False)
