@@ -35,7 +35,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence
 __all__ = [
     "ALL_FIELDS", "DEFAULT_FIELDS", "ERROR_FIELD", "BINARY_NAME", "DATA_ARCHIVE_NAME",
     "GeocodeOptions", "GeocodeTaskError", "ship", "make_data_archive", "placemark_schema",
-    "geocode_rows", "geocode_partitions", "geocode_dataframe",
+    "geocode_rows", "geocode_partitions", "arrow_partitions", "geocode_dataframe",
 ]
 
 #: Every placemark field `geocode batch --fields` knows, in the CLI's order.
@@ -243,14 +243,14 @@ def _environment(options: GeocodeOptions, partition: Optional[int], attempt: Opt
 
 def geocode_rows(rows: Iterable[Any], lat_index: Any, lon_index: Any, options: GeocodeOptions = GeocodeOptions(),
                  partition: Optional[int] = None, attempt: Optional[int] = None,
-                 lat_key: str = "lat", lon_key: str = "lon") -> Iterator[tuple]:
+                 lat_key: str = "lat", lon_key: str = "lon", keep_row: bool = True) -> Iterator[tuple]:
     """Streams rows through one `geocode batch` process, yielding `tuple(row) + placemark values`.
 
     rows: any iterable of sequences (tuples, Spark Rows); lat_index/lon_index pick the coordinates
     (an int position, or a key for mappings/Rows). The appended values follow `options.output_columns`:
     the fields as strings (city_is_province as a bool) or None, then geocode_error (None for good rows).
     lat_key/lon_key name the coordinates for the process, so its bad-row messages name the caller's
-    columns (geocode_dataframe passes the column names).
+    columns (geocode_dataframe passes the column names). keep_row=False yields the placemark values only.
     Raises GeocodeTaskError when the process fails or its output does not match its input row for row.
     No process is started for an empty input.
     """
@@ -326,7 +326,8 @@ def geocode_rows(rows: Iterable[Any], lat_index: Any, lon_index: Any, options: G
                                        f"was expected (output out of step with input)")
             row = pending.popleft()
             expected += 1
-            yield tuple(row) + tuple(record.get(c) for c in columns) + (record.get(error_key),)
+            placemark = tuple([record.get(c) for c in columns]) + (record.get(error_key),)
+            yield (tuple(row) + placemark) if keep_row else placemark
         writer.join()
         returncode = process.wait()
         drainer.join()
@@ -375,14 +376,7 @@ def geocode_partitions(lat_index: Any, lon_index: Any, options: GeocodeOptions =
     `tuple(row) + placemark values` (see `geocode_rows`), in order, exactly once."""
 
     def run(rows: Iterable[Any]) -> Iterator[tuple]:
-        partition = attempt = None
-        try:
-            from pyspark import TaskContext
-            context = TaskContext.get()
-            if context is not None:
-                partition, attempt = context.partitionId(), context.attemptNumber()
-        except Exception:
-            pass
+        partition, attempt = _task_identity()
         return geocode_rows(rows, lat_index, lon_index, options, partition, attempt, lat_key, lon_key)
 
     return run
@@ -406,11 +400,73 @@ def placemark_schema(input_schema, options: GeocodeOptions = GeocodeOptions()):
     return StructType(list(input_schema.fields) + added)
 
 
-def geocode_dataframe(df, lat: str = "lat", lon: str = "lon", options: Optional[GeocodeOptions] = None, **kwargs):
+def _task_identity():
+    try:
+        from pyspark import TaskContext
+        context = TaskContext.get()
+        if context is not None:
+            return context.partitionId(), context.attemptNumber()
+    except Exception:
+        pass
+    return None, None
+
+
+def arrow_partitions(lat_index: int, lon_index: int, options: GeocodeOptions, names: Sequence[str],
+                     lat_key: str = "lat", lon_key: str = "lon"):
+    """A function for `DataFrame.mapInArrow`: one geocode process for the whole partition, fed from all
+    its record batches in turn; each input batch comes back as one output batch with the placemark
+    columns appended (`names` are the output column names)."""
+
+    def run(batches):
+        import pyarrow as pa
+
+        partition, attempt = _task_identity()
+        queued: collections.deque = collections.deque()  # input batches whose placemarks are still due
+
+        def points():
+            for batch in batches:
+                if batch.num_rows == 0:
+                    continue
+                queued.append(batch)  # before its points are written, so the reader always finds it
+                yield from zip(batch.column(lat_index).to_pylist(), batch.column(lon_index).to_pylist())
+
+        types = [pa.bool_() if f == "city_is_province" else pa.string() for f in options.fields] + [pa.string()]
+        width = len(types)
+        collected: List[tuple] = []
+        for placemark in geocode_rows(points(), 0, 1, options, partition, attempt, lat_key, lon_key, keep_row=False):
+            collected.append(placemark)
+            if len(collected) == queued[0].num_rows:
+                batch = queued.popleft()
+                added = [pa.array([p[k] for p in collected], type=types[k]) for k in range(width)]
+                collected = []
+                yield pa.RecordBatch.from_arrays(list(batch.columns) + added, names=list(names))
+        if collected or queued:
+            raise GeocodeTaskError("geocode output ended inside a record batch")
+
+    return run
+
+
+def _arrow_available(df) -> bool:
+    if not hasattr(df, "mapInArrow"):
+        return False
+    try:
+        import pandas  # noqa: F401  (mapInArrow insists on it)
+        import pyarrow  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+def geocode_dataframe(df, lat: str = "lat", lon: str = "lon", options: Optional[GeocodeOptions] = None,
+                      engine: str = "auto", **kwargs):
     """Returns df with the placemark columns appended (see `placemark_schema`), same rows, same
     partitions, same order. lat/lon: column names (numeric or string columns; WGS-84 unless
     options.datum says otherwise). kwargs are GeocodeOptions fields (fields=, prefix=, threads=, ...),
-    applied on top of options."""
+    applied on top of options.
+
+    engine: "arrow" moves rows between the JVM and Python as Arrow batches (`mapInArrow`; needs
+    pyarrow and pandas, i.e. pyspark[sql], on the driver and the executors; several times faster), "rdd" as pickled rows
+    (`rdd.mapPartitions`; pyspark alone), "auto" picks arrow when the driver has pyarrow."""
     import dataclasses
 
     options = dataclasses.replace(options or GeocodeOptions(), **kwargs) if kwargs else (options or GeocodeOptions())
@@ -419,6 +475,13 @@ def geocode_dataframe(df, lat: str = "lat", lon: str = "lon", options: Optional[
         if column not in names:
             raise ValueError(f"no column {column!r} in {names}")
     schema = placemark_schema(df.schema, options)
+    if engine == "auto":
+        engine = "arrow" if _arrow_available(df) else "rdd"
+    if engine == "arrow":
+        return df.mapInArrow(arrow_partitions(names.index(lat), names.index(lon), options, schema.fieldNames(),
+                                              lat, lon), schema)
+    if engine != "rdd":
+        raise ValueError(f"engine must be auto, arrow or rdd, not {engine!r}")
     rdd = df.rdd.mapPartitions(geocode_partitions(names.index(lat), names.index(lon), options, lat, lon),
                                preservesPartitioning=True)
     return df.sparkSession.createDataFrame(rdd, schema, verifySchema=False)

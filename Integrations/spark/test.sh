@@ -15,10 +15,10 @@ binary="${GEOCODE_BINARY:-$root/.build/release/geocode}"
 data="${GEOCODE_DATA:-$root/Data}"
 
 command -v java >/dev/null || { echo "test.sh: Java is needed (apt-get install -y openjdk-17-jre-headless)" >&2; exit 2; }
-if [ ! -x "$here/.venv/bin/python" ] || ! "$here/.venv/bin/python" -c 'import pyspark' 2>/dev/null; then
+if [ ! -x "$here/.venv/bin/python" ] || ! "$here/.venv/bin/python" -c 'import pyspark, pyarrow, pandas' 2>/dev/null; then
   echo "setting up $here/.venv with pyspark ..."
   python3 -m venv "$here/.venv"
-  "$here/.venv/bin/pip" install --quiet 'pyspark>=3.4'
+  "$here/.venv/bin/pip" install --quiet 'pyspark[sql]>=3.4'
 fi
 if [ ! -x "$binary" ]; then
   echo "building $binary ..."
