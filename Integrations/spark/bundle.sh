@@ -11,8 +11,8 @@ root="$(cd "$here/../.." && pwd)"
 data="${1:-$root/Data}"
 dist="$here/dist"
 mkdir -p "$dist/libs"
-(cd "$root" && swift build -c release --product geocode --static-swift-stdlib --scratch-path "$root/.build-static")
-cp "$root/.build-static/release/geocode" "$dist/geocode"
+(cd "$root" && swift build -c release --product geocode --static-swift-stdlib --scratch-path "$here/.build-static")
+cp "$here/.build-static/release/geocode" "$dist/geocode"
 # The GEOS and shapelib libraries the binary loads (libgeos_c pulls in libgeos).
 ldd "$dist/geocode" | awk '$1 ~ /^lib(geos|shp)/ && $3 ~ /^\// {print $3}' | while read -r lib; do
   cp -L "$lib" "$dist/libs/"
