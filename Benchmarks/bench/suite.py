@@ -363,6 +363,19 @@ def main():
     report.write(results, out, REPO)
     log(f"wrote {os.path.relpath(out, REPO)} in {results['elapsed_s']:.0f} s")
     print(report.summary(results))
+    # A wrong answer of ours fails the run (so a CI job running --quick catches it): any disagreement with
+    # brute force (which follows our rule exactly, borders included), and any disagreement elsewhere that
+    # the arbiter does not put down to a border, an overlap, or the peer's own mistake.
+    bad = []
+    for d in results["datasets"]:
+        for k, c in d["checks"].items():
+            if "mismatches" not in c or not c["mismatches"]:
+                continue
+            if k == "brute" or any(c["kinds"].get(x) for x in ("ours wrong", "both wrong")):
+                bad.append(f"{d['info']['name']}/{k}: {c['mismatches']} ({c['kinds']})")
+    if bad:
+        print("suite: OUR ANSWERS DISAGREE: " + "; ".join(bad), file=sys.stderr)
+        sys.exit(3)
 
 
 if __name__ == "__main__":
