@@ -38,14 +38,26 @@ public final class ReverseGeocoder: Sendable {
     public let loadTime: Duration
     private let hasChinaDatumDataset: Bool
 
+    /// How the engine indexes what it loads.
+    public struct Options: Sendable {
+        /// Width in degrees of the smallest cells of the per-layer cell quadtree that answers most points
+        /// without GEOS; nil turns the quadtree off (every query goes R-tree → GEOS). Smaller cells answer
+        /// more points directly but take longer to build and more memory.
+        public var cellSize: Double?
+
+        public init(cellSize: Double? = 0.05) {
+            self.cellSize = cellSize
+        }
+    }
+
     /// Loads datasets from manifests (relative file paths resolve against each manifest's `directory`).
-    public init(manifests: [(manifest: DatasetManifest, directory: URL?)]) throws {
+    public init(manifests: [(manifest: DatasetManifest, directory: URL?)], options: Options = Options()) throws {
         let start = ContinuousClock.now
         var sets: [LoadedDataset] = []
         var offset = 0
         for (manifest, directory) in manifests.sorted(by: { $0.manifest.priority < $1.manifest.priority }) {
             try manifest.validate(file: directory?.appendingPathComponent("manifest.json").path ?? manifest.name)
-            let set = try DatasetLoader(manifest: manifest, directory: directory).load(partOffset: offset)
+            let set = try DatasetLoader(manifest: manifest, directory: directory, options: options).load(partOffset: offset)
             offset += set.layers.reduce(0) { $0 + $1.parts.count }
             sets.append(set)
         }
@@ -58,7 +70,7 @@ public final class ReverseGeocoder: Sendable {
 
     /// Loads every dataset in a data directory: each subdirectory (or the directory itself) holding a
     /// `manifest.json`.
-    public convenience init(directory: URL) throws {
+    public convenience init(directory: URL, options: Options = Options()) throws {
         var found: [(DatasetManifest, URL?)] = []
         let fm = FileManager.default
         let own = directory.appendingPathComponent("manifest.json")
@@ -77,11 +89,11 @@ public final class ReverseGeocoder: Sendable {
         if found.isEmpty {
             throw GeocoderError.badManifest(file: directory.path, reason: "no manifest.json in it or its subdirectories")
         }
-        try self.init(manifests: found.map { (manifest: $0.0, directory: $0.1) })
+        try self.init(manifests: found.map { (manifest: $0.0, directory: $0.1) }, options: options)
     }
 
     /// Loads shapefiles without a manifest, recognising Natural Earth and GADM files by their fields.
-    public convenience init(shapefiles: [URL]) throws {
+    public convenience init(shapefiles: [URL], options: Options = Options()) throws {
         var manifests: [(manifest: DatasetManifest, directory: URL?)] = []
         for url in shapefiles {
             guard let m = try DatasetManifest.detect(shapefile: url) else {
@@ -89,7 +101,7 @@ public final class ReverseGeocoder: Sendable {
             }
             manifests.append((m, nil))
         }
-        try self.init(manifests: manifests)
+        try self.init(manifests: manifests, options: options)
     }
 
     /// The placemark for a point, or nil when no loaded unit contains it (open sea, or outside the data).
@@ -100,16 +112,18 @@ public final class ReverseGeocoder: Sendable {
         var missedChina = false
         for set in loaded {
             let c: Coordinate
-            if set.manifest.datum != .wgs84 || datum == .wgs84 || !hasChinaDatumDataset {
-                c = Datum.convert(coordinate, from: datum, to: set.manifest.datum)
+            if set.datum != .wgs84 || datum == .wgs84 || !hasChinaDatumDataset {
+                c = Datum.convert(coordinate, from: datum, to: set.datum)
             } else if missedChina {
                 // Outside China's data: GCJ-02 is WGS-84 there; only Baidu's own offset remains.
                 c = datum == .bd09 ? DatumTransform.bd09ToGCJ02(coordinate) : coordinate
             } else {
                 c = Datum.convert(coordinate, from: datum, to: .wgs84)
             }
-            if let p = set.placemark(x: c.longitude, y: c.latitude, context: context) { return p }
-            if set.manifest.datum != .wgs84 { missedChina = true }
+            if let (layer, unit) = set.locate(x: c.longitude, y: c.latitude, context: context) {
+                return set.layers[layer].placemarks[unit]
+            }
+            if set.datum != .wgs84 { missedChina = true }
         }
         return nil
     }

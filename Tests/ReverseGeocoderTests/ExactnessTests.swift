@@ -42,14 +42,22 @@ struct ExactnessTests {
         }
     }
 
-    func engine(_ coverage: SyntheticCoverage, _ name: String = #function) throws -> ReverseGeocoder {
+    func engine(_ coverage: SyntheticCoverage, cellSize: Double? = 0.05, _ name: String = #function) throws -> ReverseGeocoder {
         let shp = coverage.write(to: TestShapefile.directory(name).appendingPathComponent("cov"))
-        return try ReverseGeocoder(manifests: [(TestShapefile.manifest("cov", file: shp), nil)])
+        return try ReverseGeocoder(manifests: [(TestShapefile.manifest("cov", file: shp), nil)], options: .init(cellSize: cellSize))
     }
 
-    @Test func hundredThousandRandomPointsMatchBruteForce() throws {
+    /// Both query paths: R-tree only (nil), and the cell quadtree at a fine and a coarse resolution.
+    static let cellSizes: [Double?] = [nil, 0.02, 0.3]
+
+    @Test(arguments: cellSizes)
+    func hundredThousandRandomPointsMatchBruteForce(cellSize: Double?) async throws {
+        try await offPool { try hundredThousandRandomPoints(cellSize: cellSize) }
+    }
+
+    func hundredThousandRandomPoints(cellSize: Double?) throws {
         let coverage = SyntheticCoverage(n: 12, seed: 42)
-        let g = try engine(coverage)
+        let g = try engine(coverage, cellSize: cellSize)
         let oracle = BruteForce(coverage)
         var rng = SplitMix64(seed: 2024)
         var found = 0, outside = 0
@@ -65,9 +73,14 @@ struct ExactnessTests {
         #expect(found > 80_000 && outside > 5_000)  // both outcomes well exercised
     }
 
-    @Test func borderPointsResolveToExactlyTheOracleUnit() throws {
+    @Test(arguments: cellSizes)
+    func borderPointsResolveToExactlyTheOracleUnit(cellSize: Double?) async throws {
+        try await offPool { try borderPoints(cellSize: cellSize) }
+    }
+
+    func borderPoints(cellSize: Double?) throws {
         let coverage = SyntheticCoverage(n: 12, seed: 42)
-        let g = try engine(coverage)
+        let g = try engine(coverage, cellSize: cellSize)
         let oracle = BruteForce(coverage)
         var rng = SplitMix64(seed: 5)
         var points = coverage.borderPoints
@@ -94,7 +107,7 @@ struct ExactnessTests {
 
     @Test func concurrentQueriesEqualSingleThreadedAnswers() async throws {
         let coverage = SyntheticCoverage(n: 10, seed: 7)
-        let g = try engine(coverage)
+        let g = try engine(coverage, cellSize: nil)  // the GEOS path: prepared geometries built concurrently
         var rng = SplitMix64(seed: 77)
         let points = (0..<20_000).map { _ in
             Coordinate(latitude: coverage.minY + rng.unit() * 10, longitude: coverage.minX + rng.unit() * 10)
@@ -118,8 +131,10 @@ struct ExactnessTests {
         #expect(results == Array(repeating: 0, count: 8))
         // And from raw threads, which the cooperative pool might not use.
         let wrong = ManagedCounter()
-        DispatchQueue.concurrentPerform(iterations: 4) { t in
-            for k in stride(from: t, to: points.count, by: 4) where g.placemark(for: points[k]) != expected[k] { wrong.add() }
+        try await offPool {
+            DispatchQueue.concurrentPerform(iterations: 4) { t in
+                for k in stride(from: t, to: points.count, by: 4) where g.placemark(for: points[k]) != expected[k] { wrong.add() }
+            }
         }
         #expect(wrong.value == 0)
     }

@@ -2,7 +2,7 @@ import Testing
 @testable import ReverseGeocoder
 
 /// The packed R-tree must return exactly what a linear scan over all boxes returns.
-struct PackedRTreeTests {
+struct PackedRTreeTests: Sendable {
     func randomBoxes(_ n: Int, _ rng: inout SplitMix64) -> [(Double, Double, Double, Double)] {
         (0..<n).map { _ in
             let x = rng.unit() * 360 - 180, y = rng.unit() * 180 - 90
@@ -12,7 +12,11 @@ struct PackedRTreeTests {
     }
 
     @Test(arguments: [0, 1, 2, 15, 16, 17, 255, 256, 257, 5000])
-    func pointQueriesMatchBruteForce(count: Int) {
+    func pointQueriesMatchBruteForce(count: Int) async throws {
+        try await offPool { pointQueries(count: count) }
+    }
+
+    func pointQueries(count: Int) {
         var rng = SplitMix64(seed: UInt64(count) + 1)
         let boxes = randomBoxes(count, &rng)
         var b = PackedRTree.Builder()

@@ -3,19 +3,24 @@ import Foundation
 /// A dataset ready to answer: its layers, finest first.
 final class LoadedDataset: Sendable {
     let manifest: DatasetManifest
+    /// Copied out of the manifest: reading `manifest.datum` on the hot path would copy the whole struct.
+    let datum: Datum
     let layers: [LayerIndex]
     let info: DatasetInfo
 
     init(manifest: DatasetManifest, layers: [LayerIndex], info: DatasetInfo) {
         self.manifest = manifest
+        datum = manifest.datum
         self.layers = layers
         self.info = info
     }
 
     /// The unit containing a point given in this dataset's datum: the finest layer that has one answers.
-    func placemark(x: Double, y: Double, context: QueryContext) -> Placemark? {
-        for layer in layers {
-            if let unit = layer.locate(x: x, y: y, in: context) { return layer.placemarks[unit] }
+    /// Returns indices, not the placemark, so the hot path moves two integers instead of a large struct.
+    @inline(__always)
+    func locate(x: Double, y: Double, context: QueryContext) -> (layer: Int, unit: Int)? {
+        for (i, layer) in layers.enumerated() {
+            if let unit = layer.locate(x: x, y: y, in: context) { return (i, unit) }
         }
         return nil
     }
@@ -30,6 +35,7 @@ final class LoadedDataset: Sendable {
 struct DatasetLoader {
     let manifest: DatasetManifest
     let directory: URL?
+    let options: ReverseGeocoder.Options
     let loader = GEOSContext()
 
     /// A record's raw attributes and polygons, before hierarchy resolution.
@@ -107,7 +113,8 @@ struct DatasetLoader {
                 for part in unit.parts { parts.append(part); partUnit.append(Int32(u)) }
             }
             built[i] = LayerIndex(level: layer.spec.level, file: layer.spec.file, placemarks: placemarks,
-                                  parts: parts, partUnit: partUnit, partOffset: partOffset + globalOffsets[i])
+                                  parts: parts, partUnit: partUnit, partOffset: partOffset + globalOffsets[i],
+                                  cellSize: options.cellSize)
         }
 
         // Finest first: that is the order queries try them.

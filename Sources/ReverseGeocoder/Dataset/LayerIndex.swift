@@ -1,3 +1,8 @@
+import CGEOS
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// One loaded shapefile, ready to answer: the polygons, an R-tree over their boxes, and the resolved
 /// placemark of every unit. Immutable after load, so it is shared by all threads.
 final class LayerIndex: Sendable {
@@ -12,10 +17,13 @@ final class LayerIndex: Sendable {
     /// Index of `parts[0]` among all polygons of the geocoder: slot in each thread's prepared cache.
     let partOffset: Int
     let tree: PackedRTree
+    /// The cell quadtree answering most points without GEOS (nil when disabled).
+    let cells: CellIndex?
     /// True when some polygon extends east of 180° (an antimeridian-crossing unit moved into one frame).
     let hasWrappedParts: Bool
 
-    init(level: AdminLevel, file: String, placemarks: [Placemark], parts: [Geometry], partUnit: [Int32], partOffset: Int) {
+    init(level: AdminLevel, file: String, placemarks: [Placemark], parts: [Geometry], partUnit: [Int32], partOffset: Int,
+         cellSize: Double?) {
         self.level = level
         self.file = file
         self.placemarks = placemarks
@@ -31,6 +39,24 @@ final class LayerIndex: Sendable {
         }
         tree = builder.finish()
         hasWrappedParts = wrapped
+        if let cellSize, !parts.isEmpty {
+            // One context and one reusable point for the whole build (this runs on the loading thread).
+            let pointCache = QueryContext(partCount: 0)
+            let context = pointCache.geos
+            var prepared = [PreparedGeometry?](repeating: nil, count: parts.count)
+            let boxes = parts.map(\.envelope)
+            var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+            for b in boxes { minX = min(minX, b.0); minY = min(minY, b.1); maxX = max(maxX, b.2); maxY = max(maxY, b.3) }
+            // Deep enough that leaves are about cellSize wide: border cells then hold few points.
+            let side = max(maxX - minX, maxY - minY, cellSize)
+            let depth = min(20, max(1, Int((log2(side / cellSize)).rounded(.up))))
+            cells = CellIndex(rings: parts.map { $0.rings() }, boxes: boxes, unitOf: partUnit, maxDepth: depth) { p, x, y in
+                if prepared[p] == nil { prepared[p] = PreparedGeometry(parts[p], context: context) }
+                return prepared[p]!.containsProperly(pointCache.point(x: x, y: y))
+            }
+        } else {
+            cells = nil
+        }
     }
 
     /// The unit containing (x, y), by the boundary rule: the lowest-numbered unit whose interior
@@ -38,14 +64,42 @@ final class LayerIndex: Sendable {
     /// "Lowest-numbered" is record order in the file, so a point on a shared border always resolves to
     /// exactly one unit, the same one on every run and every thread.
     func locate(x: Double, y: Double, in context: QueryContext) -> Int? {
+        if let cells {
+            let here = cells.answer(x: x, y: y)
+            // West of 180° a unit stored east of 180° may hold the point too: ask for its twin as well.
+            let twin: CellIndex.Answer = hasWrappedParts && x < 0 ? cells.answer(x: x + 360, y: y) : .empty
+            switch (here, twin) {
+            case (.empty, .empty): return nil
+            case (.unit(let u), .empty): return u
+            case (.empty, .unit(let u)): return u
+            case (.candidates(let list), .empty):
+                context.candidates.removeAll(keepingCapacity: true)
+                context.candidates.append(contentsOf: list)
+                return test(x: x, y: y, direct: list.count, in: context)
+            case (.empty, .candidates(let list)):
+                context.candidates.removeAll(keepingCapacity: true)
+                context.candidates.append(contentsOf: list)
+                return test(x: x, y: y, direct: 0, in: context)
+            default:
+                break  // both frames have something: the R-tree path below sorts it out by the rule
+            }
+        }
         context.candidates.removeAll(keepingCapacity: true)
         tree.search(x: x, y: y, into: &context.candidates)
         let direct = context.candidates.count
         // West of 180° the point may also be inside a unit stored east of 180° (see RingAssembler).
         if hasWrappedParts && x < 0 { tree.search(x: x + 360, y: y, into: &context.candidates) }
+        return test(x: x, y: y, direct: direct, in: context)
+    }
+
+    /// Applies the boundary rule with GEOS to `context.candidates` (the first `direct` are tested at x,
+    /// the rest at x + 360).
+    private func test(x: Double, y: Double, direct: Int, in context: QueryContext) -> Int? {
         if context.candidates.isEmpty { return nil }
         // Each candidate is tested with the point in its own frame; pack (part, frame) to sort once.
+        // Take the buffer out of the context so it is uniquely referenced (no copy on mutation).
         var keyed = context.keyed
+        context.keyed = []
         keyed.removeAll(keepingCapacity: true)
         for (i, part) in context.candidates.enumerated() {
             keyed.append(Int(part) << 1 | (i < direct ? 0 : 1))

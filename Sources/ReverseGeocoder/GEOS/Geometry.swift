@@ -119,6 +119,25 @@ final class Geometry: @unchecked Sendable {
     /// Number of vertices (for load statistics).
     var vertexCount: Int { Int(GEOSGetNumCoordinates_r(context.handle, pointer)) }
 
+    /// The rings of a polygon (shell first) as interleaved x, y arrays.
+    func rings() -> [[Double]] {
+        let ctx = context.handle
+        func coordinates(_ ring: OpaquePointer?) -> [Double] {
+            guard let ring, let seq = GEOSGeom_getCoordSeq_r(ctx, ring) else { return [] }
+            var n: UInt32 = 0
+            GEOSCoordSeq_getSize_r(ctx, seq, &n)
+            var xy = [Double](repeating: 0, count: Int(n) * 2)
+            xy.withUnsafeMutableBufferPointer { _ = GEOSCoordSeq_copyToBuffer_r(ctx, seq, $0.baseAddress, 0, 0) }
+            return xy
+        }
+        guard GEOSGeomTypeId_r(ctx, pointer) == Int32(GEOS_POLYGON.rawValue) else { return [] }
+        var result = [coordinates(GEOSGetExteriorRing_r(ctx, pointer))]
+        for i in 0..<max(0, GEOSGetNumInteriorRings_r(ctx, pointer)) {
+            result.append(coordinates(GEOSGetInteriorRingN_r(ctx, pointer, i)))
+        }
+        return result
+    }
+
     /// A point guaranteed to lie inside (GEOS `PointOnSurface`), for linking a unit to its parent layer.
     func pointOnSurface() -> (Double, Double)? {
         let ctx = context.handle

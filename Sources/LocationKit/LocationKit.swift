@@ -1,1 +1,0 @@
-// LocationKit: the CoreLocation-style LocationManager. See issue 4.

@@ -1,0 +1,199 @@
+/// An adaptive quadtree of cells over one layer that answers most points without any GEOS call.
+///
+/// Built by pushing every polygon edge down the tree: a cell that no edge comes near (within `margin`)
+/// lies wholly inside or wholly outside each polygon whose box touches it, so one exact GEOS test of its
+/// centre decides the whole cell, and the cell stores the answer: a unit, or "no unit in this layer".
+/// Cells that edges still cross at the deepest level store their short candidate list, which the query
+/// tests with GEOS exactly as the R-tree path does.
+///
+/// Exactness: the edge/cell test runs against the cell grown by `margin` (1e-9°, ~0.1 mm) and errs only
+/// towards "crossed", so a point that floating-point rounding files into a neighbouring cell is still
+/// farther from every edge than the rounding, and on the same side of it as the cell's centre.
+final class CellIndex: Sendable {
+    /// What a cell says.
+    enum Answer {
+        /// No unit of this layer contains any point of the cell.
+        case empty
+        /// Every point of the cell is in the interior of this unit (and of no lower-numbered unit).
+        case unit(Int)
+        /// Test these polygons (ascending), as `LayerIndex.locate` does.
+        case candidates(UnsafeBufferPointer<Int32>)
+    }
+
+    // Node entries: 2-bit tag + 30-bit value; node n's four children are nodes[4n ..< 4n+4], ordered
+    // (west-south, east-south, west-north, east-north).
+    private static let tagNode: UInt32 = 0, tagUnit: UInt32 = 1, tagEmpty: UInt32 = 2, tagMixed: UInt32 = 3
+    // Raw buffers, allocated once and freed in deinit: the query path then does no reference counting,
+    // no bounds checks and no exclusivity checks. Immutable after init, hence Sendable.
+    nonisolated(unsafe) private let nodes: UnsafeMutableBufferPointer<UInt32>
+    nonisolated(unsafe) private let mixedStart: UnsafeMutableBufferPointer<Int32>
+    nonisolated(unsafe) private let mixedParts: UnsafeMutableBufferPointer<Int32>
+    let originX: Double, originY: Double, size: Double
+    let depth: Int
+    private let scale: Double
+    /// Cells by kind, for statistics.
+    let unitCells: Int, emptyCells: Int, mixedCells: Int
+
+    static let margin = 1e-9
+
+    deinit {
+        nodes.deallocate()
+        mixedStart.deallocate()
+        mixedParts.deallocate()
+    }
+
+    /// Memory held by the tree, in bytes.
+    var byteCount: Int { nodes.count * 4 + mixedStart.count * 4 + mixedParts.count * 4 }
+
+    /// The answer for a point. Points outside the root square are `.empty`.
+    @inline(__always)
+    func answer(x: Double, y: Double) -> Answer {
+        let fx = (x - originX) * scale, fy = (y - originY) * scale
+        let cells = Double(1 << depth)
+        guard fx >= 0, fy >= 0, fx <= cells, fy <= cells else { return .empty }
+        let ix = min(Int(fx), (1 << depth) - 1), iy = min(Int(fy), (1 << depth) - 1)
+        var node = 0
+        var level = depth - 1
+        while true {
+            let child = ((ix >> level) & 1) | (((iy >> level) & 1) << 1)
+            let entry = nodes[4 * node + child]
+            let value = Int(entry & 0x3FFF_FFFF)
+            switch entry >> 30 {
+            case CellIndex.tagNode: node = value; level -= 1
+            case CellIndex.tagUnit: return .unit(value)
+            case CellIndex.tagEmpty: return .empty
+            default:
+                let start = Int(mixedStart[value])
+                return .candidates(UnsafeBufferPointer(rebasing: mixedParts[start..<Int(mixedStart[value + 1])]))
+            }
+        }
+    }
+
+    /// Builds the index. `rings[p]` are part p's rings (closed, interleaved x, y); `boxes[p]` its box;
+    /// `unitOf[p]` its unit; `containsProperly(p, x, y)` an exact interior test of part p (GEOS).
+    init(rings: [[[Double]]], boxes: [(Double, Double, Double, Double)], unitOf: [Int32], maxDepth: Int,
+         containsProperly: @escaping (Int, Double, Double) -> Bool) {
+        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+        for b in boxes { minX = min(minX, b.0); minY = min(minY, b.1); maxX = max(maxX, b.2); maxY = max(maxY, b.3) }
+        if boxes.isEmpty { minX = 0; minY = 0; maxX = 1; maxY = 1 }
+        // A square root cell a hair larger than the extent, so every polygon lies strictly inside it.
+        let side = max(maxX - minX, maxY - minY) * (1 + 1e-9) + 1e-9
+        originX = minX - side * 1e-9
+        originY = minY - side * 1e-9
+        size = side
+        depth = max(1, maxDepth)
+        scale = Double(1 << depth) / side
+
+        // Segments, flattened: part p's segments are segX1[...] etc. for s in segStart[p]..<segStart[p+1].
+        var sx1: [Double] = [], sy1: [Double] = [], sx2: [Double] = [], sy2: [Double] = []
+        var segStart: [Int32] = [0]
+        for partRings in rings {
+            for r in partRings {
+                var j = 0
+                while j + 3 < r.count {
+                    sx1.append(r[j]); sy1.append(r[j + 1]); sx2.append(r[j + 2]); sy2.append(r[j + 3])
+                    j += 2
+                }
+            }
+            segStart.append(Int32(sx1.count))
+        }
+
+        var builder = Builder(sx1: sx1, sy1: sy1, sx2: sx2, sy2: sy2, boxes: boxes, unitOf: unitOf,
+                              maxDepth: depth, containsProperly: containsProperly)
+        // Root: every part with all its segments.
+        let root = boxes.indices.map { p in (Int32(p), Array(segStart[p]..<segStart[p + 1])) }
+        builder.nodes = [0, 0, 0, 0]
+        builder.subdivide(node: 0, x0: originX, y0: originY, side: side, level: 0, parts: root)
+        func copy<T>(_ a: [T]) -> UnsafeMutableBufferPointer<T> {
+            let b = UnsafeMutableBufferPointer<T>.allocate(capacity: max(1, a.count))
+            _ = b.initialize(from: a)
+            return b
+        }
+        nodes = copy(builder.nodes)
+        mixedStart = copy(builder.mixedStart)
+        mixedParts = copy(builder.mixedParts)
+        unitCells = builder.unitCells
+        emptyCells = builder.emptyCells
+        mixedCells = builder.mixedStart.count - 1
+    }
+
+    private struct Builder {
+        let sx1: [Double], sy1: [Double], sx2: [Double], sy2: [Double]
+        let boxes: [(Double, Double, Double, Double)]
+        let unitOf: [Int32]
+        let maxDepth: Int
+        let containsProperly: (Int, Double, Double) -> Bool
+        var nodes: [UInt32] = []
+        var mixedStart: [Int32] = [0]
+        var mixedParts: [Int32] = []
+        var unitCells = 0, emptyCells = 0
+
+        init(sx1: [Double], sy1: [Double], sx2: [Double], sy2: [Double], boxes: [(Double, Double, Double, Double)],
+             unitOf: [Int32], maxDepth: Int, containsProperly: @escaping (Int, Double, Double) -> Bool) {
+            self.sx1 = sx1; self.sy1 = sy1; self.sx2 = sx2; self.sy2 = sy2
+            self.boxes = boxes; self.unitOf = unitOf; self.maxDepth = maxDepth; self.containsProperly = containsProperly
+        }
+
+        /// Fills the four children of `node`, whose cell is (x0, y0, side) at `level`, given the parts
+        /// (with their segments) that reach the cell.
+        mutating func subdivide(node: Int, x0: Double, y0: Double, side: Double, level: Int, parts: [(Int32, [Int32])]) {
+            let half = side / 2
+            for child in 0..<4 {
+                let cx0 = x0 + (child & 1 == 1 ? half : 0), cy0 = y0 + (child & 2 == 2 ? half : 0)
+                let m = CellIndex.margin
+                let bx0 = cx0 - m, by0 = cy0 - m, bx1 = cx0 + half + m, by1 = cy0 + half + m
+                var reaching: [(Int32, [Int32])] = []
+                var crossed = false
+                for (p, segs) in parts {
+                    let b = boxes[Int(p)]
+                    if b.0 > bx1 || b.2 < bx0 || b.1 > by1 || b.3 < by0 { continue }
+                    let inside = segs.filter { segmentMayTouch(Int($0), bx0, by0, bx1, by1) }
+                    if !inside.isEmpty { crossed = true }
+                    reaching.append((p, inside))
+                }
+                let slot = 4 * node + child
+                if !crossed {
+                    // No edge near the cell: each reaching part holds all of it or none of it.
+                    let cx = cx0 + half / 2, cy = cy0 + half / 2
+                    var best: Int32 = -1
+                    for (p, _) in reaching where best < 0 || unitOf[Int(p)] < best {
+                        if containsProperly(Int(p), cx, cy) { best = unitOf[Int(p)] }
+                    }
+                    if best < 0 {
+                        nodes[slot] = CellIndex.tagEmpty << 30
+                        emptyCells += 1
+                    } else {
+                        nodes[slot] = CellIndex.tagUnit << 30 | UInt32(best)
+                        unitCells += 1
+                    }
+                } else if level + 1 >= maxDepth {
+                    nodes[slot] = CellIndex.tagMixed << 30 | UInt32(mixedStart.count - 1)
+                    mixedParts += reaching.map(\.0).sorted()
+                    mixedStart.append(Int32(mixedParts.count))
+                } else {
+                    let childNode = nodes.count / 4
+                    nodes += [0, 0, 0, 0]
+                    nodes[slot] = CellIndex.tagNode << 30 | UInt32(childNode)
+                    subdivide(node: childNode, x0: cx0, y0: cy0, side: half, level: level + 1, parts: reaching)
+                }
+            }
+        }
+
+        /// Whether segment s may touch the box: false only when the box lies clearly on one side.
+        @inline(__always)
+        func segmentMayTouch(_ s: Int, _ bx0: Double, _ by0: Double, _ bx1: Double, _ by1: Double) -> Bool {
+            let x1 = sx1[s], y1 = sy1[s], x2 = sx2[s], y2 = sy2[s]
+            if min(x1, x2) > bx1 || max(x1, x2) < bx0 || min(y1, y2) > by1 || max(y1, y2) < by0 { return false }
+            let dx = x2 - x1, dy = y2 - y1
+            let c1 = dx * (by0 - y1) - dy * (bx0 - x1)
+            let c2 = dx * (by0 - y1) - dy * (bx1 - x1)
+            let c3 = dx * (by1 - y1) - dy * (bx0 - x1)
+            let c4 = dx * (by1 - y1) - dy * (bx1 - x1)
+            // All four corners strictly on one side (by more than rounding could move them): no contact.
+            let tolerance = 1e-12 * (abs(dx) + abs(dy) + 1) * (abs(bx1) + abs(by1) + abs(x1) + abs(y1) + 1)
+            if c1 > tolerance && c2 > tolerance && c3 > tolerance && c4 > tolerance { return false }
+            if c1 < -tolerance && c2 < -tolerance && c3 < -tolerance && c4 < -tolerance { return false }
+            return true
+        }
+    }
+}
