@@ -26,7 +26,9 @@ def rows_of(d: dict, threads: int) -> list[dict]:
 
     if "ours" in R:
         o = R["ours"]
-        how = "packed R-tree + prepared GEOS; finest layer, like the peers"
+        cells = o.get("cell_size")
+        how = ("packed R-tree + prepared GEOS" + (f" + cell quadtree ({cells}°)" if cells not in (None, "off") else "")
+               + "; finest layer, like the peers")
         add("ours-1", "ours", "**ours**", how, 1, o["single_pps"], o["single_ns"], o["points"], o["load_s"],
             o["peak_rss"], "reference")
         add("ours-n", "ours", "**ours**", how, o["threads"], o["multi_pps"], o["multi_ns"], o["points"], o["load_s"],
@@ -359,7 +361,8 @@ def chart(results, path: str):
                      f"{o.get('points', 0):,} points", fontsize=11)
         goal = 1e9 / GOAL_NS
         ax.axvline(goal, color="#d62728", linestyle="--", linewidth=1)
-        ax.text(goal, len(rows) - 0.3, f" goal, 1 thread: {GOAL_NS} ns/point", color="#d62728", fontsize=8, va="bottom")
+        ax.text(goal / 1.15, len(rows) - 0.3, f"goal, 1 thread: {GOAL_NS} ns/point", color="#d62728", fontsize=8,
+                va="bottom", ha="right")
         ax.set_xlim(min(vals) / 3, max(max(vals), goal) * 12)
         ax.set_ylim(-0.7, len(rows) + 0.3)
         for i, v in enumerate(vals):

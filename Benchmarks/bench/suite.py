@@ -181,17 +181,18 @@ def rg_disagreement(ds: dict, ours_cc: list[str], rg_cc: list[str]) -> dict:
 # ------------------------------------------------------------------------------------------------
 # Engines
 # ------------------------------------------------------------------------------------------------
-def bench_dataset(ds: dict, prof: dict, only: set[str], binary: str, threads: int) -> dict:
+def bench_dataset(ds: dict, prof: dict, only: set[str], binary: str, threads: int, cell_size: str | None) -> dict:
     w = ds["work"]
     pts = os.path.join(w, "points.f64")
     res: dict = {"rows": {}, "checks": {}}
     peer = lambda *args: [PY, "-m", "bench.peers", *args, "--work", w]
+    extra = ["--cell-size", cell_size] if cell_size else []
     if "ours" in only:
-        res["rows"]["ours"] = run_json([binary, "ours", "--manifest", ds["bench_manifest"], "--points", pts,
+        res["rows"]["ours"] = run_json([binary, "ours", *extra, "--manifest", ds["bench_manifest"], "--points", pts,
                                         "--datum", ds["datum"], "--answers", os.path.join(w, "ours.i32"),
                                         "--threads", str(threads), "--passes", str(prof["passes"]),
                                         "--latency", str(prof["latency"])])
-        res["rows"]["ours-shipped"] = run_json([binary, "ours", "--manifest", os.path.join(ds["dir"], "manifest.json"),
+        res["rows"]["ours-shipped"] = run_json([binary, "ours", *extra, "--manifest", os.path.join(ds["dir"], "manifest.json"),
                                                 "--points", pts, "--datum", ds["datum"],
                                                 "--answers-country", os.path.join(w, "ours-country.txt"),
                                                 "--threads", str(threads), "--passes", str(prof["passes"]),
@@ -308,6 +309,8 @@ def main():
     p.add_argument("--out", help="report file (default: Benchmarks/RESULTS.md for a full run of every engine, "
                                  "else Benchmarks/work/<profile>/RESULTS.md)")
     p.add_argument("--skip-build", action="store_true", help="use the geocode-bench already built")
+    p.add_argument("--cell-size", help="our engine's ReverseGeocoder.Options.cellSize in degrees, or off "
+                                       "(default: the engine's default)")
     a = p.parse_args()
 
     profile = "quick" if a.quick else "full"
@@ -318,7 +321,7 @@ def main():
     unknown = only - set(ENGINES)
     if unknown:
         sys.exit(f"suite: unknown engine(s) {sorted(unknown)}; known: {ENGINES}")
-    complete = only == set(ENGINES) and profile == "full" and not a.points and not a.datasets
+    complete = only == set(ENGINES) and profile == "full" and not a.points and not a.datasets and not a.cell_size
     out = a.out or (os.path.join(HERE, "RESULTS.md") if complete else os.path.join(HERE, "work", profile, "RESULTS.md"))
     data_dir = os.path.abspath(os.path.join(REPO, a.data) if not os.path.isabs(a.data) else a.data)
     started = time.time()
@@ -339,7 +342,7 @@ def main():
     for d in datasets:
         ds = prepare(d, os.path.join(HERE, "work", profile, os.path.basename(d)), prof["points"])
         log(f"== {ds['name']} ==")
-        r = bench_dataset(ds, prof, only, binary, a.threads)
+        r = bench_dataset(ds, prof, only, binary, a.threads, a.cell_size)
         ds = {k: v for k, v in ds.items() if k not in ("units",)}
         results["datasets"].append({"info": ds, **r})
 

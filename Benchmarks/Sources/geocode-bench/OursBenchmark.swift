@@ -13,6 +13,7 @@ struct OursBenchmark {
     let threads: Int
     let passes: Int
     let latencySamples: Int
+    let options: ReverseGeocoder.Options
 
     init(_ o: Options) throws {
         manifestURL = URL(fileURLWithPath: try o.string("manifest"))
@@ -24,13 +25,26 @@ struct OursBenchmark {
         threads = try o.int("threads", default: ProcessInfo.processInfo.activeProcessorCount)
         passes = max(1, try o.int("passes", default: 3))
         latencySamples = try o.int("latency", default: 100_000)
+        // The engine's index options: its defaults unless --cell-size SIZE|off says otherwise.
+        var options = ReverseGeocoder.Options()
+        if let text = o.optional("cell-size") {
+            if text == "off" {
+                options.cellSize = nil
+            } else if let size = Double(text), size > 0 {
+                options.cellSize = size
+            } else {
+                throw UsageError("--cell-size takes degrees or off, not \(text)")
+            }
+        }
+        self.options = options
     }
 
     func run() throws {
         let rssStart = currentRSSBytes()
         let manifest = try DatasetManifest.load(from: manifestURL)
         let t0 = nowNanos()
-        let geocoder = try ReverseGeocoder(manifests: [(manifest: manifest, directory: manifestURL.deletingLastPathComponent())])
+        let geocoder = try ReverseGeocoder(manifests: [(manifest: manifest, directory: manifestURL.deletingLastPathComponent())],
+                                           options: options)
         let loadWall = Double(nowNanos() - t0) / 1e9
         let rssAfterLoad = currentRSSBytes()
         log("loaded \(manifest.name) in \(String(format: "%.3f", loadWall)) s")
@@ -119,6 +133,7 @@ struct OursBenchmark {
             "geos": String(cString: GEOSversion()),
             "dataset": info.name,
             "datum": datum.rawValue,
+            "cell_size": options.cellSize.map { $0 as Any } ?? "off",
             "layers": info.layers.map { l in
                 ["file": l.file, "level": l.level.rawValue, "records": l.records, "units": l.units, "polygons": l.polygons,
                  "vertices": l.vertices, "repaired": l.repairedPolygons, "antimeridian": l.antimeridianRecords,
