@@ -33,9 +33,12 @@ def median(xs):
     return float(np.median(xs)) if xs else float("nan")
 
 
-def result(engine: str, n: int, passes: list[float], **extra) -> dict:
+def result(engine: str, n: int, timed: list[tuple[float, float]], **extra) -> dict:
+    """timed: (wall, cpu) seconds of each timed pass."""
+    passes, cpu = [w for w, _ in timed], [c for _, c in timed]
     m = median(passes)
-    return {"engine": engine, "points": n, "passes_s": passes, "pps": n / m, "ns": m * 1e9 / n, **extra}
+    return {"engine": engine, "points": n, "passes_s": passes, "pps": n / m, "ns": m * 1e9 / n,
+            "cpu_passes_s": cpu, "cpu_ns": median(cpu) * 1e9 / n, **extra}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -72,7 +75,7 @@ def run_shapely(a) -> dict:
     for _ in range(a.passes):
         t = Timer()
         got = method(x, y)
-        passes.append(t.lap())
+        passes.append(t.both())
         assert np.array_equal(got, answers)
     extra = {}
     if a.threads > 1:
@@ -87,10 +90,11 @@ def run_shapely(a) -> dict:
             for _ in range(a.passes):
                 t = Timer()
                 got = run_all()
-                mpasses.append(t.lap())
+                mpasses.append(t.both())
                 assert np.array_equal(got, answers)
-        extra = {"threads": a.threads, "multi_passes_s": mpasses, "multi_pps": n / median(mpasses),
-                 "multi_ns": median(mpasses) * 1e9 / n}
+        walls, cpus = [w for w, _ in mpasses], [c for _, c in mpasses]
+        extra = {"threads": a.threads, "multi_passes_s": walls, "multi_pps": n / median(walls),
+                 "multi_ns": median(walls) * 1e9 / n, "multi_cpu_ns": median(cpus) * 1e9 / n}
     write_answers(a.answers, answers)
     return result(f"shapely-{a.method}", n, passes, load_s=load, build_s=build, first_pass_s=first_pass,
                   parts=len(parts), found=int((answers >= 0).sum()), peak_rss=peak_rss_bytes(), answers=a.answers,
@@ -162,15 +166,15 @@ def run_duckdb(a) -> list[dict]:
         spatial = con.execute("SELECT extension_version FROM duckdb_extensions() "
                               "WHERE extension_name = 'spatial'").fetchone()[0]
 
-        def once() -> float:
+        def once() -> tuple[float, float]:
             con.execute("DROP TABLE IF EXISTS res")
             t = Timer()
             con.execute("CREATE TABLE res AS " + query)
-            return t.lap()
+            return t.both()
 
         for threads in sorted({1, a.threads}):
             con.execute(f"SET threads = {threads}")
-            first_pass = once()
+            first_pass = once()[0]
             passes = [once() for _ in range(a.passes)]
             rows = con.execute("SELECT id, rec FROM res").fetchnumpy()
             answers = np.full(n, -1, dtype=np.int32)
@@ -230,6 +234,20 @@ class ThrowawayCluster:
             self._run(f"{PG_BIN}/pg_ctl", "-D", self.data, "-m", "fast", "-w", "stop")
         finally:
             shutil.rmtree(self.dir, ignore_errors=True)
+
+    def cpu_seconds(self, backend: int) -> float:
+        """CPU time of a backend, plus what the postmaster's finished children (parallel workers) used."""
+        tick = os.sysconf("SC_CLK_TCK")
+        with open(os.path.join(self.data, "postmaster.pid")) as f:
+            postmaster = int(f.readline())
+
+        def fields(pid):
+            with open(f"/proc/{pid}/stat") as f:
+                return f.read().rsplit(")", 1)[1].split()
+
+        b, p = fields(backend), fields(postmaster)
+        # After the command name: utime, stime are fields 12, 13; cutime, cstime 14, 15 (0-based).
+        return (int(b[11]) + int(b[12]) + int(p[13]) + int(p[14])) / tick
 
     def connect(self):
         import psycopg
@@ -303,12 +321,14 @@ def run_postgis(a) -> list[dict]:
                         cur.execute("SET parallel_setup_cost = 0")
                         cur.execute("SET parallel_tuple_cost = 0")
                         cur.execute("SET min_parallel_table_scan_size = 0")
-                    index_s = 0.0
+                    cur.execute("SELECT pg_backend_pid()")
+                    backend = cur.fetchone()[0]
+                    index_s = (0.0, 0.0)
                     if shape == "points-gist":
                         cur.execute("DROP INDEX IF EXISTS pts_geom")
-                        t = Timer()
+                        t = Timer(cpu=lambda: pg.cpu_seconds(backend))
                         cur.execute(f"CREATE INDEX pts_geom ON {src} USING gist (geom)")
-                        index_s = t.lap()
+                        index_s = t.both()
                         cur.execute(f"ANALYZE {src}")
                     q = query.format(src=src)
                     cur.execute("EXPLAIN " + q)
@@ -316,17 +336,15 @@ def run_postgis(a) -> list[dict]:
                     driver = "points" if "on polys_geom" in plan or "using polys_geom" in plan else (
                         "polygons" if "on pts_geom" in plan or "using pts_geom" in plan else "other")
                     planned = max([int(l.split(":")[1]) for l in plan.splitlines() if "Workers Planned:" in l] or [0])
-                    cur.execute("SELECT pg_backend_pid()")
-                    backend = cur.fetchone()[0]
 
-                    def once() -> float:
+                    def once() -> tuple[float, float]:
                         cur.execute("DROP TABLE IF EXISTS res")
-                        t = Timer()
+                        t = Timer(cpu=lambda: pg.cpu_seconds(backend))
                         cur.execute("CREATE UNLOGGED TABLE res AS " + q)
-                        return t.lap()
+                        return t.both()
 
-                    first_pass = once()
-                    passes = [once() + index_s for _ in range(a.passes)]
+                    first_pass = once()[0]
+                    passes = [tuple(v + i for v, i in zip(once(), index_s)) for _ in range(a.passes)]
                     cur.execute("SELECT id, rec FROM res")
                     answers = np.full(pts_limit, -1, dtype=np.int32)
                     for i, r in cur.fetchall():
@@ -339,7 +357,7 @@ def run_postgis(a) -> list[dict]:
                 path = a.answers.replace(".i32", f"-{shape}-t{threads}.i32")
                 write_answers(path, answers)
                 out.append(result(name, pts_limit, passes, shape=shape, threads=threads, workers_planned=planned,
-                                  loop_over=driver, load_s=load, build_s=build, points_index_s=index_s or None,
+                                  loop_over=driver, load_s=load, build_s=build, points_index_s=index_s[0] or None,
                                   first_pass_s=first_pass, startup_s=startup, parts=len(recs),
                                   found=int((answers >= 0).sum()), peak_rss=rss, answers=path, version=version,
                                   server=pg_version.split(" on ")[0]))
@@ -367,7 +385,7 @@ def run_rg(a) -> dict:
     for _ in range(a.passes):
         t = Timer()
         geocoder.query(coords)
-        passes.append(t.lap())
+        passes.append(t.both())
     with open(a.answers_cc, "w") as f:
         f.write("\n".join(r["cc"] for r in first) + "\n")
     # Mode 2's worker processes: the largest of them (their ru_maxrss includes the parent's image they share).

@@ -20,44 +20,45 @@ def rows_of(d: dict, threads: int) -> list[dict]:
     R, C = d["rows"], d["checks"]
     out = []
 
-    def add(key, family, label, how, th, pps, ns, points, build, rss, check, note=""):
-        out.append(dict(key=key, family=family, label=label, how=how, threads=th, pps=pps, ns=ns, points=points,
-                        build=build, rss=rss, check=check, note=note, shape=R.get(key, {}).get("shape")))
+    def add(key, family, label, how, th, pps, ns, cpu, points, build, rss, check, note=""):
+        out.append(dict(key=key, family=family, label=label, how=how, threads=th, pps=pps, ns=ns, cpu=cpu,
+                        points=points, build=build, rss=rss, check=check, note=note,
+                        shape=R.get(key, {}).get("shape")))
 
     if "ours" in R:
         o = R["ours"]
         cells = o.get("cell_size")
         how = ("packed R-tree + prepared GEOS" + (f" + cell quadtree ({cells}°)" if cells not in (None, "off") else "")
                + "; finest layer, like the peers")
-        add("ours-1", "ours", "**ours**", how, 1, o["single_pps"], o["single_ns"], o["points"], o["load_s"],
+        add("ours-1", "ours", "**ours**", how, 1, o["single_pps"], o["single_ns"], o.get("single_cpu_ns"), o["points"], o["load_s"],
             o["peak_rss"], "reference")
-        add("ours-n", "ours", "**ours**", how, o["threads"], o["multi_pps"], o["multi_ns"], o["points"], o["load_s"],
+        add("ours-n", "ours", "**ours**", how, o["threads"], o["multi_pps"], o["multi_ns"], o.get("multi_cpu_ns"), o["points"], o["load_s"],
             o["peak_rss"], "reference")
     if "ours-shipped" in R:
         o = R["ours-shipped"]
         layers = ", ".join(f"{l['level']}" for l in o["layers"])
         how = f"dataset as shipped: all layers ({layers})"
         note = "n/a: answers coarser units too"
-        add("shipped-1", "ours", "ours, as shipped", how, 1, o["single_pps"], o["single_ns"], o["points"],
+        add("shipped-1", "ours", "ours, as shipped", how, 1, o["single_pps"], o["single_ns"], o.get("single_cpu_ns"), o["points"],
             o["load_s"], o["peak_rss"], None, note)
-        add("shipped-n", "ours", "ours, as shipped", how, o["threads"], o["multi_pps"], o["multi_ns"], o["points"],
+        add("shipped-n", "ours", "ours, as shipped", how, o["threads"], o["multi_pps"], o["multi_ns"], o.get("multi_cpu_ns"), o["points"],
             o["load_s"], o["peak_rss"], None, note)
     if "shapely" in R:
         s = R["shapely"]
         how = "STRtree box query + prepared contains_xy"
-        add("shapely-1", "shapely", "shapely", how, 1, s["pps"], s["ns"], s["points"], s["build_s"], s["peak_rss"],
+        add("shapely-1", "shapely", "shapely", how, 1, s["pps"], s["ns"], s.get("cpu_ns"), s["points"], s["build_s"], s["peak_rss"],
             C.get("shapely"))
         if "multi_pps" in s:
             add("shapely-n", "shapely", "shapely", how + ", thread pool", s["threads"],
-                s["multi_pps"], s["multi_ns"], s["points"], s["build_s"], s["peak_rss"], C.get("shapely"))
+                s["multi_pps"], s["multi_ns"], s.get("multi_cpu_ns"), s["points"], s["build_s"], s["peak_rss"], C.get("shapely"))
     if "shapely-within" in R:
         s = R["shapely-within"]
         add("shapely-within", "shapely", "shapely", "STRtree.query(predicate='within')", 1, s["pps"],
-            s["ns"], s["points"], s["build_s"], s["peak_rss"], C.get("shapely-within"))
+            s["ns"], s.get("cpu_ns"), s["points"], s["build_s"], s["peak_rss"], C.get("shapely-within"))
     for k in sorted(k for k in R if k.startswith("duckdb-")):
         r = R[k]
         add(k, "duckdb", "DuckDB spatial", f"JOIN ON ST_Contains ({r['operator']})",
-            r["threads"], r["pps"], r["ns"], r["points"], None, r["peak_rss"], C.get(k))
+            r["threads"], r["pps"], r["ns"], r.get("cpu_ns"), r["points"], None, r["peak_rss"], C.get(k))
     for k in sorted(k for k in R if k.startswith("postgis-")):
         r = R[k]
         if r["shape"] == "points-gist":
@@ -68,7 +69,8 @@ def rows_of(d: dict, threads: int) -> list[dict]:
             how += f" (**plan loops over {r['loop_over']}**)"
         if r["threads"] > 1:
             how += f"; {r['workers_planned']} worker" + ("s" if r["workers_planned"] != 1 else "") + " planned"
-        add(k, "postgis", "PostGIS", how, r["threads"], r["pps"], r["ns"], r["points"], r["build_s"], r["peak_rss"],
+        add(k, "postgis", "PostGIS", how, r["threads"], r["pps"], r["ns"], r.get("cpu_ns"), r["points"], r["build_s"],
+            r["peak_rss"],
             C.get(k))
     for mode in (1, 2):
         k = f"rg-mode{mode}"
@@ -78,12 +80,13 @@ def rows_of(d: dict, threads: int) -> list[dict]:
             note = (f"country differs on {100 * ck['rate_in_polygons']:.2f} % of points in polygons"
                     if ck else "")
             th = 1 if mode == 1 else threads
-            add(k, "rg", "reverse_geocoder", "nearest city, k-d tree" + (", multiprocessing" if mode == 2 else ""), th, r["pps"], r["ns"], r["points"],
+            add(k, "rg", "reverse_geocoder", "nearest city, k-d tree" + (", multiprocessing" if mode == 2 else ""), th, r["pps"], r["ns"], r.get("cpu_ns"), r["points"],
                 r["build_s"], r["peak_rss"], None, note)
     if "brute" in R:
         b = R["brute"]
         add("brute", "brute", "brute-force GEOS", "no index: every polygon, prepared GEOS, file order", 1,
-            b["single_pps"], b["single_ns"], b["points"], b["load_s"], b["peak_rss"], C.get("brute"))
+            b["single_pps"], b["single_ns"], b.get("single_cpu_ns"), b["points"], b["load_s"], b["peak_rss"],
+            C.get("brute"))
     return out
 
 
@@ -146,41 +149,46 @@ def ratio(r, ours1, oursn):
 
 
 def table(rows, ours1, oursn) -> list[str]:
-    lines = ["| engine | how | threads | points | points/s | ns/point | ours ÷ this | index build / load | peak RSS | answers ≠ ours |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    lines = ["| engine | how | threads | points | points/s | ns/point | CPU ns/point | ours ÷ this | index build / load "
+             "| peak RSS | answers ≠ ours |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for r in rows:
         lines.append(f"| {r['label']} | {r['how']} | {r['threads']} | {r['points']:,} | {fmt_pps(r['pps'])} | "
-                     f"{fmt_ns(r['ns'])} | {ratio(r, ours1, oursn)} | {fmt_s(r['build'])} | {fmt_mb(r['rss'])} | "
-                     f"{fmt_check(r)} |")
+                     f"{fmt_ns(r['ns'])} | {fmt_ns(r['cpu'])} | {ratio(r, ours1, oursn)} | {fmt_s(r['build'])} | "
+                     f"{fmt_mb(r['rss'])} | {fmt_check(r)} |")
     return lines
 
 
 def goals(d: dict, rows) -> list[str]:
+    """The issue's goals, judged on core time per point (CPU ns/point) where it is about cores, since
+    that does not depend on what else the machine is doing; wall-clock figures beside it."""
     R = d["rows"]
     if "ours" not in R:
         return []
     o = R["ours"]
     by = {r["key"]: r for r in rows}
+    cpu1 = o.get("single_cpu_ns") or o["single_ns"]
+    cpun = o.get("multi_cpu_ns") or o["multi_ns"] * o["threads"]
     lines = ["| goal | measured | met? |", "|---|---|---|"]
-    per_core_n = o["multi_ns"] * o["threads"]
-    lines.append(f"| exact placemark ≤ {GOAL_NS} ns per point per core | {o['single_ns']:,.0f} ns on 1 thread; "
-                 f"{per_core_n:,.0f} ns per core on {o['threads']} | {'yes' if o['single_ns'] <= GOAL_NS else '**no**'} |")
+    lines.append(f"| exact placemark ≤ {GOAL_NS} ns per point per core | {cpu1:,.0f} CPU ns/point on 1 thread "
+                 f"({o['single_ns']:,.0f} ns wall); {cpun:,.0f} CPU ns/point on {o['threads']} threads | "
+                 f"{'yes' if cpu1 <= GOAL_NS else '**no**'} |")
     if "shapely-1" in by:
         x = o["single_pps"] / by["shapely-1"]["pps"]
         extra = ""
         if "shapely-n" in by:
             extra = f"; {o['multi_pps'] / by['shapely-n']['pps']:.1f}× on {o['threads']} threads"
-        lines.append(f"| ≥ {GOAL_SHAPELY}× shapely's throughput | {x:.1f}× on 1 thread{extra} | "
+        lines.append(f"| ≥ {GOAL_SHAPELY}× shapely's throughput | {x:.1f}× on 1 thread{extra} (points/s) | "
                      f"{'yes' if x >= GOAL_SHAPELY else '**no**'} |")
     duck1 = by.get("duckdb-t1")
     duckn = next((r for r in rows if r["family"] == "duckdb" and r["threads"] > 1), None)
-    if duck1:
-        x = o["single_pps"] / duck1["pps"]
+    if duck1 and duck1.get("cpu"):
+        x = duck1["cpu"] / cpu1
         extra = ""
-        if duckn:
-            extra = f"; {o['multi_pps'] / duckn['pps']:.1f}× on {duckn['threads']} threads"
-        lines.append(f"| more points per core than DuckDB | {x:.1f}× DuckDB's on 1 thread{extra} | "
-                     f"{'yes' if x > 1 else '**no**'} |")
+        if duckn and duckn.get("cpu"):
+            extra = f"; {duckn['cpu'] / cpun:.1f}× at {duckn['threads']} threads"
+        lines.append(f"| more points per core than DuckDB | {x:.1f}× DuckDB's points per CPU second on 1 thread"
+                     f"{extra} | {'yes' if x > 1 else '**no**'} |")
     return lines
 
 
@@ -414,7 +422,7 @@ def write(results, out: str, repo: str):
     if results.get("cold"):
         c = results["cold"]
         L += ["## Cold start", "",
-              f"Process start to the first answer printed, {c['command']!s} — {c['how']}: median "
+              f"Process start to the first answer printed, `{c['command']}` — {c['how']}: median "
               f"**{c['median_s'] * 1e3:.0f} ms** over {len(c['times_s'])} runs "
               f"({', '.join(f'{t * 1e3:.0f}' for t in c['times_s'])} ms; page cache warm), peak RSS "
               f"{fmt_mb(c['peak_rss'])}; it printed `{c['answer']}`.", ""]
@@ -454,8 +462,13 @@ def write(results, out: str, repo: str):
     L += ["## How to read this", "",
           "- points/s and ns/point are wall clock over all points of a pass (median of the passes after a warm-up "
           "pass); ns/point on N threads is wall time per point, so per core it is N times that.",
+          "- _CPU ns/point_: CPU time of the engine's process(es) per point over the same passes, all threads "
+          "summed: core time per point. It hardly grows when other work shares the machine, so it is the "
+          "steadier figure, and the one the per-core goals are judged on. (PostGIS: the backend plus its "
+          "parallel workers; reverse_geocoder mode 2: its worker processes included.)",
           "- _ours ÷ this_: our throughput at the same thread count divided by the row's (above 1: we are faster).",
-          "- _index build / load_: ours = reading the shapefile and building the R-tree (`loadTime`); shapely = "
+          "- _index build / load_: ours = `loadTime`: reading the shapefile, assembling the polygons, building "
+          "the R-tree (and the cell quadtree when enabled); shapely = "
           "STRtree + prepare; PostGIS = GiST on the polygons; DuckDB builds its R-tree inside each join; "
           "reverse_geocoder = reading its CSV and building the k-d tree; brute force = parsing and preparing.",
           "- _peak RSS_: of the engine's own process (PostGIS: the server backend that ran the join), including "

@@ -63,9 +63,11 @@ struct BruteForceBenchmark {
         let warm = Double(nowNanos() - t) / 1e9
 
         var answers = [Int32](repeating: -1, count: n)
+        let c = processCPUNanos()
         t = nowNanos()
         for i in 0..<n { answers[i] = locate(i) }
         let elapsed = Double(nowNanos() - t) / 1e9
+        let cpu = Double(processCPUNanos() - c) / 1e9
         if let answersPath { try writeAnswers(answers, to: answersPath) }
         log("brute force: \(n) points in \(String(format: "%.3f", elapsed)) s over \(prepared.count) records")
         try printJSON([
@@ -78,6 +80,7 @@ struct BruteForceBenchmark {
             "single_s": elapsed,
             "single_pps": Double(n) / elapsed,
             "single_ns": elapsed * 1e9 / Double(n),
+            "single_cpu_ns": cpu * 1e9 / Double(n),
             "peak_rss": peakRSSBytes(),
         ])
     }

@@ -86,14 +86,16 @@ struct OursBenchmark {
         }
 
         // 3. Single thread, warm.
-        var single: [Double] = []
+        var single: [Double] = [], singleCPU: [Double] = []
         for _ in 0..<passes {
             var hits = 0
+            let c = processCPUNanos()
             t = nowNanos()
             for i in 0..<n where geocoder.placemark(for: Coordinate(latitude: ys[i], longitude: xs[i]), datum: datum) != nil {
                 hits += 1
             }
             single.append(Double(nowNanos() - t) / 1e9)
+            singleCPU.append(Double(processCPUNanos() - c) / 1e9)
             precondition(hits == found, "answers changed between passes")
         }
         log("single thread: \(single.map { String(format: "%.3f", $0) }) s")
@@ -103,10 +105,12 @@ struct OursBenchmark {
         let counts = UnsafeMutableBufferPointer<Int>.allocate(capacity: threads * 8)  // padded against false sharing
         defer { counts.deallocate() }
         let shared = SharedPoints(xs: xs, ys: ys, geocoder: geocoder, counts: counts, threads: threads, datum: datum)
-        let warm = Double(pool.run { shared.slice($0) }) / 1e9
-        var multi: [Double] = []
+        let warm = Double(pool.run { shared.slice($0) }.wall) / 1e9
+        var multi: [Double] = [], multiCPU: [Double] = []
         for _ in 0..<passes {
-            multi.append(Double(pool.run { shared.slice($0) }) / 1e9)
+            let (wall, cpu) = pool.run { shared.slice($0) }
+            multi.append(Double(wall) / 1e9)
+            multiCPU.append(Double(cpu) / 1e9)
             precondition(shared.total == found, "multi-thread answers differ")
         }
         log("\(threads) threads: warm-up \(String(format: "%.3f", warm)) s, passes \(multi.map { String(format: "%.3f", $0) }) s")
@@ -149,11 +153,15 @@ struct OursBenchmark {
             "single_passes_s": single,
             "single_pps": Double(n) / medSingle,
             "single_ns": medSingle * 1e9 / Double(n),
+            "single_cpu_passes_s": singleCPU,
+            "single_cpu_ns": median(singleCPU) * 1e9 / Double(n),
             "threads": threads,
             "multi_warmup_s": warm,
             "multi_passes_s": multi,
             "multi_pps": Double(n) / medMulti,
             "multi_ns": medMulti * 1e9 / Double(n),
+            "multi_cpu_passes_s": multiCPU,
+            "multi_cpu_ns": median(multiCPU) * 1e9 / Double(n),
             "latency_samples": m,
             "latency_p50_ns": pct(0.50),
             "latency_p90_ns": pct(0.90),

@@ -49,6 +49,15 @@ func nowNanos() -> UInt64 {
     return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
 }
 
+/// CPU time this process has used, all threads, in nanoseconds. Unlike wall time it does not grow while
+/// other work on a shared machine holds the cores, and over N busy threads it is the core time spent.
+@inline(__always)
+func processCPUNanos() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+}
+
 /// Peak resident set size of this process so far, in bytes: VmHWM of /proc/self/status, which belongs to
 /// this program's address space. (getrusage's ru_maxrss is not used: Linux carries it across exec, so it
 /// would report the launching process's size when that is larger.)
@@ -125,13 +134,14 @@ final class WorkerPool: @unchecked Sendable {
         }
     }
 
-    /// Runs `job(worker)` on every worker and waits for all; returns the wall time in nanoseconds.
-    func run(_ job: @escaping @Sendable (Int) -> Void) -> UInt64 {
+    /// Runs `job(worker)` on every worker and waits for all; returns wall and process CPU time in nanoseconds.
+    func run(_ job: @escaping @Sendable (Int) -> Void) -> (wall: UInt64, cpu: UInt64) {
         self.job = job
+        let c0 = processCPUNanos()
         let t0 = nowNanos()
         for s in start { s.signal() }
         for _ in 0..<count { done.wait() }
-        return nowNanos() - t0
+        return (nowNanos() - t0, processCPUNanos() - c0)
     }
 }
 
