@@ -278,10 +278,18 @@ def cmd_out(cmd, cwd=None):
 
 
 def machine() -> dict:
-    model = ""
+    info = {}
     for line in cmd_out(["lscpu"]).splitlines():
-        if line.startswith("Model name:"):
-            model = line.split(":", 1)[1].strip()
+        if ":" in line:
+            k, v = line.split(":", 1)
+            info[k.strip()] = v.strip()
+    model = info.get("Model name", "?")
+    if "CPU family" in info:
+        # Zen generation by family/model (19h = Zen 3/4); a VM's model name alone says little.
+        model += f" (family {info['CPU family']} model {info.get('Model', '?')}"
+        model += f", L2 {info['L2 cache']}, L3 {info['L3 cache']}" if "L3 cache" in info else ""
+        model += f", {info['Hypervisor vendor']} guest" if "Hypervisor vendor" in info else ""
+        model += ")"
     mem = ""
     with open("/proc/meminfo") as f:
         for line in f:
