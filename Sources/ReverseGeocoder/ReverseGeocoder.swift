@@ -111,6 +111,11 @@ public final class ReverseGeocoder: Sendable {
         let context = contexts.current()
         var missedChina = false
         for set in loaded {
+            let r = set.reach
+            if coordinate.longitude < r.0 || coordinate.latitude < r.1 || coordinate.longitude > r.2 || coordinate.latitude > r.3 {
+                if set.datum != .wgs84 { missedChina = true }  // outside China's data, as surely as a miss
+                continue
+            }
             let c: Coordinate
             if set.datum != .wgs84 || datum == .wgs84 || !hasChinaDatumDataset {
                 c = Datum.convert(coordinate, from: datum, to: set.datum)

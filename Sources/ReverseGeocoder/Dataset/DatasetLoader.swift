@@ -5,6 +5,10 @@ final class LoadedDataset: Sendable {
     let manifest: DatasetManifest
     /// Copied out of the manifest: reading `manifest.datum` on the hot path would copy the whole struct.
     let datum: Datum
+    /// Bounding box of every polygon (minX, minY, maxX, maxY) in the dataset's datum, grown by 0.05°
+    /// (more than any GCJ-02 or BD-09 offset), so a point outside it in any datum skips this dataset
+    /// without paying for a datum conversion.
+    let reach: (Double, Double, Double, Double)
     let layers: [LayerIndex]
     let info: DatasetInfo
 
@@ -12,6 +16,16 @@ final class LoadedDataset: Sendable {
         self.manifest = manifest
         datum = manifest.datum
         self.layers = layers
+        var box = (Double.infinity, Double.infinity, -Double.infinity, -Double.infinity)
+        for layer in layers {
+            for part in layer.parts {
+                let e = part.envelope
+                box = (min(box.0, e.0), min(box.1, e.1), max(box.2, e.2), max(box.3, e.3))
+            }
+        }
+        // Antimeridian units are stored east of 180°, where a query's western twin may fall.
+        if box.2 > 180 { box.0 = -180; box.2 = 180 }
+        reach = (box.0 - 0.05, box.1 - 0.05, box.2 + 0.05, box.3 + 0.05)
         self.info = info
     }
 

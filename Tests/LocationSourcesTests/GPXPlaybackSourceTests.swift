@@ -1,0 +1,204 @@
+import Foundation
+import Testing
+import ReverseGeocoder
+@testable import LocationSources
+
+@Suite("GPX playback", .timeLimit(.minutes(1)))
+struct GPXPlaybackSourceTests {
+    private static let start = Date(timeIntervalSince1970: 1_700_000_000)
+    /// How late a fix may arrive. Pacing must never deliver early, but lateness is up to the machine:
+    /// in the full suite other tests can hold Swift's cooperative threads for seconds, stalling every
+    /// consumer. The exact schedule is checked without a clock in `pacingSchedule`.
+    static let schedulerSlack: Duration = .seconds(20)
+
+    private func locations(_ stream: AsyncStream<LocationSourceEvent>) async -> [Location] {
+        var out: [Location] = []
+        for await event in stream {
+            guard case .location(let location) = event else {
+                Issue.record("unexpected \(event)")
+                continue
+            }
+            out.append(location)
+        }
+        return out
+    }
+
+    @Test("a timed track plays on the file's clock, with speed and course from neighbouring points")
+    func trackTimeline() throws {
+        let points = try GPXParser.parse(contentsOf: try GPXFixtures.url("track-with-time.gpx")).playbackPoints
+        let fixes = GPXPlaybackSource.timeline(of: points, startDate: Self.start)
+        #expect(fixes.count == points.count)
+        #expect(fixes.map(\.timestamp) == points.map { $0.time! }, "file times, not the start date")
+        #expect(fixes.map(\.coordinate) == points.map(\.coordinate))
+        #expect(fixes.map(\.altitude) == points.map(\.elevation))
+
+        let legMetres = points[0].coordinate.distance(to: points[1].coordinate)
+        #expect(abs(fixes[1].speed - legMetres / 5) < 1e-9)
+        #expect(abs(fixes[0].speed - legMetres / 5) < 1e-9, "first point takes the leg leaving it")
+        #expect(fixes[1].course > 40 && fixes[1].course < 50, "north-east along the path: \(fixes[1].course)")
+        #expect(fixes[0].horizontalAccuracy == 0.8 * 5, "hdop × metresPerDOP")
+        #expect(fixes[3].horizontalAccuracy == 5, "no hdop → configured accuracy")
+        #expect(fixes[0].verticalAccuracy == -1)
+        #expect(fixes[0].quality == .simulated && fixes[0].isValid)
+        #expect(fixes[6].quality == Location.FixQuality.none && !fixes[6].isValid, "<fix>none</fix>")
+        #expect(zip(fixes, fixes.dropFirst()).allSatisfy { $0.timestamp <= $1.timestamp })
+    }
+
+    @Test("an untimed route is paced by the configured speed from the start date")
+    func routeTimeline() throws {
+        let points = try GPXParser.parse(contentsOf: try GPXFixtures.url("route-without-time.gpx")).playbackPoints
+        let configuration = GPXPlaybackSource.Configuration(speed: 2)
+        let fixes = GPXPlaybackSource.timeline(of: points, configuration: configuration, startDate: Self.start)
+        var expected = Self.start
+        for (i, fix) in fixes.enumerated() {
+            if i > 0 { expected += points[i - 1].coordinate.distance(to: points[i].coordinate) / 2 }
+            #expect(abs(fix.timestamp.timeIntervalSince(expected)) < 1e-6)
+            #expect(abs(fix.speed - 2) < 1e-9)
+        }
+    }
+
+    @Test("a point whose time goes backwards is reached at the configured speed instead")
+    func backwardsTime() {
+        let a = GPXPoint(kind: .trackPoint, coordinate: Coordinate(latitude: 0, longitude: 0), time: Self.start)
+        let b = GPXPoint(kind: .trackPoint, coordinate: Coordinate(latitude: 0, longitude: 0.001),
+                         time: Self.start.addingTimeInterval(-30))
+        let fixes = GPXPlaybackSource.timeline(of: [a, b], configuration: .init(speed: 10), startDate: .distantPast)
+        let metres = a.coordinate.distance(to: b.coordinate)
+        #expect(abs(fixes[1].timestamp.timeIntervalSince(Self.start) - metres / 10) < 1e-6)
+    }
+
+    @Test("the pacing schedule: timeline seconds divided by the speed factor, never negative")
+    func pacingSchedule() {
+        #expect(PlaybackPacing.realTime(speedFactor: 20).wallSeconds(for: 2) == 0.1)
+        #expect(PlaybackPacing.realTime.wallSeconds(for: 2.5) == 2.5)
+        #expect(PlaybackPacing.realTime(speedFactor: 0.5).wallSeconds(for: 3) == 6)
+        #expect(PlaybackPacing.realTime.wallSeconds(for: -4) == 0, "time going backwards doesn't wait")
+        #expect(PlaybackPacing.asFastAsPossible.wallSeconds(for: 100) == nil)
+        #expect(PlaybackPacing.realTime(speedFactor: 0).wallSeconds(for: 1) == nil, "no factor → don't wait forever")
+        #expect(PlaybackPacing.realTime(speedFactor: .infinity).wallSeconds(for: 1) == nil)
+    }
+
+    @Test("as fast as possible: every point, in file order, with file timestamps")
+    func asFastAsPossible() async throws {
+        let url = try GPXFixtures.url("track-with-time.gpx")
+        let source = GPXPlaybackSource(contentsOf: url, configuration: .init(pacing: .asFastAsPossible))
+        let clock = ContinuousClock()
+        let began = clock.now
+        let played = await locations(source.events())
+        #expect(clock.now - began < Self.schedulerSlack, "the file spans five minutes; nothing may wait")
+        let points = try GPXParser.parse(contentsOf: url).playbackPoints
+        #expect(played == GPXPlaybackSource.timeline(of: points, startDate: Self.start))
+
+        let again = await locations(source.events())
+        #expect(again == played, "each events() call is a fresh run from the start")
+    }
+
+    @Test("real time with a speed factor waits out the recorded gaps, scaled")
+    func realTimePacing() async throws {
+        // Xcode file: three waypoints two seconds apart; at 20× that is 0.1 s between fixes.
+        let url = try GPXFixtures.url("xcode-waypoints.gpx")
+        let source = GPXPlaybackSource(contentsOf: url, configuration: .init(pacing: .realTime(speedFactor: 20)))
+        let clock = ContinuousClock()
+        var arrivals: [ContinuousClock.Instant] = []
+        var names: [Date] = []
+        for await event in source.events() {
+            arrivals.append(clock.now)
+            if case .location(let location) = event { names.append(location.timestamp) }
+        }
+        #expect(names.count == 3)
+        #expect(names == names.sorted())
+        // Waits are anchored to the first fix (a late fix is followed by a shorter wait, by design),
+        // so each arrival is checked against the first.
+        for (k, arrival) in arrivals.enumerated().dropFirst() {
+            let offset = arrival - arrivals[0]
+            #expect(offset >= .milliseconds(100 * k - 20), "fix \(k) arrived early: \(offset)")
+            #expect(offset < .milliseconds(100 * k) + Self.schedulerSlack, "fix \(k) arrived far too late: \(offset)")
+        }
+    }
+
+    @Test("an untimed route in real time moves at the configured speed")
+    func realTimeUntimed() async throws {
+        // Two points 111 m apart at 100 m/s, sped up 5× → about 0.22 s.
+        let points = [GPXPoint(kind: .routePoint, coordinate: Coordinate(latitude: 10, longitude: 20), segment: 1),
+                      GPXPoint(kind: .routePoint, coordinate: Coordinate(latitude: 10.001, longitude: 20), segment: 1)]
+        let expected = points[0].coordinate.distance(to: points[1].coordinate) / 100 / 5
+        let source = GPXPlaybackSource(document: GPXDocument(routePoints: points),
+                                       configuration: .init(pacing: .realTime(speedFactor: 5), speed: 100))
+        let clock = ContinuousClock()
+        var arrivals: [ContinuousClock.Instant] = []
+        for await _ in source.events() { arrivals.append(clock.now) }
+        #expect(arrivals.count == 2)
+        let gap = arrivals[1] - arrivals[0]
+        #expect(gap >= .seconds(expected * 0.95) && gap < .seconds(expected) + Self.schedulerSlack, "\(gap) for \(expected) s")
+    }
+
+    @Test("stop() ends a stream that is waiting for a fix an hour away")
+    func stopDuringWait() async throws {
+        let points = [GPXPoint(kind: .trackPoint, coordinate: Coordinate(latitude: 1, longitude: 1), time: Self.start),
+                      GPXPoint(kind: .trackPoint, coordinate: Coordinate(latitude: 1, longitude: 1.01),
+                               time: Self.start.addingTimeInterval(3600))]
+        let source = GPXPlaybackSource(document: GPXDocument(trackPoints: points), configuration: .init(pacing: .realTime))
+        let clock = ContinuousClock()
+        var iterator = source.events().makeAsyncIterator()
+        #expect(await iterator.next() != nil)
+        let began = clock.now
+        Task {
+            try await Task.sleep(for: .milliseconds(100))
+            source.stop()
+        }
+        #expect(await iterator.next() == nil)
+        #expect(clock.now - began < Self.schedulerSlack, "an hour's wait cut short")
+    }
+
+    @Test("cancelling the consuming task ends the run")
+    func cancelConsumer() async throws {
+        let points = [GPXPoint(kind: .trackPoint, coordinate: Coordinate(latitude: 1, longitude: 1), time: Self.start),
+                      GPXPoint(kind: .trackPoint, coordinate: Coordinate(latitude: 1, longitude: 1.01),
+                               time: Self.start.addingTimeInterval(3600))]
+        let source = GPXPlaybackSource(document: GPXDocument(trackPoints: points), configuration: .init(pacing: .realTime))
+        let consumer = Task {
+            var count = 0
+            for await _ in source.events() { count += 1 }
+            return count
+        }
+        try await Task.sleep(for: .milliseconds(150))
+        consumer.cancel()
+        #expect(await consumer.value == 1)
+    }
+
+    @Test("a malformed file becomes one parse error event naming file and line, then the stream ends")
+    func malformedFile() async throws {
+        let source = GPXPlaybackSource(contentsOf: try GPXFixtures.url("malformed.gpx"),
+                                       configuration: .init(pacing: .asFastAsPossible))
+        var events: [LocationSourceEvent] = []
+        for await event in source.events() { events.append(event) }
+        #expect(events.count == 1)
+        guard case .error(.parse(let message))? = events.first else {
+            Issue.record("expected a parse error, got \(events)")
+            return
+        }
+        #expect(message.hasPrefix("malformed.gpx:7:"), "\(message)")
+    }
+
+    @Test("a GPX file with nothing to play says so")
+    func emptyDocument() async {
+        let source = GPXPlaybackSource(document: GPXDocument(), name: "empty.gpx")
+        var events: [LocationSourceEvent] = []
+        for await event in source.events() { events.append(event) }
+        #expect(events == [.error(.sourceUnavailable("empty.gpx has no trkpt, rtept or wpt to play"))])
+    }
+
+    @Test("a stream dropped unread doesn't keep its run alive; stop() reaches one that is held")
+    func runBookkeeping() async throws {
+        let source = GPXPlaybackSource(contentsOf: try GPXFixtures.url("xcode-waypoints.gpx"))
+        _ = source.events()
+        _ = source.events()
+        #expect(source.runs.count == 0)
+        let held = source.events()
+        #expect(source.runs.count == 1)
+        source.stop()
+        #expect(source.runs.count == 0)
+        var iterator = held.makeAsyncIterator()
+        #expect(await iterator.next() == nil, "a stopped run delivers nothing")
+    }
+}
