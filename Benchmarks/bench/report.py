@@ -405,8 +405,14 @@ def write(results, out: str, repo: str):
          f"- Finished {results['finished']}, {results['elapsed_s'] / 60:.1f} min in all.",
          f"- Machine: {m['cpu']}, {m['cores']} cores ({m['flags']}), {m['mem']}, {m['os']}, Linux {m['kernel']}.",
          f"- Load average (1/5/15 min) at start {', '.join(f'{x:.2f}' for x in results['load_start'])}, at end "
-         f"{', '.join(f'{x:.2f}' for x in results['load_end'])}: other work on the machine inflates every number "
-         f"alike but not equally; compare ratios, not absolutes.", ""]
+         f"{', '.join(f'{x:.2f}' for x in results['load_end'])} (the end includes the suite's own work)."]
+    cu = results.get("cpu_use")
+    if cu:
+        L += [f"- CPU use over the run: {cu['busy_cores']:.2f} of {m['cores']} cores busy on average, "
+              f"{cu['own_cores']:.2f} of them the suite's own processes (the PostgreSQL server's not counted), so "
+              f"other work took at most {cu['other_cores']:.2f} cores; hypervisor steal {cu['steal_cores']:.2f} "
+              f"cores. Other work inflates wall-clock numbers (points/s, ns/point) more than CPU ns/point."]
+    L += [""]
     if has_chart:
         L += [f"![throughput per engine]({os.path.basename(png)})", ""]
     for d in results["datasets"]:

@@ -26,13 +26,32 @@ ENGINES = ["ours", "brute", "shapely", "duckdb", "postgis", "rg", "cold"]
 
 # Sizes: the full profile runs in well under 10 minutes on 2 shared cores, quick in about a minute.
 PROFILES = {
-    "full": dict(points=200_000, passes=5, peer_passes=3, brute=2_000, point_driven=20_000, latency=100_000,
-                 cold=5, within=50_000),
+    "full": dict(points=500_000, passes=5, peer_passes=3, brute=2_000, point_driven=50_000, latency=100_000,
+                 cold=5, within=100_000),
     "quick": dict(points=20_000, passes=2, peer_passes=1, brute=200, point_driven=2_000, latency=10_000,
                   cold=2, within=5_000),
 }
 WORLD_LAND = (-180.0, -56.0, 180.0, 72.0)  # uniform over the latitudes where land is, minus Antarctica
 COLD_POINT = ("39.9087", "116.3975")  # Tian'anmen, WGS-84: answered by the China data if loaded, else the world's
+
+
+def cpu_snapshot() -> dict:
+    """Machine-wide busy and steal CPU time (/proc/stat) and this suite's own (itself + waited-for children),
+    to tell afterwards how much of the machine other work took during the run."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    tick = os.sysconf("SC_CLK_TCK")
+    user, nice, system, idle, iowait, irq, softirq, steal = (v + [0] * 8)[:8]
+    t = os.times()
+    return {"wall": time.monotonic(), "busy": (user + nice + system + irq + softirq) / tick, "steal": steal / tick,
+            "own": t.user + t.system + t.children_user + t.children_system}
+
+
+def cpu_use(a: dict, b: dict) -> dict:
+    wall = b["wall"] - a["wall"]
+    busy, own = (b["busy"] - a["busy"]) / wall, (b["own"] - a["own"]) / wall
+    return {"busy_cores": busy, "own_cores": own, "other_cores": max(0.0, busy - own),
+            "steal_cores": (b["steal"] - a["steal"]) / wall}
 
 
 def sh(cmd, timeout=1800, **kw):
@@ -326,6 +345,7 @@ def main():
     data_dir = os.path.abspath(os.path.join(REPO, a.data) if not os.path.isabs(a.data) else a.data)
     started = time.time()
     load_start = os.getloadavg()
+    cpu_start = cpu_snapshot()
 
     bin_dir = os.path.join(REPO, ".build", "release")
     binary = os.path.join(bin_dir, "geocode-bench")
@@ -359,6 +379,7 @@ def main():
     results["elapsed_s"] = time.time() - started
     results["load_start"] = load_start
     results["load_end"] = os.getloadavg()
+    results["cpu_use"] = cpu_use(cpu_start, cpu_snapshot())
     results["finished"] = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(os.path.join(HERE, "work", profile, "results.json"), "w") as f:
