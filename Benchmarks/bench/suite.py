@@ -54,6 +54,23 @@ def cpu_use(a: dict, b: dict) -> dict:
             "steal_cores": (b["steal"] - a["steal"]) / wall}
 
 
+def wait_idle(limit_s: float, window_s: float = 20.0, threshold: float = 0.15):
+    """Waits until a window in which the machine's busy CPU time is under `threshold` cores (this process
+    sleeps meanwhile, so all of it is other work), or until `limit_s` has passed."""
+    deadline = time.monotonic() + limit_s
+    while True:
+        a = cpu_snapshot()
+        time.sleep(window_s)
+        use = cpu_use(a, cpu_snapshot())["busy_cores"]
+        if use < threshold:
+            log(f"machine idle: {use:.2f} cores busy over {window_s:.0f} s")
+            return
+        if time.monotonic() > deadline:
+            log(f"machine still busy ({use:.2f} cores) after waiting {limit_s / 60:.0f} min: running anyway")
+            return
+        log(f"waiting for an idle machine: {use:.2f} cores busy over the last {window_s:.0f} s")
+
+
 def sh(cmd, timeout=1800, **kw):
     return subprocess.run(cmd, check=True, timeout=timeout, text=True, **kw)
 
@@ -328,6 +345,8 @@ def main():
     p.add_argument("--out", help="report file (default: Benchmarks/RESULTS.md for a full run of every engine, "
                                  "else Benchmarks/work/<profile>/RESULTS.md)")
     p.add_argument("--skip-build", action="store_true", help="use the geocode-bench already built")
+    p.add_argument("--wait-idle", type=float, metavar="MINUTES",
+                   help="first wait, up to MINUTES, for 20 s in which other work uses under 0.15 cores")
     p.add_argument("--cell-size", help="our engine's ReverseGeocoder.Options.cellSize in degrees, or off "
                                        "(default: the engine's default)")
     a = p.parse_args()
@@ -343,6 +362,8 @@ def main():
     complete = only == set(ENGINES) and profile == "full" and not a.points and not a.datasets and not a.cell_size
     out = a.out or (os.path.join(HERE, "RESULTS.md") if complete else os.path.join(HERE, "work", profile, "RESULTS.md"))
     data_dir = os.path.abspath(os.path.join(REPO, a.data) if not os.path.isabs(a.data) else a.data)
+    if a.wait_idle:
+        wait_idle(a.wait_idle * 60)
     started = time.time()
     load_start = os.getloadavg()
     cpu_start = cpu_snapshot()
