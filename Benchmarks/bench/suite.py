@@ -89,7 +89,7 @@ def run_json(cmd, timeout=1800):
 # ------------------------------------------------------------------------------------------------
 def discover(data_dir: str) -> list[str]:
     if not os.path.isdir(data_dir):
-        sys.exit(f"suite: no data directory {data_dir} (pass --data DIR; Benchmarks/interim-data.sh makes a stand-in)")
+        sys.exit(f"suite: no data directory {data_dir} (pass --data DIR: one subdirectory with manifest.json per dataset)")
     found = sorted(d for d in os.listdir(data_dir) if os.path.exists(os.path.join(data_dir, d, "manifest.json")))
     if not found:
         sys.exit(f"suite: no dataset (a subdirectory with manifest.json) in {data_dir}")
