@@ -225,7 +225,7 @@ class ThrowawayCluster:
         self._run(f"{PG_BIN}/initdb", "-D", self.data, "-A", "trust", "-U", "bench", "-E", "UTF8", "--no-sync")
         opts = (f"-c listen_addresses=127.0.0.1 -c port={self.port} -c unix_socket_directories={self.dir} "
                 f"-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c shared_buffers=512MB "
-                f"-c work_mem=256MB -c maintenance_work_mem=512MB -c jit=off")
+                f"-c work_mem=256MB -c maintenance_work_mem=512MB -c jit=off -c autovacuum=off")
         self._run(f"{PG_BIN}/pg_ctl", "-D", self.data, "-l", os.path.join(self.dir, "log"), "-o", opts, "-w", "start")
         return self
 
