@@ -1,3 +1,27 @@
-// geocode-bench: drives the engine on the benchmark inputs. See Benchmarks/README.md.
-import ReverseGeocoder
-print("geocode-bench: not implemented yet")
+// geocode-bench: the engine's side of the benchmark suite (see Benchmarks/README.md).
+//
+//   geocode-bench ours  --manifest M.json --points P.f64 --datum wgs84|gcj02 [--answers A.i32] [--answers-country C.txt]
+//                       [--threads N] [--passes K] [--latency N] [--cell-size DEGREES|off]
+//   geocode-bench brute --polygons G.wkb --points P.f64 [--limit N] [--answers A.i32]
+//   geocode-bench cold-start --data DIR [--datum D] LAT LON
+//
+// `ours` and `brute` print one JSON object on stdout (the suite's orchestrator reads it); points files are
+// little-endian float64 (x = longitude, y = latitude) pairs, answers files little-endian int32 per point
+// (the record number of the containing unit, -1 for none). Progress goes to stderr.
+import Foundation
+
+do {
+    var args = Array(CommandLine.arguments.dropFirst())
+    guard let command = args.first else { throw UsageError("no command (ours, brute, cold-start)") }
+    args.removeFirst()
+    let options = try Options(args)
+    switch command {
+    case "ours": try OursBenchmark(options).run()
+    case "brute": try BruteForceBenchmark(options).run()
+    case "cold-start", "--cold-start": try ColdStart(options).run()
+    default: throw UsageError("unknown command \(command)")
+    }
+} catch {
+    FileHandle.standardError.write(Data("geocode-bench: \(error)\n".utf8))
+    exit(2)
+}

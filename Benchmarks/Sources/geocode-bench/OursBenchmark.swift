@@ -1,0 +1,202 @@
+import CGEOS
+import Foundation
+import ReverseGeocoder
+
+/// Our engine on one dataset: load (index build) time, a first pass with cold per-thread caches,
+/// single-thread and all-threads throughput over the same points, per-query latency, peak RSS.
+struct OursBenchmark {
+    let manifestURL: URL
+    let datum: Datum
+    let pointsPath: String
+    let answersPath: String?
+    let countriesPath: String?
+    let threads: Int
+    let passes: Int
+    let latencySamples: Int
+    let options: ReverseGeocoder.Options
+
+    init(_ o: Options) throws {
+        manifestURL = URL(fileURLWithPath: try o.string("manifest"))
+        guard let d = Datum(name: try o.string("datum")) else { throw UsageError("unknown datum") }
+        datum = d
+        pointsPath = try o.string("points")
+        answersPath = o.optional("answers")
+        countriesPath = o.optional("answers-country")
+        threads = try o.int("threads", default: ProcessInfo.processInfo.activeProcessorCount)
+        passes = max(1, try o.int("passes", default: 3))
+        latencySamples = try o.int("latency", default: 100_000)
+        // The engine's index options: its defaults unless --cell-size SIZE|off says otherwise.
+        var options = ReverseGeocoder.Options()
+        if let text = o.optional("cell-size") {
+            if text == "off" {
+                options.cellSize = nil
+            } else if let size = Double(text), size > 0 {
+                options.cellSize = size
+            } else {
+                throw UsageError("--cell-size takes degrees or off, not \(text)")
+            }
+        }
+        self.options = options
+    }
+
+    func run() throws {
+        let rssStart = currentRSSBytes()
+        let manifest = try DatasetManifest.load(from: manifestURL)
+        let t0 = nowNanos()
+        let geocoder = try ReverseGeocoder(manifests: [(manifest: manifest, directory: manifestURL.deletingLastPathComponent())],
+                                           options: options)
+        let loadWall = Double(nowNanos() - t0) / 1e9
+        let rssAfterLoad = currentRSSBytes()
+        log("loaded \(manifest.name) in \(String(format: "%.3f", loadWall)) s")
+
+        let (xs, ys) = try readPoints(pointsPath)
+        let n = xs.count
+        let datum = self.datum
+        // The level whose code identifies the unit: the finest layer's.
+        let level = manifest.layers.map(\.level).max()!
+
+        // 1. First pass, one thread, cold: every polygon touched is prepared on first use.
+        var found = 0
+        var t = nowNanos()
+        for i in 0..<n where geocoder.placemark(for: Coordinate(latitude: ys[i], longitude: xs[i]), datum: datum) != nil {
+            found += 1
+        }
+        let firstPass = Double(nowNanos() - t) / 1e9
+        log("first pass \(String(format: "%.3f", firstPass)) s, \(found) of \(n) points answered")
+
+        // 2. Answers (untimed): the unit's code at the finest level; the suite's manifest makes it the record number.
+        if let answersPath {
+            var answers = [Int32](repeating: -1, count: n)
+            for i in 0..<n {
+                if let p = geocoder.placemark(for: Coordinate(latitude: ys[i], longitude: xs[i]), datum: datum) {
+                    answers[i] = p.code(at: level).flatMap { Int32($0) } ?? -2
+                }
+            }
+            try writeAnswers(answers, to: answersPath)
+        }
+
+        // ...and the country code of every answer, one line per point ("" for none), to compare approximate tools.
+        if let countriesPath {
+            var lines: [String] = []
+            lines.reserveCapacity(n)
+            for i in 0..<n {
+                lines.append(geocoder.placemark(for: Coordinate(latitude: ys[i], longitude: xs[i]), datum: datum)?.isoCountryCode ?? "")
+            }
+            try (lines.joined(separator: "\n") + "\n").write(toFile: countriesPath, atomically: true, encoding: .utf8)
+        }
+
+        // 3. Single thread, warm.
+        var single: [Double] = [], singleCPU: [Double] = []
+        for _ in 0..<passes {
+            var hits = 0
+            let c = processCPUNanos()
+            t = nowNanos()
+            for i in 0..<n where geocoder.placemark(for: Coordinate(latitude: ys[i], longitude: xs[i]), datum: datum) != nil {
+                hits += 1
+            }
+            single.append(Double(nowNanos() - t) / 1e9)
+            singleCPU.append(Double(processCPUNanos() - c) / 1e9)
+            precondition(hits == found, "answers changed between passes")
+        }
+        log("single thread: \(single.map { String(format: "%.3f", $0) }) s")
+
+        // 4. All threads: contiguous slices, persistent workers; one warm-up pass prepares each worker's cache.
+        let pool = WorkerPool(threads: threads)
+        let counts = UnsafeMutableBufferPointer<Int>.allocate(capacity: threads * 8)  // padded against false sharing
+        defer { counts.deallocate() }
+        let shared = SharedPoints(xs: xs, ys: ys, geocoder: geocoder, counts: counts, threads: threads, datum: datum)
+        let warm = Double(pool.run { shared.slice($0) }.wall) / 1e9
+        var multi: [Double] = [], multiCPU: [Double] = []
+        for _ in 0..<passes {
+            let (wall, cpu) = pool.run { shared.slice($0) }
+            multi.append(Double(wall) / 1e9)
+            multiCPU.append(Double(cpu) / 1e9)
+            precondition(shared.total == found, "multi-thread answers differ")
+        }
+        log("\(threads) threads: warm-up \(String(format: "%.3f", warm)) s, passes \(multi.map { String(format: "%.3f", $0) }) s")
+
+        // 5. Latency of single queries (one thread, warm), each timed on its own.
+        let m = min(n, latencySamples)
+        var lat = [UInt64](repeating: 0, count: m)
+        for i in 0..<m {
+            let c = Coordinate(latitude: ys[i], longitude: xs[i])
+            let a = nowNanos()
+            _ = geocoder.placemark(for: c, datum: datum)
+            lat[i] = nowNanos() - a
+        }
+        lat.sort()
+        var overhead = [UInt64](repeating: 0, count: 10_000)
+        for i in overhead.indices { let a = nowNanos(); overhead[i] = nowNanos() - a }
+        overhead.sort()
+        func pct(_ p: Double) -> UInt64 { m == 0 ? 0 : lat[min(m - 1, Int(Double(m) * p))] }
+
+        let medSingle = median(single), medMulti = median(multi)
+        let info = geocoder.datasets.first!
+        try printJSON([
+            "engine": "ours",
+            "geos": String(cString: GEOSversion()),
+            "dataset": info.name,
+            "datum": datum.rawValue,
+            "cell_size": options.cellSize.map { $0 as Any } ?? "off",
+            "layers": info.layers.map { l in
+                ["file": l.file, "level": l.level.rawValue, "records": l.records, "units": l.units, "polygons": l.polygons,
+                 "vertices": l.vertices, "repaired": l.repairedPolygons, "antimeridian": l.antimeridianRecords,
+                 "windingCorrected": l.windingCorrected, "warnings": l.warnings] as [String: Any]
+            },
+            "points": n,
+            "found": found,
+            "load_s": Double(geocoder.loadTime.components.seconds) + Double(geocoder.loadTime.components.attoseconds) / 1e18,
+            "load_wall_s": loadWall,
+            "rss_before_load": rssStart,
+            "rss_after_load": rssAfterLoad,
+            "first_pass_s": firstPass,
+            "single_passes_s": single,
+            "single_pps": Double(n) / medSingle,
+            "single_ns": medSingle * 1e9 / Double(n),
+            "single_cpu_passes_s": singleCPU,
+            "single_cpu_ns": median(singleCPU) * 1e9 / Double(n),
+            "threads": threads,
+            "multi_warmup_s": warm,
+            "multi_passes_s": multi,
+            "multi_pps": Double(n) / medMulti,
+            "multi_ns": medMulti * 1e9 / Double(n),
+            "multi_cpu_passes_s": multiCPU,
+            "multi_cpu_ns": median(multiCPU) * 1e9 / Double(n),
+            "latency_samples": m,
+            "latency_p50_ns": pct(0.50),
+            "latency_p90_ns": pct(0.90),
+            "latency_p99_ns": pct(0.99),
+            "latency_p999_ns": pct(0.999),
+            "latency_max_ns": lat.last ?? 0,
+            "clock_overhead_ns": overhead[overhead.count / 2],
+            "peak_rss": peakRSSBytes(),
+        ])
+    }
+}
+
+/// What the workers read (immutable) and where they count their hits (one padded slot each).
+final class SharedPoints: @unchecked Sendable {
+    // @unchecked: the arrays and geocoder are never mutated after init; each worker writes only its own
+    // `counts` slot, read by the main thread after WorkerPool.run returned (ordered by its semaphores).
+    let xs: [Double], ys: [Double]
+    let geocoder: ReverseGeocoder
+    let counts: UnsafeMutableBufferPointer<Int>
+    let threads: Int
+    let datum: Datum
+
+    init(xs: [Double], ys: [Double], geocoder: ReverseGeocoder, counts: UnsafeMutableBufferPointer<Int>, threads: Int, datum: Datum) {
+        self.xs = xs; self.ys = ys; self.geocoder = geocoder; self.counts = counts; self.threads = threads; self.datum = datum
+    }
+
+    func slice(_ worker: Int) {
+        let n = xs.count
+        let lo = n * worker / threads, hi = n * (worker + 1) / threads
+        var hits = 0
+        for i in lo..<hi where geocoder.placemark(for: Coordinate(latitude: ys[i], longitude: xs[i]), datum: datum) != nil {
+            hits += 1
+        }
+        counts[worker * 8] = hits
+    }
+
+    var total: Int { (0..<threads).reduce(0) { $0 + counts[$1 * 8] } }
+}
