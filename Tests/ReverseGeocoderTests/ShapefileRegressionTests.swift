@@ -34,4 +34,32 @@ struct ShapefileRegressionTests {
             try load(shp)
         }
     }
+
+    /// One polygon with a vertex at (1.9e185, 1.9e185) (mutated bytes, as a damaged download has). It
+    /// loaded, and the cell quadtree, whose edge test overflowed to infinity at such magnitudes, found
+    /// every cell crossed and subdivided all of them to depth 20: the fuzzer stopped it at 2 GB. A vertex
+    /// that is no longitude/latitude is now refused with the record named.
+    @Test func vertexFarOutsideLongitudeLatitude() throws {
+        let shp = try unpack("AmUCbAAAACcKAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAB26AMAAAUAAAAAAAAAAABdQAAAAAAAgENAAAAAAABAXUAAAAAAAABEQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAQAAAEAFAAAAAAAAAAAAXUAAAAAAAIBDQAAAAAAAQF1AAAAAAAAAREABAAAABQAAAAAAAAAAAAAAAABdQAAAAAAAgENAAAAAAAAAXUAAAAAAAABEQAAAAAAAQF1AAAAAAAAAREAAgeUAbAAAACcKAAAAAAAAAAAAAABmZmZmZmZmZmZmZmZmZmZmZmZmZmZmZmZmZmYAAAAAAAAAAAAAAAB26AMAAAUAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA8D8AAAAAAADwPwAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAbAAAAAADwPwAAAMwAAADwPwEAAAAFAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAPA/AAAAAAAA8D8AAAAAAADwPwAAAAAAAPA/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAnCgAAAAAAAAAAAAAAAAAAAAAAAAAAAAAANugDAAAFAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAPA/AAAAAAAA8D8AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAADIAAAAAAABAz5FfBxoAAAAAIQABAAAAAAAAAAAAQF1AAAAAAACAQ0AAAAAAAAAAcmIAAAAAAAAAV11AAAAAAAAAAA0agENAAAAnCgAAAAAAAAAAAAAAAAAAAAAAAAAAAAAANugDAAAFAAAAAAAAAAAAXUAAAAAAAIBDQAAAAAAAQF1AAAAAAAAAREAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAADIAAABAA18HGgEAAABhADEAAAAAAAAAAAAAAAAAAAAAAABXAABOQU1FAAAAAAAAAEMAAAAAGAAAAAAAAAAAAAAAAAAAAENPREUAAAAAAAAAQwAAAAAYAAAAAAAAAAAAAAAAAAAADSCxsb6pICAgICAgICAgICAgICAgICAgICAxMTAwMDAgICAgICAgICAgICAgICAgICAa")
+        do {
+            try load(shp)
+            Issue.record("loaded a polygon with a vertex at 1.9e185")
+        } catch let GeocoderError.corrupt(file, record, reason) {
+            #expect(file == "units.shp" && record == 0)
+            #expect(reason.hasPrefix("vertex 4 (1.903465781757089e+185, 1.9035985662552932e+185) is not a longitude/latitude"))
+        }
+    }
+
+    /// The limits themselves: ±360° of longitude and the poles load; one step beyond is refused.
+    @Test func longitudeLatitudeLimits() throws {
+        let dir = TestShapefile.directory()
+        let ok = TestShapefile.write(dir.appendingPathComponent("ok"), fields: ["NAME", "CODE"], records: [
+            .init(rings: [[(300, -90), (300, 90), (360, 90), (360, -90), (300, -90)]], ["NAME": "East", "CODE": "1"]),
+        ])
+        try load(ok)
+        let bad = TestShapefile.write(dir.appendingPathComponent("bad"), fields: ["NAME", "CODE"], records: [
+            .init(rings: [[(0, 0), (0, 1), (500_000, 1), (0, 0)]], ["NAME": "Metres", "CODE": "1"]),
+        ])
+        #expect(throws: GeocoderError.self) { try load(bad) }
+    }
 }
