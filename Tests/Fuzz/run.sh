@@ -65,13 +65,14 @@ build() {
     mods=$(modules_for "$h")
     local done_mods=()
     for m in $mods; do build_module "$m" "${done_mods[@]}"; done_mods+=("$m"); objs+=("$B/modules/$m.o"); done
-    local out="$B/bin/fuzz-$h" src="$HERE/Harnesses/$h.swift"
+    local out="$B/bin/fuzz-$h" src=("$HERE/Harnesses/$h.swift" "$HERE/Support/FuzzSupport.swift")
+    case "$h" in csv|ndjson|geojson) src+=("$HERE/Support/BatchSupport.swift") ;; esac
     mkdir -p "$B/bin"
     local newest
-    newest=$(ls -t "$src" "$HERE/Support/FuzzSupport.swift" "${objs[@]}" | head -1)
+    newest=$(ls -t "${src[@]}" "${objs[@]}" | head -1)
     if [ -x "$out" ] && [ "$out" -nt "$newest" ]; then return; fi
     echo "fuzz: linking fuzz-$h" >&2
-    nice -n "$NICE" "$SWIFTC" "${FLAGS[@]}" -module-name "Fuzz_${h//-/_}" "$src" "$HERE/Support/FuzzSupport.swift" \
+    nice -n "$NICE" "$SWIFTC" "${FLAGS[@]}" -module-name "Fuzz_${h//-/_}" "${src[@]}" \
         "${objs[@]}" "${libs[@]}" -o "$out" 2> >(grep -v "warning:\|^ *[0-9]* |\|^ *|\|^\[#\|^$" >&2 || true)
     [ -x "$out" ]
 }
