@@ -139,8 +139,12 @@ case "$cmd" in
             for i in "${!pids[@]}"; do wait "${pids[$i]}" || failed+=("${names[$i]}"); done
         fi
         n=${#HARNESSES[@]}
-        echo "fuzz: $((n - ${#failed[@]})) passed, ${#failed[@]} failed"
-        [ "${#failed[@]}" -eq 0 ] ;;
+        if [ "${#failed[@]}" -eq 0 ]; then
+            echo "fuzz: all $n harnesses ran ${seconds}s clean"
+        else
+            echo "fuzz: ${#failed[@]} of $n harnesses FAILED: ${failed[*]} (inputs in $B/artifacts)"
+            exit 1
+        fi ;;
     ""|-h|--help) sed -n '2,18p' "$0" ;;
     *)
         seconds=${2:?usage: run.sh HARNESS SECONDS}

@@ -78,3 +78,21 @@ func withoutBOM(_ b: UnsafeBufferPointer<UInt8>) -> ArraySlice<UInt8> {
     let a = Array(b)[...]
     return a.starts(with: [0xEF, 0xBB, 0xBF]) ? a.dropFirst(3) : a
 }
+
+/// Violation unless two runs of the same input (different read and chunk sizes) agree; says where not.
+func checkSameOutcome(_ a: BatchOutcome, _ b: BatchOutcome) {
+    if a.error != b.error { violation("read and chunk sizes changed the error: \(String(describing: a.error)) / \(String(describing: b.error))") }
+    // After a fatal error BatchRunner abandons the output, so how far the rows got does not matter.
+    if a.error != nil { return }
+    if a.records != b.records {
+        let i = a.records.indices.first { $0 < b.records.count && a.records[$0] != b.records[$0] } ?? min(a.records.count, b.records.count)
+        violation("read and chunk sizes changed the records (\(a.records.count) / \(b.records.count)), first at \(i): "
+                  + "\(i < a.records.count ? excerpt(a.records[i]) : "-") / \(i < b.records.count ? excerpt(b.records[i]) : "-")")
+    }
+    if a.rows != b.rows {
+        let i = a.rows.indices.first { $0 < b.rows.count && a.rows[$0] != b.rows[$0] } ?? min(a.rows.count, b.rows.count)
+        violation("read and chunk sizes changed output row \(i): \(i < a.rows.count ? excerpt(a.rows[i], limit: 400) : "-") / "
+                  + "\(i < b.rows.count ? excerpt(b.rows[i], limit: 400) : "-")")
+    }
+    if a.preamble != b.preamble || a.closing != b.closing { violation("read and chunk sizes changed the preamble or closing") }
+}
