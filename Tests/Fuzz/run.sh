@@ -54,7 +54,9 @@ build_module() {
     if [ -f "$B/modules/$name.o" ] && [ "$(cat "$B/modules/$name.stamp" 2>/dev/null)" = "$name $stamp" ]; then return; fi
     echo "fuzz: compiling module $name" >&2
     # shellcheck disable=SC2086
-    nice -n "$NICE" "$SWIFTC" "${FLAGS[@]}" -enable-testing -wmo -module-name "$name" \
+    local threads=()
+    [ "$JOBS" -gt 1 ] && threads=(-num-threads "$JOBS")   # LLVM code generation on several cores
+    nice -n "$NICE" "$SWIFTC" "${FLAGS[@]}" "${threads[@]}" -enable-testing -wmo -module-name "$name" \
         -emit-module -emit-module-path "$B/modules/$name.swiftmodule" -c $sources -o "$B/modules/$name.o" \
         2> >(grep -v "warning:\|^ *[0-9]* |\|^ *|\|^\[#\|^$" >&2 || true)
     echo "$name $stamp" > "$B/modules/$name.stamp"
@@ -126,7 +128,14 @@ case "$cmd" in
         "$B/bin/fuzz-$h" -runs=1 "$@" ;;
     all)
         seconds=${2:?usage: run.sh all SECONDS}
-        for h in "${HARNESSES[@]}"; do build "$h"; done
+        # Modules first (a dependency chain), then the harnesses, linked FUZZ_JOBS at a time.
+        build csv
+        pids=()
+        for h in "${HARNESSES[@]}"; do
+            while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do sleep 0.2; done
+            build "$h" & pids+=($!)
+        done
+        for pid in "${pids[@]}"; do wait "$pid"; done
         failed=()
         if [ "$JOBS" -le 1 ]; then
             for h in "${HARNESSES[@]}"; do run "$h" "$seconds" || failed+=("$h"); done
