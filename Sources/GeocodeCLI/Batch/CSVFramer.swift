@@ -11,6 +11,8 @@ final class CSVFramer: RecordFramer {
     private var previousWasCR = false
     /// Whether the first record ended with CRLF (the output then uses CRLF too). Nil until known.
     private(set) var usesCRLF: Bool?
+    /// The first record ended at a CR that was the last byte read so far: the next byte decides.
+    private var firstEndIsUndecidedCR = false
 
     init(input: ByteInput, delimiter: UInt8) {
         self.input = input
@@ -35,6 +37,10 @@ final class CSVFramer: RecordFramer {
                     if end > recordStart { records.append(RecordSpan(range: recordStart..<end, line: recordLine)) }
                     break
                 }
+            }
+            if firstEndIsUndecidedCR {
+                firstEndIsUndecidedCR = false
+                usesCRLF = input[input.cursor] == lf
             }
             let base = input.mark
             var i = input.cursor
@@ -72,7 +78,10 @@ final class CSVFramer: RecordFramer {
                         let end = i - base
                         if end > recordStart {
                             records.append(RecordSpan(range: recordStart..<end, line: recordLine))
-                            if usesCRLF == nil { usesCRLF = c == cr && i + 1 < n && b[i + 1] == lf }
+                            if usesCRLF == nil && !firstEndIsUndecidedCR {
+                                // A read can end between the CR and its LF: then the next byte decides.
+                                if c == cr && i + 1 == n { firstEndIsUndecidedCR = true } else { usesCRLF = c == cr && b[i + 1] == lf }
+                            }
                         }
                         recordStart = end + 1
                         recordLine = line
@@ -94,6 +103,13 @@ final class CSVFramer: RecordFramer {
         }
         if records.isEmpty { return nil }
         let bytes = input.take(upTo: input.cursor)
+        if firstEndIsUndecidedCR {
+            // The chunk ends right after that CR: look at the byte after it now, as the schema needs it.
+            firstEndIsUndecidedCR = false
+            var more = input.cursor < input.count
+            if !more { more = try input.fill() }
+            usesCRLF = more && input[input.cursor] == lf
+        }
         return RawChunk(sequence: 0, bytes: bytes, records: records, inputOffset: input.offset)
     }
 }

@@ -17,6 +17,8 @@ final class ShapefileReader {
     private let decoder: TextDecoder
 
     var fileName: String { url.lastPathComponent }
+    /// Largest |x| and |y| accepted: ±360° of longitude (files in 0...360 exist), the poles plus rounding.
+    static let longitudeLimit = 360.0, latitudeLimit = 90.000001
     private var dbfName: String { url.deletingPathExtension().appendingPathExtension("dbf").lastPathComponent }
 
     init(url: URL) throws {
@@ -114,6 +116,12 @@ final class ShapefileReader {
                 let x = o.padfX[v], y = o.padfY[v]
                 guard x.isFinite, y.isFinite else {
                     throw GeocoderError.corrupt(file: fileName, record: record, reason: "non-finite coordinate at vertex \(v)")
+                }
+                // Longitude/latitude only (0...360 longitudes allowed). A vertex far outside is garbage or
+                // projected metres without a .prj, and would make the cell quadtree subdivide without end.
+                guard abs(x) <= Self.longitudeLimit, abs(y) <= Self.latitudeLimit else {
+                    throw GeocoderError.corrupt(file: fileName, record: record,
+                                                reason: "vertex \(v) (\(x), \(y)) is not a longitude/latitude (projected coordinates without a .prj?)")
                 }
                 ring.append(x)
                 ring.append(y)
