@@ -2,7 +2,8 @@
 # Builds and runs the libFuzzer harnesses (see README.md beside this file).
 #
 #   Tests/Fuzz/run.sh HARNESS SECONDS [libFuzzer flags...]   fuzz one harness for SECONDS of wall time
-#   Tests/Fuzz/run.sh all SECONDS                            every harness in turn (the CI smoke run)
+#   Tests/Fuzz/run.sh all SECONDS                            every harness in turn, fuzzing
+#   Tests/Fuzz/run.sh seeds                                  every harness over its seed corpus (CI)
 #   Tests/Fuzz/run.sh build [HARNESS...]                     build only
 #   Tests/Fuzz/run.sh repro HARNESS FILE...                  run saved inputs once (a crash, a regression)
 #   Tests/Fuzz/run.sh list                                   the harness names
@@ -54,8 +55,8 @@ build_module() {
     if [ -f "$B/modules/$name.o" ] && [ "$(cat "$B/modules/$name.stamp" 2>/dev/null)" = "$name $stamp" ]; then return; fi
     echo "fuzz: compiling module $name" >&2
     # shellcheck disable=SC2086
+    # No -num-threads: with -wmo it makes one object file per thread, which -o cannot name.
     local threads=()
-    [ "$JOBS" -gt 1 ] && threads=(-num-threads "$JOBS")   # LLVM code generation on several cores
     nice -n "$NICE" "$SWIFTC" "${FLAGS[@]}" "${threads[@]}" -enable-testing -wmo -module-name "$name" \
         -emit-module -emit-module-path "$B/modules/$name.swiftmodule" -c $sources -o "$B/modules/$name.o" \
         2> >(grep -v "warning:\|^ *[0-9]* |\|^ *|\|^\[#\|^$" >&2 || true)
@@ -126,6 +127,34 @@ case "$cmd" in
         h=$2; shift 2
         build "$h"
         "$B/bin/fuzz-$h" -runs=1 "$@" ;;
+    seeds)
+        # Deterministic check for CI: build every harness, then run each once over its committed seed
+        # corpus (libFuzzer -runs=0 executes the corpus and stops). Random fuzzing is for developers.
+        build csv
+        pids=()
+        for h in "${HARNESSES[@]}"; do
+            while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do sleep 0.2; done
+            build "$h" & pids+=($!)
+        done
+        for pid in "${pids[@]}"; do wait "$pid"; done
+        failed=()
+        mkdir -p "$B/logs"
+        for h in "${HARNESSES[@]}"; do
+            if "$B/bin/fuzz-$h" -runs=0 -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
+                "$HERE/Corpus/$h" > "$B/logs/$h.seeds.log" 2>&1 < /dev/null; then
+                echo "fuzz: $h seeds clean ($(ls "$HERE/Corpus/$h" | wc -l) inputs)" >&2
+            else
+                echo "fuzz: $h FAILED on its seeds; last lines of $B/logs/$h.seeds.log:" >&2
+                grep -v '^#[0-9]' "$B/logs/$h.seeds.log" | tail -30 >&2
+                failed+=("$h")
+            fi
+        done
+        if [ "${#failed[@]}" -eq 0 ]; then
+            echo "fuzz: all ${#HARNESSES[@]} harnesses pass their seed corpora"
+        else
+            echo "fuzz: ${#failed[@]} harnesses FAILED on their seeds: ${failed[*]}"
+            exit 1
+        fi ;;
     all)
         seconds=${2:?usage: run.sh all SECONDS}
         # Modules first (a dependency chain), then the harnesses, linked FUZZ_JOBS at a time.
