@@ -236,7 +236,14 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         check(GEOSisEmpty_r(context.geos.handle, part.pointer) == 0, "part \(i) is empty")
         check(GEOSisValid_r(context.geos.handle, part.pointer) == 1, "part \(i) is not valid: \(part.invalidReason)")
         guard let (x, y) = part.pointOnSurface() else { continue }
-        check(layer.locate(x: x, y: y, in: context) != nil, "a point inside part \(i) (\(x), \(y)) is answered by no unit")
+        // PointOnSurface is not always inside: on slivers a few subnormals wide its midpoint arithmetic
+        // rounds onto or off the polygon. Demand an answer only where plain GEOS says the part holds it.
+        let point = GEOSGeom_createPointFromXY_r(context.geos.handle, x, y)!
+        let covered = GEOSIntersects_r(context.geos.handle, part.pointer, point) == 1
+        GEOSGeom_destroy_r(context.geos.handle, point)
+        if covered {
+            check(layer.locate(x: x, y: y, in: context) != nil, "a point inside part \(i) (\(x), \(y)) is answered by no unit")
+        }
     }
     return 0
 }
