@@ -33,6 +33,14 @@ import ReverseGeocoder
 ///    are dropped. The first fix of a run always passes, and so does a fix that answers a pending
 ///    one-shot request (a parked receiver must still be able to answer one).
 ///
+/// ## Significant changes
+/// ``startMonitoringSignificantLocationChanges()`` is CoreLocation's low-power service: it delivers a
+/// fix only after ``SignificantChangeOptions/distance`` metres of movement or
+/// ``SignificantChangeOptions/maximumInterval`` seconds, ignoring steps 3 and 4 above (see
+/// ``SignificantChangeOptions``). It and ``startUpdatingLocation()`` are independent services sharing
+/// one run: while both are on, a fix that either would deliver is delivered (once); stopping one leaves
+/// the other running, and the run ends when neither is on and no one-shot request is pending.
+///
 /// ## Lifetime
 /// Keep a reference to the manager while you use it: releasing it ends a run (the source is stopped
 /// and ``updates`` streams finish), like releasing a `CLLocationManager`.
@@ -91,6 +99,7 @@ public final class LocationManager: @unchecked Sendable {
         var requestTimeout: TimeInterval = 30
         var cityChangeHysteresis = CityChangeHysteresis.default
         var placemarkReuseDistance: Double = 0
+        var significantChange = SignificantChangeOptions.default
     }
 
     private struct Listeners: Sendable {
@@ -107,12 +116,15 @@ public final class LocationManager: @unchecked Sendable {
         var location: Location?
         var currentPlacemark: Placemark?
         var isUpdating = false
+        var isMonitoringSignificantChanges = false
     }
 
     private let settings = Locked(Settings())
     private let listeners = Locked(Listeners())
     private let snapshot = Locked(Snapshot())
     private let ids = Locked<UInt64>(0)
+    /// Region monitors and position reporters attached to this manager (see ``addFixObserver(_:)``).
+    private let fixObservers = Locked<[(id: UInt64, observe: @Sendable (Fix) -> Void)]>([])
 
     /// The source of fixes.
     public let source: any LocationSource
@@ -165,6 +177,13 @@ public final class LocationManager: @unchecked Sendable {
         set { settings.withLock { $0.placemarkReuseDistance = newValue } }
     }
 
+    /// What ``startMonitoringSignificantLocationChanges()`` counts as significant. Default `.default`
+    /// (500 m or 5 minutes). Takes effect from the next fix.
+    public var significantChangeOptions: SignificantChangeOptions {
+        get { settings.withLock { $0.significantChange } }
+        set { settings.withLock { $0.significantChange = newValue } }
+    }
+
     /// The delegate, held weakly. Called on ``delegateQueue``.
     public var delegate: (any LocationManagerDelegate)? {
         get { listeners.withLock { $0.delegate } }
@@ -214,17 +233,28 @@ public final class LocationManager: @unchecked Sendable {
     /// ``CityChangeHysteresis``). Restored from ``currentPlacemarkStore`` when a run starts.
     public var currentPlacemark: Placemark? { snapshot.withLock { $0.currentPlacemark } }
 
-    /// True while a run (continuous or one-shot) is going.
+    /// True while a run (continuous, significant-change or one-shot) is going.
     public var isUpdatingLocation: Bool { snapshot.withLock { $0.isUpdating } }
+
+    /// True while the significant-change service is on.
+    public var isMonitoringSignificantLocationChanges: Bool {
+        snapshot.withLock { $0.isMonitoringSignificantChanges }
+    }
 
     // MARK: - Work-queue state (only on `queue`)
 
     private struct Run {
         let id: UInt64
         let task: Task<Void, Never>
+        /// Standard updates are on (``startUpdatingLocation()``).
         var continuous: Bool
+        /// The significant-change service is on; its per-run state.
+        var significant: SignificantChangeFilter?
         var sawValidFix = false
         var lastDelivered: Location?
+
+        /// False for a one-shot run, which ends with its request.
+        var keepsRunning: Bool { continuous || significant != nil }
     }
 
     private struct Request {
@@ -284,7 +314,8 @@ public final class LocationManager: @unchecked Sendable {
     }
 
     /// Stops updates and cancels a pending one-shot request (without an error). The run ends with
-    /// `.stopped(.requested)`. Does nothing when not running.
+    /// `.stopped(.requested)`, unless the significant-change service is on: then only standard updates
+    /// stop and the run goes on under that service. Does nothing when not running.
     public func stopUpdatingLocation() {
         onQueue {
             let cancelled = request != nil
@@ -292,8 +323,38 @@ public final class LocationManager: @unchecked Sendable {
                 request.timer.cancel()
                 self.request = nil
             }
-            if run != nil { endRun(.requested) }
+            if run?.significant != nil {
+                run!.continuous = false
+            } else if run != nil {
+                endRun(.requested)
+            }
             if cancelled { resolveWaiters(.failure(.cancelled)) }
+        }
+    }
+
+    /// Starts (or keeps) the significant-change service: a fix is delivered only when it is significant
+    /// (see ``SignificantChangeOptions``), ignoring ``distanceFilter`` and ``desiredAccuracy``. Starts a
+    /// run when none is going; the first valid fix of the run is delivered. Delivered fixes go through
+    /// everything else as usual (placemark, city tracking, attached monitors and reporters).
+    public func startMonitoringSignificantLocationChanges() {
+        onQueue {
+            if run == nil { beginRun(continuous: false) }
+            if run!.significant == nil {
+                run!.significant = SignificantChangeFilter(options: settings.withLock { $0.significantChange })
+            }
+            snapshot.withLock { $0.isMonitoringSignificantChanges = true }
+        }
+    }
+
+    /// Stops the significant-change service. The run ends with `.stopped(.requested)` unless standard
+    /// updates are on or a one-shot request is pending (it then ends with that request). Does nothing
+    /// when the service is off.
+    public func stopMonitoringSignificantLocationChanges() {
+        onQueue {
+            guard run?.significant != nil else { return }
+            run!.significant = nil
+            snapshot.withLock { $0.isMonitoringSignificantChanges = false }
+            if !run!.continuous, request == nil { endRun(.requested) }
         }
     }
 
@@ -350,6 +411,25 @@ public final class LocationManager: @unchecked Sendable {
     /// `locate()` calls waiting for the pending request (for tests).
     var pendingLocateCount: Int { onQueue { waiters.count } }
 
+    // MARK: - Fix observers
+
+    /// Calls `observe` with every accepted fix and its placemark, on the work queue, in order, right
+    /// after its `.placemark` event; returns a token for ``removeFixObserver(_:)``. This is how a
+    /// ``RegionMonitor`` or ``PositionReporter`` reuses the placemark the manager already resolved (no
+    /// second engine call). `observe` must return quickly (hand the fix to a queue of its own) and must
+    /// not call back into the manager synchronously.
+    func addFixObserver(_ observe: @escaping @Sendable (Fix) -> Void) -> UInt64 {
+        let id = nextID()
+        fixObservers.withLock { $0.append((id, observe)) }
+        return id
+    }
+
+    /// Stops calling the observer registered under `id`. A fix being handed over right now may still
+    /// reach it.
+    func removeFixObserver(_ id: UInt64) {
+        fixObservers.withLock { $0.removeAll { $0.id == id } }
+    }
+
     // MARK: - Work queue
 
     private func onQueue<T>(_ body: () -> T) -> T {
@@ -394,7 +474,10 @@ public final class LocationManager: @unchecked Sendable {
         run = nil
         ending.task.cancel()
         source.stop()
-        snapshot.withLock { $0.isUpdating = false }
+        snapshot.withLock {
+            $0.isUpdating = false
+            $0.isMonitoringSignificantChanges = false
+        }
         emit(.stopped(reason))
     }
 
@@ -431,11 +514,22 @@ public final class LocationManager: @unchecked Sendable {
             run = current
             if settings.discardsFirstFix { return }
         }
-        guard location.horizontalAccuracy <= settings.desiredAccuracy else { return }
-        if request == nil, settings.distanceFilter > 0, let last = current.lastDelivered,
-           location.coordinate.distance(to: last.coordinate) < settings.distanceFilter {
-            return
+        // Standard updates and one-shot requests: steps 3 and 4. The significant-change service: its
+        // own rule. A fix either would deliver is delivered.
+        let accurate = location.horizontalAccuracy <= settings.desiredAccuracy
+        var accepted = false
+        if current.continuous || request != nil, accurate {
+            accepted = request != nil || settings.distanceFilter <= 0 || current.lastDelivered.map {
+                location.coordinate.distance(to: $0.coordinate) >= settings.distanceFilter
+            } ?? true
         }
+        if var significant = current.significant {
+            significant.options = settings.significantChange
+            accepted = accepted || significant.isSignificant(location)
+            if accepted { significant.delivered(location) }
+            current.significant = significant
+        }
+        guard accepted else { return }
         current.lastDelivered = location
         run = current
 
@@ -458,6 +552,8 @@ public final class LocationManager: @unchecked Sendable {
         }
         emit(.location(location))
         emit(.placemark(placemark, for: location))
+        let fix = Fix(location: location, placemark: placemark)
+        for observer in fixObservers.wrapped { observer.observe(fix) }
         if let change = outcome.cityChange {
             emit(.cityChanged(from: change.from, to: change.to, at: location))
         }
@@ -468,12 +564,13 @@ public final class LocationManager: @unchecked Sendable {
                 emit(.warning(.currentPlacemarkNotSaved(path: store.url.path, reason: error.description)))
             }
         }
-        if let pending = request {
+        // A fix the significant-change service let through despite desiredAccuracy does not answer.
+        if let pending = request, accurate {
             pending.timer.cancel()
             request = nil
             // End the run before waking `locate()` callers, so they see `isUpdatingLocation == false`.
-            if run?.continuous == false { endRun(.requestFulfilled) }
-            resolveWaiters(.success(Fix(location: location, placemark: placemark)))
+            if run?.keepsRunning == false { endRun(.requestFulfilled) }
+            resolveWaiters(.success(fix))
         }
     }
 
@@ -500,7 +597,7 @@ public final class LocationManager: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         guard let pending = request, pending.id == id else { return }
         let failure = failRequest(pending)
-        if run?.continuous == false { endRun(.requestFailed) }
+        if run?.keepsRunning == false { endRun(.requestFailed) }
         resolveWaiters(.failure(failure))
     }
 

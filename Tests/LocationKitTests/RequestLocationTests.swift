@@ -14,6 +14,7 @@ import Testing
         ], finishes: false)
         let m = LocationManager(source: source, geocoder: RegionProvider())
         m.desiredAccuracy = 10
+        m.requestTimeout = 600  // success is expected: never race the timer on a loaded machine
         let recording = await record(m) { $0.requestLocation() }
         let expected: [LocationEvent] = [.location(good), .placemark(.chaoyang, for: good), .stopped(.requestFulfilled)]
         #expect(recording.stream == expected)
@@ -43,6 +44,7 @@ import Testing
     @Test func locateReturnsFixAndPlacemark() async throws {
         let m = LocationManager(source: ScriptedSource(locations: [fix(39.3, 116.4)], finishes: false),
                                 geocoder: RegionProvider())
+        m.requestTimeout = 600  // success is expected: never race the timer on a loaded machine
         let result = try await m.locate()
         #expect(result == LocationManager.Fix(location: fix(39.3, 116.4), placemark: .wuqing))
         #expect(!m.isUpdatingLocation)
@@ -149,6 +151,7 @@ import Testing
         let gate = Gate()
         let source = ScriptedSource([.wait(gate), .event(.location(fix(39.5)))], finishes: false)
         let m = LocationManager(source: source, geocoder: RegionProvider())
+        m.requestTimeout = 600  // success is expected: never race the timer on a loaded machine
         async let a = m.locate()
         async let b = m.locate()
         #expect(await eventually { m.pendingLocateCount == 2 })
@@ -162,6 +165,7 @@ import Testing
     @Test func requestsInARow() async throws {
         let source = ScriptedSource(locations: [fix(39.5)], finishes: false)
         let m = LocationManager(source: source, geocoder: RegionProvider())
+        m.requestTimeout = 600  // success is expected: never race the timer on a loaded machine
         _ = try await m.locate()
         _ = try await m.locate()
         #expect(source.runs == 2)

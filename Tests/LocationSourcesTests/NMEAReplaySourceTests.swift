@@ -47,7 +47,9 @@ struct NMEAReplaySourceTests {
         let clock = ContinuousClock()
         let start = clock.now
         let (locations, errors) = await collect(source)
-        #expect(clock.now - start < .seconds(30))  // 187 recorded seconds: it did not wait them out
+        // 187 recorded seconds: it did not wait them out. The bound is loose on purpose: on a loaded
+        // 2-core machine the consumer can be starved for tens of seconds, but pacing would take 187 s.
+        #expect(clock.now - start < .seconds(120))
         #expect(errors.isEmpty)
         #expect(locations.count == 187)
         // Exactly what the decoder gives for the same bytes, in the same order. (Not sorted by time:

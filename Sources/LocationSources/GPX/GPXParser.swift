@@ -13,7 +13,7 @@ import FoundationXML
 public enum GPXParser {
     /// Parses `data`; `fileName` labels error messages.
     public static func parse(_ data: Data, fileName: String = "GPX") throws(GPXParseError) -> GPXDocument {
-        let parser = XMLParser(data: data)
+        let parser = XMLParser(data: try GPXEncoding.prepare(data, fileName: fileName))
         parser.shouldProcessNamespaces = true
         parser.shouldResolveExternalEntities = false
         let reader = GPXParserDelegate(fileName: fileName)

@@ -224,6 +224,8 @@ struct NMEAFields {
                 i += 1
             }
         }
+        // "." or "-." has no digit at all: it says nothing, which is not the same as 0 (Greenwich).
+        if wholeDigits == 0 && fractionDigits == 0 { fail(index); return nil }
         if whole == 0 && fraction == 0 { return 0 }
         let degrees = whole / 100, minutes = whole % 100
         guard wholeDigits >= 3, minutes < 60, degrees <= maximumDegrees else { fail(index); return nil }

@@ -46,11 +46,21 @@ final class LoadedDataset: Sendable {
 /// without a name is looked up in the coarser layer by code; a level the file does not carry at all is
 /// taken from the manifest's constants, else from the coarser layer's unit containing a point inside
 /// this unit (GEOS PointOnSurface). All of this happens once at load, so a query returns a ready value.
-struct DatasetLoader {
+/// Results written by parallel workers, one slot each, read after they all finish.
+final class LoadResults<T>: @unchecked Sendable {
+    // @unchecked: each slot is written by exactly one worker, under the lock, and read after the join.
+    private var slots: [Result<T, Error>?]
+    private let lock = NSLock()
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+    func set(_ i: Int, _ r: Result<T, Error>) { lock.lock(); slots[i] = r; lock.unlock() }
+    /// The values in order, or the first error in order.
+    func values() throws -> [T] { try slots.map { try $0!.get() } }
+}
+
+struct DatasetLoader: Sendable {
     let manifest: DatasetManifest
     let directory: URL?
     let options: ReverseGeocoder.Options
-    let loader = GEOSContext()
 
     /// A record's raw attributes and polygons, before hierarchy resolution.
     private struct Unit {
@@ -65,13 +75,29 @@ struct DatasetLoader {
     }
 
     func load(partOffset: Int) throws -> LoadedDataset {
-        var raw: [RawLayer] = []
-        for spec in manifest.layers { raw.append(try read(spec)) }
+        // Layers are read in parallel (GEOS validity checks dominate loading), each on its own thread
+        // with its own GEOS context: contexts are not thread-safe.
+        let specs = manifest.layers
+        let results = LoadResults<RawLayer>(count: specs.count)
+        DispatchQueue.concurrentPerform(iterations: specs.count) { i in
+            results.set(i, Result { try read(specs[i], context: GEOSContext()) })
+        }
+        let raw = try results.values()
 
         // Resolve coarse to fine so a finer layer can borrow a coarser unit's complete placemark.
         let order = raw.indices.sorted { raw[$0].spec.level < raw[$1].spec.level }
         var resolved = [[Placemark]](repeating: [], count: raw.count)
-        var built = [LayerIndex?](repeating: nil, count: raw.count)
+        // Only for units whose record lacks a coarser level: an index of the coarser layer, without cells,
+        // made on first need. Its placemarks are not used, only unit numbers.
+        var lookups: [Int: LayerIndex] = [:]
+        func lookup(_ j: Int) -> LayerIndex {
+            if let l = lookups[j] { return l }
+            let (parts, partUnit) = Self.flatten(raw[j].units)
+            let l = LayerIndex(level: raw[j].spec.level, file: raw[j].spec.file, placemarks: resolved[j], parts: parts,
+                               partUnit: partUnit, partOffset: partOffset + globalOffsets[j], cellSize: nil)
+            lookups[j] = l
+            return l
+        }
         let context = QueryContext(partCount: partOffset + raw.reduce(0) { $0 + $1.units.reduce(0) { $0 + $1.parts.count } })
         var offset = 0, globalOffsets = [Int](repeating: 0, count: raw.count)
         for i in raw.indices { globalOffsets[i] = offset; offset += raw[i].units.reduce(0) { $0 + $1.parts.count } }
@@ -100,7 +126,7 @@ struct DatasetLoader {
                     }
                     if value.name == nil && value.code == nil && level < layer.spec.level {
                         if borrowed == nil, let j = coarser.first, let largest = unit.parts.max(by: { $0.area < $1.area }),
-                           let (x, y) = largest.pointOnSurface(), let k = built[j]?.locate(x: x, y: y, in: context) {
+                           let (x, y) = largest.pointOnSurface(), let k = lookup(j).locate(x: x, y: y, in: context) {
                             borrowed = resolved[j][k]
                         }
                         if let b = borrowed { value = (b.name(at: level), b.code(at: level)) }
@@ -122,21 +148,34 @@ struct DatasetLoader {
                 placemarks.append(p)
             }
             resolved[i] = placemarks
-            var parts: [Geometry] = [], partUnit: [Int32] = []
-            for (u, unit) in layer.units.enumerated() {
-                for part in unit.parts { parts.append(part); partUnit.append(Int32(u)) }
-            }
-            built[i] = LayerIndex(level: layer.spec.level, file: layer.spec.file, placemarks: placemarks,
-                                  parts: parts, partUnit: partUnit, partOffset: partOffset + globalOffsets[i],
-                                  cellSize: options.cellSize)
         }
+
+        // The indexes (R-tree and cell quadtree) of all layers, built in parallel.
+        let indexes = LoadResults<LayerIndex>(count: raw.count)
+        let cellSize = options.cellSize
+        let placemarksByLayer = resolved, offsets = globalOffsets
+        DispatchQueue.concurrentPerform(iterations: raw.count) { i in
+            let (parts, partUnit) = Self.flatten(raw[i].units)
+            indexes.set(i, .success(LayerIndex(level: raw[i].spec.level, file: raw[i].spec.file, placemarks: placemarksByLayer[i],
+                                               parts: parts, partUnit: partUnit, partOffset: partOffset + offsets[i],
+                                               cellSize: cellSize)))
+        }
+        let built = try indexes.values()
 
         // Finest first: that is the order queries try them.
         let layers = raw.indices.sorted { raw[$0].spec.level > raw[$1].spec.level }
         let info = DatasetInfo(name: manifest.name, title: manifest.title, datum: manifest.datum, priority: manifest.priority,
                                source: manifest.source, sourceVersion: manifest.sourceVersion, license: manifest.license,
                                build: manifest.build, directory: directory?.path, layers: layers.map { raw[$0].info })
-        return LoadedDataset(manifest: manifest, layers: layers.map { built[$0]! }, info: info)
+        return LoadedDataset(manifest: manifest, layers: layers.map { built[$0] }, info: info)
+    }
+
+    private static func flatten(_ units: [Unit]) -> ([Geometry], [Int32]) {
+        var parts: [Geometry] = [], partUnit: [Int32] = []
+        for (u, unit) in units.enumerated() {
+            for part in unit.parts { parts.append(part); partUnit.append(Int32(u)) }
+        }
+        return (parts, partUnit)
     }
 
     private func url(of file: String) -> URL {
@@ -144,7 +183,7 @@ struct DatasetLoader {
         return directory!.appendingPathComponent(file)
     }
 
-    private func read(_ spec: DatasetManifest.Layer) throws -> RawLayer {
+    private func read(_ spec: DatasetManifest.Layer, context loader: GEOSContext) throws -> RawLayer {
         let shapefile = url(of: spec.file)
         let reader = try ShapefileReader(url: shapefile)
         var warnings: [String] = []

@@ -17,6 +17,8 @@ final class ShapefileReader {
     private let decoder: TextDecoder
 
     var fileName: String { url.lastPathComponent }
+    /// Largest |x| and |y| accepted: ±360° of longitude (files in 0...360 exist), the poles plus rounding.
+    static let longitudeLimit = 360.0, latitudeLimit = 90.000001
     private var dbfName: String { url.deletingPathExtension().appendingPathExtension("dbf").lastPathComponent }
 
     init(url: URL) throws {
@@ -59,7 +61,8 @@ final class ShapefileReader {
         for i in 0..<DBFGetFieldCount(dbf) {
             var width: Int32 = 0, decimals: Int32 = 0
             _ = DBFGetFieldInfo(dbf, i, &buffer, &width, &decimals)
-            names.append(String(cString: buffer))
+            let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+            names.append(String(decoding: bytes, as: UTF8.self))
         }
         fieldNames = names
     }
@@ -78,12 +81,15 @@ final class ShapefileReader {
     func string(record: Int, field: Int) throws -> String? {
         if DBFIsAttributeNULL(dbf, Int32(record), Int32(field)) != 0 { return nil }
         guard let raw = DBFReadStringAttribute(dbf, Int32(record), Int32(field)) else { return nil }
-        let count = strlen(raw)
-        guard let text = decoder.decode(raw, count: count) else {
+        // Trim ASCII blanks on the bytes (DBF pads with spaces); Foundation's trimming was 6 % of load.
+        var start = 0, end = strlen(raw)
+        while start < end && (raw[start] == 0x20 || raw[start] == 0x09) { start += 1 }
+        while end > start && (raw[end - 1] == 0x20 || raw[end - 1] == 0x09) { end -= 1 }
+        if start == end { return nil }
+        guard let text = decoder.decode(raw + start, count: end - start) else {
             throw GeocoderError.undecodableText(file: dbfName, record: record, field: fieldNames[field], encoding: decoder.name)
         }
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        return trimmed.isEmpty ? nil : trimmed
+        return text
     }
 
     /// The rings of a record as interleaved x, y arrays (one per shapefile part); nil for a NULL shape.
@@ -110,6 +116,12 @@ final class ShapefileReader {
                 let x = o.padfX[v], y = o.padfY[v]
                 guard x.isFinite, y.isFinite else {
                     throw GeocoderError.corrupt(file: fileName, record: record, reason: "non-finite coordinate at vertex \(v)")
+                }
+                // Longitude/latitude only (0...360 longitudes allowed). A vertex far outside is garbage or
+                // projected metres without a .prj, and would make the cell quadtree subdivide without end.
+                guard abs(x) <= Self.longitudeLimit, abs(y) <= Self.latitudeLimit else {
+                    throw GeocoderError.corrupt(file: fileName, record: record,
+                                                reason: "vertex \(v) (\(x), \(y)) is not a longitude/latitude (projected coordinates without a .prj?)")
                 }
                 ring.append(x)
                 ring.append(y)

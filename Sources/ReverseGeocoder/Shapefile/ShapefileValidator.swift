@@ -50,6 +50,13 @@ struct ShapefileValidator {
             throw GeocoderError.corrupt(file: shxName, record: nil, reason: "truncated: size \(shxData.count) is not 100 + 8·n")
         }
         let count = (shxData.count - 100) / 8
+        // shapelib takes the record count from this header field, not from the file's size: a header that
+        // disagrees with the size would hide records (or make shapelib refuse the file) with no clear error.
+        let declaredIndexLength = Int(shxData.beInt32(at: 24)) * 2
+        guard declaredIndexLength == shxData.count else {
+            throw GeocoderError.corrupt(file: shxName, record: nil,
+                                        reason: "header says \(declaredIndexLength) bytes (\(max(0, (declaredIndexLength - 100) / 8)) records), file has \(shxData.count) (\(count) records)")
+        }
 
         // Every record the index points at must lie inside the main file and be a well-formed polygon.
         for i in 0..<count {

@@ -1,0 +1,38 @@
+/// One option a command accepts, as the parser and the help text see it.
+public struct OptionSpec: Sendable, Equatable {
+    /// Long name without dashes (`threads` for `--threads`); the key the parsed value is stored under.
+    public var long: String
+    /// Other long names accepted for the same option (`lat-key` for `lat-col`).
+    public var aliases: [String]
+    /// Single-letter form (`o` for `-o`), if any.
+    public var short: Character?
+    /// Placeholder shown in help (`N`, `FILE`); nil for a flag that takes no value.
+    public var valueName: String?
+    /// One-line help.
+    public var help: String
+
+    public init(_ long: String, aliases: [String] = [], short: Character? = nil, value valueName: String? = nil,
+                help: String) {
+        self.long = long
+        self.aliases = aliases
+        self.short = short
+        self.valueName = valueName
+        self.help = help
+    }
+
+    /// Whether the option consumes a value.
+    public var takesValue: Bool { valueName != nil }
+
+    /// `-o, --output FILE`, as the help text shows the option.
+    public var synopsis: String {
+        var s = short.map { "-\($0), " } ?? "    "
+        s += "--\(long)"
+        if let valueName { s += " \(valueName)" }
+        return s
+    }
+
+    /// Options every command accepts.
+    public static let help = OptionSpec("help", short: "h", help: "show this help and exit")
+    public static let data = OptionSpec("data", value: "DIR",
+                                        help: "data directory (default: $GEOCODE_DATA, then the bundled Data/)")
+}

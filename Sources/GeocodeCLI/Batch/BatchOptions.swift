@@ -1,0 +1,36 @@
+import Foundation
+import ReverseGeocoder
+
+/// The batch command's settings, parsed and checked, independent of how they were typed.
+struct BatchOptions: Sendable {
+    /// Input path; nil or "-" is stdin.
+    var inputPath: String?
+    /// Output path; nil or "-" is stdout.
+    var outputPath: String?
+    var format: BatchFormat?
+    var outputFormat: BatchFormat?
+    /// `--lat-col`/`--lon-col`: a column name or 1-based number (CSV/TSV), a key (NDJSON).
+    var latColumn: String?
+    var lonColumn: String?
+    /// `--header`/`--no-header`; nil = detect.
+    var header: Bool?
+    var fields = PlacemarkField.defaults
+    var prefix = ""
+    var datum = Datum.wgs84
+    var threads = ProcessInfo.processInfo.activeProcessorCount
+    var strict = false
+    var quiet = false
+    /// Pipeline granularity; not a command-line option. Tests shrink these to put chunk and buffer
+    /// boundaries between every record.
+    var chunkBytes = 256 << 10
+    var chunkRecords = 8192
+    var readSize = 1 << 20
+
+    var readsStandardInput: Bool { inputPath == nil || inputPath == "-" }
+    var writesStandardOutput: Bool { outputPath == nil || outputPath == "-" }
+    var inputName: String { readsStandardInput ? "<stdin>" : inputPath! }
+
+    /// Built-in names recognised for the coordinate columns/keys, in order of preference.
+    static let latitudeNames = ["latitude", "lat", "y"]
+    static let longitudeNames = ["longitude", "lon", "lng", "long", "x"]
+}

@@ -1,0 +1,128 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Runs one batch: opens input and output, decides formats and schema, drives the pipeline, writes the
+/// bad-row reports, progress and summary, and commits or abandons the output.
+struct BatchRunner {
+    let options: BatchOptions
+    let context: CommandContext
+    let dataOption: String?
+
+    func run() throws(CLIError) -> ExitCode {
+        // Input first: a missing file should be reported before any data is loaded.
+        let fd: Int32
+        if options.readsStandardInput {
+            fd = 0
+        } else {
+            fd = open(options.inputPath!, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw .io("cannot open \(options.inputPath!): \(FileDescriptorIO.message(errno))") }
+        }
+        // Left open only if a cancelled run's reader is still blocked reading it (see BatchPipeline.run).
+        var closeInput = fd != 0
+        defer { if closeInput { close(fd) } }
+        var status = stat()
+        var totalBytes: Int?
+        if fstat(fd, &status) == 0 {
+            if (status.st_mode & S_IFMT) == S_IFDIR { throw .io("cannot read \(options.inputName): it is a directory") }
+            if (status.st_mode & S_IFMT) == S_IFREG { totalBytes = Int(status.st_size) }
+        }
+        let input = ByteInput(fd: fd, name: options.inputName, readSize: options.readSize)
+        if fd == 0 && isatty(0) == 1 && !options.quiet {
+            // Otherwise a bare `geocode batch` looks hung.
+            context.stderr.write("geocode: reading points from the terminal; end with Ctrl-D (see geocode batch --help)\n")
+        }
+
+        let named = options.format ?? (options.readsStandardInput ? nil : BatchFormat(path: options.inputPath!))
+        let format: BatchFormat
+        if let named { format = named } else { format = BatchFormat.sniff(try input.peek(4096)) }
+        let outputFormat = options.outputFormat
+            ?? (options.writesStandardOutput ? nil : BatchFormat(path: options.outputPath!))
+            ?? format
+        if format == .geojson { input.maxPending = 1 << 30 }
+        if format == .ndjson && options.header != nil {
+            throw .usage("--header/--no-header apply to CSV and TSV input only")
+        }
+
+        let lookup = try context.openLookup(dataOption: dataOption, manyQueries: true)
+        let setup = try BatchSetup.prepare(input: input, format: format, outputFormat: outputFormat, options: options)
+        for notice in setup.notices { context.stderr.write("geocode: warning: \(notice)\n") }
+        // The output is created only now that everything that can be checked up front has been.
+        let sink = try openSink()
+
+        var statistics = BatchStatistics()
+        var noticed = Set<String>()
+        let progress = ProgressReporter(console: context.stderr, totalBytes: totalBytes,
+                                        enabled: !options.quiet && context.stderr.isTerminal)
+        var strictFailure: RowProblem?
+        do throws(CLIError) {
+            if !setup.preamble.isEmpty { try sink.write(setup.preamble) }
+            let pipeline = BatchPipeline(threads: options.threads, chunkBytes: options.chunkBytes,
+                                         chunkRecords: options.chunkRecords)
+            let readerFinished = try pipeline.run(framer: setup.framer, pending: setup.pending,
+                             processor: ChunkProcessor(schema: setup.schema, lookup: lookup)) { chunk throws(CLIError) -> Bool in
+                if options.strict, let problem = chunk.problems.first {
+                    // Streaming to stdout, the rows before the bad one are already promised; send exactly those.
+                    if options.writesStandardOutput, problem.rowIndex > 0 {
+                        try sink.write(Array(chunk.output[..<chunk.rowEnds[problem.rowIndex - 1]]))
+                    }
+                    statistics.rows += problem.rowIndex
+                    strictFailure = problem
+                    return false
+                }
+                try sink.write(chunk.output)
+                statistics.add(chunk)
+                var report = ""
+                for problem in chunk.problems {
+                    report += "\(options.inputName):\(problem.line): bad row: \(problem.message)\n"
+                }
+                for notice in chunk.notices where noticed.insert(notice.key).inserted {
+                    report += "geocode: warning: \(notice.message)\n"
+                }
+                if !report.isEmpty {
+                    progress.clear()
+                    context.stderr.write(report)
+                }
+                progress.update(rows: statistics.rows, bytes: chunk.inputOffset)
+                return true
+            }
+            if !readerFinished { closeInput = false }
+            if let problem = strictFailure {
+                let target = options.writesStandardOutput ? "" : "; \(options.outputPath!) not written"
+                throw CLIError(.badInput, "\(options.inputName):\(problem.line): bad row: \(problem.message) "
+                               + "(stopped at the first bad row: --strict\(target))")
+            }
+            try sink.write(setup.closing(setup.framer.trailer))
+            try sink.commit()
+        } catch {
+            progress.clear()
+            sink.abandon()
+            // A write error cancels the run; a reader on a FIFO may still be blocked reading it.
+            if totalBytes == nil { closeInput = false }
+            throw error
+        }
+        progress.clear()
+        if !options.quiet {
+            context.stderr.write("geocode: \(statistics.summary(seconds: progress.elapsed))\n")
+        }
+        return .success
+    }
+
+    /// stdout, a device or FIFO given as OUT (written directly: nothing to rename), or an atomic file.
+    private func openSink() throws(CLIError) -> any OutputSink {
+        guard !options.writesStandardOutput, let path = options.outputPath else { return StandardOutputSink() }
+        var status = stat()
+        if stat(path, &status) == 0 {
+            let type = status.st_mode & S_IFMT
+            if type == S_IFDIR { throw .io("cannot write \(path): it is a directory") }
+            if type != S_IFREG {
+                let fd = open(path, O_WRONLY | O_CLOEXEC)
+                guard fd >= 0 else { throw .io("cannot open \(path): \(FileDescriptorIO.message(errno))") }
+                return StandardOutputSink(fd: fd, name: path)
+            }
+        }
+        return try AtomicFileSink(destination: path)
+    }
+}

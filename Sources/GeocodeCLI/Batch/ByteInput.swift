@@ -1,0 +1,137 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A read buffer over a file descriptor for the framers: they scan bytes at ``cursor``, and ``take(upTo:)``
+/// hands everything from ``mark`` on to a chunk.
+///
+/// The buffer keeps only the bytes from ``mark`` on, so memory is one read block plus the longest run of
+/// records a chunk is cut from, whatever the size of the input. Indices are into ``buffer`` and move when
+/// ``fill()`` compacts it; framers therefore keep their positions relative to ``mark``, which compaction
+/// does not change.
+final class ByteInput {
+    let fd: Int32
+    /// Name for messages ("points.csv", "<stdin>").
+    let name: String
+    private(set) var buffer: [UInt8]
+    /// Valid bytes in ``buffer``.
+    private(set) var count = 0
+    /// First byte still needed (not yet taken into a chunk).
+    private(set) var mark = 0
+    /// Scanning position of the framer.
+    var cursor = 0
+    private(set) var isAtEOF = false
+    /// Input offset of `buffer[0]`.
+    private(set) var bufferOffset = 0
+    /// Whether the input started with a UTF-8 byte-order mark (skipped, and repeated in CSV output).
+    private(set) var hadByteOrderMark = false
+    /// The longest run of bytes one record (plus the records chunked with it) may occupy. Guards against
+    /// an unbalanced quote swallowing a huge file into memory. Raised for GeoJSON, where one legitimate
+    /// (if bad) feature can be a country-sized polygon.
+    var maxPending: Int
+    /// Size of each read(2): big enough to make syscalls negligible. Tests use tiny sizes to put buffer
+    /// boundaries everywhere.
+    let readSize: Int
+
+    init(fd: Int32, name: String, readSize: Int = 1 << 20, maxPending: Int = 256 << 20) {
+        self.fd = fd
+        self.name = name
+        self.readSize = max(4, readSize)
+        self.maxPending = maxPending
+        self.buffer = [UInt8](repeating: 0, count: self.readSize)
+    }
+
+    /// Input offset of the cursor.
+    var offset: Int { bufferOffset + cursor }
+
+    /// Bytes pending from ``mark`` to ``cursor``.
+    var pendingCount: Int { cursor - mark }
+
+    /// Reads more input, keeping everything from ``mark`` on. Returns false at end of input.
+    func fill() throws(CLIError) -> Bool {
+        if isAtEOF { return false }
+        if mark > 0 {
+            // Compact: move the pending bytes to the front.
+            let pending = count - mark
+            buffer.withUnsafeMutableBufferPointer { b in
+                if pending > 0 { _ = memmove(b.baseAddress!, b.baseAddress! + mark, pending) }
+            }
+            bufferOffset += mark
+            cursor -= mark
+            count = pending
+            mark = 0
+        }
+        if buffer.count - count < max(1, readSize / 2) {
+            guard buffer.count < maxPending else {
+                throw .badInput("\(name): a single record is longer than \(maxPending >> 20) MiB (an unbalanced quote or bracket?)")
+            }
+            buffer.append(contentsOf: repeatElement(0, count: buffer.count))
+        }
+        let space = min(buffer.count - count, readSize)
+        let n: Int = buffer.withUnsafeMutableBufferPointer { b in
+            while true {
+                let r = read(fd, b.baseAddress! + count, space)
+                if r < 0 && errno == EINTR { continue }
+                return r
+            }
+        }
+        if n < 0 { throw .io("cannot read \(name): \(String(cString: strerror(errno)))") }
+        if n == 0 {
+            isAtEOF = true
+            return false
+        }
+        let first = bufferOffset == 0 && count == 0
+        count += n
+        if first { try skipByteOrderMark() }
+        return true
+    }
+
+    /// Skips a UTF-8 BOM at the very start of the input (read more if the first read was tiny).
+    private func skipByteOrderMark() throws(CLIError) {
+        while count < 3, !isAtEOF {
+            let more: Int = buffer.withUnsafeMutableBufferPointer { b in read(fd, b.baseAddress! + count, b.count - count) }
+            if more <= 0 { if more == 0 { isAtEOF = true }; break }
+            count += more
+        }
+        if count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF {
+            hadByteOrderMark = true
+            mark = 3
+            cursor = 3
+        }
+    }
+
+    /// Makes sure at least `n` bytes from the cursor are buffered, if the input has them.
+    func ensure(_ n: Int) throws(CLIError) -> Bool {
+        while count - cursor < n {
+            if try !fill() { return false }
+        }
+        return true
+    }
+
+    /// The first bytes of the input (at most `n`), without consuming them: for sniffing the format.
+    func peek(_ n: Int) throws(CLIError) -> [UInt8] {
+        _ = try ensure(n)
+        return Array(buffer[cursor..<min(count, cursor + n)])
+    }
+
+    /// Takes the bytes from ``mark`` to `end` (an index into ``buffer``) and moves ``mark`` there.
+    func take(upTo end: Int) -> [UInt8] {
+        let bytes = Array(buffer[mark..<end])
+        mark = end
+        return bytes
+    }
+
+    /// Drops the bytes before the cursor without taking them.
+    func discard() { mark = cursor }
+
+    /// The byte at buffer index `i` (valid below ``count``).
+    @inline(__always) subscript(i: Int) -> UInt8 { buffer[i] }
+
+    /// Runs `body` over the buffer's storage, for tight scanning loops.
+    @inline(__always)
+    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try buffer.withUnsafeBufferPointer(body)
+    }
+}

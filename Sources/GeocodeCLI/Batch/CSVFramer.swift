@@ -1,0 +1,115 @@
+/// Frames CSV/TSV input into records: a record ends at a CR, LF or CRLF outside quotes; line breaks inside
+/// quoted fields belong to the field. Empty lines are not records (they carry no data) but still count as
+/// lines, so reported line numbers are the physical lines of the file.
+final class CSVFramer: RecordFramer {
+    private enum State { case fieldStart, unquoted, quoted, quoteInQuoted }
+
+    let input: ByteInput
+    let delimiter: UInt8
+    /// Physical line at the cursor: LF, CRLF and a lone CR each end one line.
+    private(set) var line = 1
+    private var previousWasCR = false
+    /// Whether the first record ended with CRLF (the output then uses CRLF too). Nil until known.
+    private(set) var usesCRLF: Bool?
+    /// The first record ended at a CR that was the last byte read so far: the next byte decides.
+    private var firstEndIsUndecidedCR = false
+
+    init(input: ByteInput, delimiter: UInt8) {
+        self.input = input
+        self.delimiter = delimiter
+    }
+
+    var trailer: [UInt8] { [] }
+
+    func nextChunk(targetBytes: Int, maxRecords: Int) throws(CLIError) -> RawChunk? {
+        var records: [RecordSpan] = []
+        // Positions relative to input.mark, which buffer compaction keeps stable.
+        var recordStart = input.cursor - input.mark
+        var recordLine = line
+        var state = State.fieldStart
+        let quote = UInt8(ascii: "\""), lf: UInt8 = 0x0A, cr: UInt8 = 0x0D
+        let delimiter = self.delimiter
+        var full = false
+        while !full {
+            if input.cursor >= input.count {
+                if try !input.fill() {
+                    let end = input.cursor - input.mark
+                    if end > recordStart { records.append(RecordSpan(range: recordStart..<end, line: recordLine)) }
+                    break
+                }
+            }
+            if firstEndIsUndecidedCR {
+                firstEndIsUndecidedCR = false
+                usesCRLF = input[input.cursor] == lf
+            }
+            let base = input.mark
+            var i = input.cursor
+            let n = input.count
+            var line = self.line
+            var previousWasCR = self.previousWasCR
+            input.withBytes { b in
+                while i < n {
+                    let c = b[i]
+                    // Physical line counting, independent of quoting.
+                    if c == lf {
+                        if !previousWasCR { line += 1 }
+                        previousWasCR = false
+                    } else if c == cr {
+                        line += 1
+                        previousWasCR = true
+                    } else {
+                        previousWasCR = false
+                    }
+                    switch state {
+                    case .quoted:
+                        if c == quote { state = .quoteInQuoted }
+                        i += 1
+                        continue
+                    case .quoteInQuoted:
+                        if c == quote { state = .quoted; i += 1; continue }
+                    case .fieldStart:
+                        if c == quote { state = .quoted; i += 1; continue }
+                    case .unquoted:
+                        break
+                    }
+                    if c == delimiter {
+                        state = .fieldStart
+                    } else if c == lf || c == cr {
+                        let end = i - base
+                        if end > recordStart {
+                            records.append(RecordSpan(range: recordStart..<end, line: recordLine))
+                            if usesCRLF == nil && !firstEndIsUndecidedCR {
+                                // A read can end between the CR and its LF: then the next byte decides.
+                                if c == cr && i + 1 == n { firstEndIsUndecidedCR = true } else { usesCRLF = c == cr && b[i + 1] == lf }
+                            }
+                        }
+                        recordStart = end + 1
+                        recordLine = line
+                        state = .fieldStart
+                        if !records.isEmpty && (records.count >= maxRecords || recordStart >= targetBytes) {
+                            i += 1
+                            full = true
+                            return
+                        }
+                    } else {
+                        state = .unquoted
+                    }
+                    i += 1
+                }
+            }
+            input.cursor = i
+            self.line = line
+            self.previousWasCR = previousWasCR
+        }
+        if records.isEmpty { return nil }
+        let bytes = input.take(upTo: input.cursor)
+        if firstEndIsUndecidedCR {
+            // The chunk ends right after that CR: look at the byte after it now, as the schema needs it.
+            firstEndIsUndecidedCR = false
+            var more = input.cursor < input.count
+            if !more { more = try input.fill() }
+            usesCRLF = more && input[input.cursor] == lf
+        }
+        return RawChunk(sequence: 0, bytes: bytes, records: records, inputOffset: input.offset)
+    }
+}

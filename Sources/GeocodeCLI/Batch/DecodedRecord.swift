@@ -1,0 +1,24 @@
+import ReverseGeocoder
+
+/// One input record after a worker parsed it: what will be carried to the output, and the coordinate
+/// (or why there is none).
+struct DecodedRecord {
+    enum Content {
+        /// A delimited row's values.
+        case fields([CSVValue])
+        /// An NDJSON object's members.
+        case object([JSONMember])
+        /// A GeoJSON feature's members; which one is `properties` (if any) and the position's raw numbers.
+        case feature(members: [JSONMember], properties: Int?, position: (lon: Range<Int>, lat: Range<Int>)?)
+        /// Text that is not even the right kind of JSON value: carried as a string so nothing is lost.
+        case raw(Range<Int>)
+    }
+
+    var content: Content
+    var coordinate: Coordinate?
+    /// Where the coordinate's numbers are written in the record, when they are plain text in the buffer:
+    /// a new GeoJSON Point then repeats the user's digits instead of re-formatting the Double.
+    var coordinateText: (lat: Range<Int>, lon: Range<Int>)?
+    /// Why the row is bad; nil for a good row. A bad row has no coordinate.
+    var error: String?
+}

@@ -1,0 +1,260 @@
+/// Frames a GeoJSON FeatureCollection as a stream: the features are the records, read one by one without
+/// ever holding the whole document, so a multi-gigabyte collection runs in the same memory as a small one.
+///
+/// The framer only tracks nesting and strings to find where each feature ends; workers validate each
+/// feature fully. Everything around the features array (the collection's other members, such as `name`,
+/// `crs` or `bbox`) is kept as raw text: ``prefix`` (up to and including `"features": [`) and ``trailer``
+/// (from the closing `]` to the end), so a GeoJSON → GeoJSON run preserves them.
+///
+/// A malformed collection (not an object, no `features` array, text after the end) is a fatal error,
+/// since no row can be trusted then; a malformed feature inside the array is just a bad row.
+final class GeoJSONFramer: RecordFramer {
+    let input: ByteInput
+    private(set) var line = 1
+    private var previousWasCR = false
+    private var expectComma = false
+    private var done = false
+    /// The collection's raw text before the first feature.
+    private(set) var prefix: [UInt8] = []
+    private(set) var trailer: [UInt8] = []
+
+    init(input: ByteInput) {
+        self.input = input
+    }
+
+    private func fail(_ message: String) -> CLIError {
+        .badInput("\(input.name):\(line): GeoJSON: \(message)")
+    }
+
+    /// Reads the collection up to and including the `[` of `"features"`. Call once, before ``nextChunk``.
+    func readPrefix() throws(CLIError) -> [UInt8] {
+        try skipWhitespace()
+        guard try peek() == UInt8(ascii: "{") else {
+            throw fail("expected a FeatureCollection object at the top level")
+        }
+        advance()
+        var first = true
+        while true {
+            try skipWhitespace()
+            if !first {
+                guard let c = try peek() else { throw fail("unexpected end of input in the FeatureCollection") }
+                if c == UInt8(ascii: "}") { throw fail("the FeatureCollection has no \"features\" array") }
+                guard c == UInt8(ascii: ",") else { throw fail("expected ',' between members of the FeatureCollection") }
+                advance()
+                try skipWhitespace()
+            }
+            first = false
+            if try peek() == UInt8(ascii: "}") { throw fail("the FeatureCollection has no \"features\" array") }
+            let key = try memberName()
+            if key == Array("features".utf8) {
+                guard try peek() == UInt8(ascii: "[") else { throw fail("\"features\" is not an array") }
+                advance()
+                prefix = input.take(upTo: input.cursor)
+                return prefix
+            }
+            try memberValue(key: key)
+        }
+    }
+
+    func nextChunk(targetBytes: Int, maxRecords: Int) throws(CLIError) -> RawChunk? {
+        if done { return nil }
+        var records: [RecordSpan] = []
+        while true {
+            try skipWhitespace()
+            guard let c = try peek() else { throw fail("unexpected end of input inside the \"features\" array") }
+            if expectComma {
+                if c == UInt8(ascii: ",") {
+                    advance()
+                    expectComma = false
+                    continue
+                }
+                guard c == UInt8(ascii: "]") else { throw fail("expected ',' or ']' after a feature") }
+            }
+            if c == UInt8(ascii: "]") {
+                // End of the features (a trailing comma before ']' is forgiven). Cut the chunk here, then
+                // read the rest of the document as the trailer.
+                let chunk = records.isEmpty ? nil : makeChunk(records)
+                if chunk == nil { input.discard() }
+                try readTrailer()
+                done = true
+                return chunk
+            }
+            let start = input.cursor - input.mark
+            let startLine = line
+            try skipValue()
+            records.append(RecordSpan(range: start..<(input.cursor - input.mark), line: startLine))
+            expectComma = true
+            if records.count >= maxRecords || input.cursor - input.mark >= targetBytes {
+                return makeChunk(records)
+            }
+        }
+    }
+
+    private func makeChunk(_ records: [RecordSpan]) -> RawChunk {
+        let bytes = input.take(upTo: input.cursor)
+        return RawChunk(sequence: 0, bytes: bytes, records: records, inputOffset: input.offset)
+    }
+
+    /// From the `]` closing the features to the end of input: the collection's remaining members, its
+    /// closing brace, and nothing but whitespace after it.
+    private func readTrailer() throws(CLIError) {
+        advance()   // ]
+        while true {
+            try skipWhitespace()
+            guard let c = try peek() else { throw fail("unexpected end of input in the FeatureCollection") }
+            if c == UInt8(ascii: "}") {
+                advance()
+                break
+            }
+            guard c == UInt8(ascii: ",") else { throw fail("expected ',' or '}' after the \"features\" array") }
+            advance()
+            try skipWhitespace()
+            let key = try memberName()
+            try memberValue(key: key)
+        }
+        try skipWhitespace()
+        if try peek() != nil { throw fail("unexpected data after the end of the FeatureCollection") }
+        trailer = input.take(upTo: input.cursor)
+    }
+
+    /// Reads `"name" :` and returns the decoded name.
+    private func memberName() throws(CLIError) -> [UInt8] {
+        guard try peek() == UInt8(ascii: "\"") else { throw fail("expected a quoted member name in the FeatureCollection") }
+        let start = input.cursor - input.mark
+        try skipString()
+        let raw = Array(input.buffer[(input.mark + start)..<input.cursor])
+        try skipWhitespace()
+        guard try peek() == UInt8(ascii: ":") else { throw fail("expected ':' after a member name") }
+        advance()
+        try skipWhitespace()
+        return raw.withUnsafeBufferPointer { JSONScanner.decodeString($0, 0..<raw.count) }
+    }
+
+    /// Skips a member's value; checks `type` is "FeatureCollection".
+    private func memberValue(key: [UInt8]) throws(CLIError) {
+        let start = input.cursor - input.mark
+        try skipValue()
+        guard key == Array("type".utf8) else { return }
+        let raw = Array(input.buffer[(input.mark + start)..<input.cursor])
+        guard raw.first == UInt8(ascii: "\""), raw.count >= 2 else { throw fail("top-level \"type\" is not a string") }
+        let name = raw.withUnsafeBufferPointer { JSONScanner.decodeString($0, 0..<raw.count) }
+        guard name == Array("FeatureCollection".utf8) else {
+            throw fail("top-level \"type\" is \"\(String(decoding: name, as: UTF8.self))\", expected \"FeatureCollection\"")
+        }
+    }
+
+    // MARK: - Byte-level streaming
+
+    private func peek() throws(CLIError) -> UInt8? {
+        if input.cursor >= input.count, try !input.fill() { return nil }
+        return input[input.cursor]
+    }
+
+    /// Moves past the byte at the cursor, counting physical lines (LF, CRLF, lone CR).
+    @inline(__always) private func advance() {
+        let c = input[input.cursor]
+        if c == 0x0A {
+            if !previousWasCR { line += 1 }
+            previousWasCR = false
+        } else if c == 0x0D {
+            line += 1
+            previousWasCR = true
+        } else {
+            previousWasCR = false
+        }
+        input.cursor += 1
+    }
+
+    private func skipWhitespace() throws(CLIError) {
+        while let c = try peek(), c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 { advance() }
+    }
+
+    /// Skips a string whose opening quote is at the cursor.
+    private func skipString() throws(CLIError) {
+        advance()
+        while let c = try peek() {
+            advance()
+            if c == UInt8(ascii: "\\") {
+                guard try peek() != nil else { break }
+                advance()
+            } else if c == UInt8(ascii: "\"") {
+                return
+            }
+        }
+        throw fail("unterminated string")
+    }
+
+    /// Skips an object or array starting at the cursor: a tight loop over the buffer (this is where a
+    /// GeoJSON run spends its reader time), resumable across refills.
+    private func skipContainer() throws(CLIError) {
+        var depth = 0, inString = false, escaped = false
+        var line = self.line, previousWasCR = self.previousWasCR
+        defer {
+            self.line = line
+            self.previousWasCR = previousWasCR
+        }
+        while true {
+            if input.cursor >= input.count, try !input.fill() {
+                throw fail("unexpected end of input inside a value")
+            }
+            var i = input.cursor
+            let n = input.count
+            var closed = false
+            input.withBytes { b in
+                while i < n {
+                    let c = b[i]
+                    i += 1
+                    if c == 0x0A {
+                        if !previousWasCR { line += 1 }
+                        previousWasCR = false
+                    } else if c == 0x0D {
+                        line += 1
+                        previousWasCR = true
+                    } else {
+                        previousWasCR = false
+                    }
+                    if inString {
+                        if escaped { escaped = false } else if c == UInt8(ascii: "\\") { escaped = true } else if c == UInt8(ascii: "\"") { inString = false }
+                        continue
+                    }
+                    switch c {
+                    case UInt8(ascii: "\""): inString = true
+                    case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                    case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                        depth -= 1
+                        if depth == 0 {
+                            closed = true
+                            return
+                        }
+                    default: break
+                    }
+                }
+            }
+            input.cursor = i
+            if closed { return }
+        }
+    }
+
+    /// Skips one value by tracking brackets and strings only (the worker validates it properly later).
+    private func skipValue() throws(CLIError) {
+        guard let first = try peek() else { throw fail("unexpected end of input, expected a value") }
+        switch first {
+        case UInt8(ascii: "\""):
+            try skipString()
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            try skipContainer()
+        default:
+            var length = 0
+            while let c = try peek() {
+                switch c {
+                case UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}"), 0x20, 0x0A, 0x0D, 0x09:
+                    if length == 0 { throw fail("expected a value, found \(JSONScanner.describe(c))") }
+                    return
+                default:
+                    advance()
+                    length += 1
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,222 @@
+import ReverseGeocoder
+
+/// Parses one input record (on a worker thread) into a ``DecodedRecord``.
+struct RecordDecoder: Sendable {
+    let schema: BatchSchema
+    /// Labels of the coordinate columns, made once rather than per row.
+    private let latLabel: String
+    private let lonLabel: String
+
+    init(schema: BatchSchema) {
+        self.schema = schema
+        latLabel = schema.columnLabel(schema.latColumn)
+        lonLabel = schema.columnLabel(schema.lonColumn)
+    }
+
+    func decode(_ b: UnsafeBufferPointer<UInt8>, _ span: Range<Int>) -> DecodedRecord {
+        switch schema.input {
+        case .csv, .tsv: return decodeDelimited(b, span)
+        case .ndjson: return decodeObject(b, span)
+        case .geojson: return decodeFeature(b, span)
+        }
+    }
+
+    // MARK: - CSV / TSV
+
+    func decodeDelimited(_ b: UnsafeBufferPointer<UInt8>, _ span: Range<Int>) -> DecodedRecord {
+        let (values, unterminated) = CSVField.split(b, span, delimiter: schema.input.delimiter!)
+        var record = DecodedRecord(content: .fields(values))
+        if unterminated {
+            record.error = "a quoted field is not closed before the end of the input"
+            return record
+        }
+        if values.count > schema.columnCount {
+            let expected = schema.header != nil ? "as in the header" : "as in the first row"
+            record.error = "the row has \(values.count) fields, expected \(schema.columnCount) (\(expected)); "
+                + "an unquoted delimiter inside a value?"
+            return record
+        }
+        let lat = delimitedValue(b, values, schema.latColumn)
+        let lon = delimitedValue(b, values, schema.lonColumn)
+        switch CoordinateCheck.coordinate(lat: lat, latWhere: latLabel, lon: lon, lonWhere: lonLabel) {
+        case .success(let c):
+            record.coordinate = c
+            if values[schema.latColumn].owned == nil, values[schema.lonColumn].owned == nil {
+                record.coordinateText = (values[schema.latColumn].span, values[schema.lonColumn].span)
+            }
+        case .failure(let e): record.error = e.message
+        }
+        return record
+    }
+
+    private func delimitedValue(_ b: UnsafeBufferPointer<UInt8>, _ values: [CSVValue], _ column: Int) -> CoordinateCheck.Value {
+        guard column < values.count else {
+            let plural = values.count == 1 ? "field" : "fields"
+            return .missing("the row has \(values.count) \(plural), so no \(schema.columnLabel(column))")
+        }
+        let value = values[column]
+        if let owned = value.owned {
+            // A quoted value: its bytes live in its own array, so take a String now (rare path).
+            let text = String(decoding: owned, as: UTF8.self)
+            if text.allSatisfy({ $0 == " " || $0 == "\t" }) { return .empty }
+            if let v = DecimalNumber.parse(text) { return .number(v, text: .string(text)) }
+            return .notNumber(text: text)
+        }
+        let bytes = UnsafeBufferPointer(rebasing: b[value.span])
+        if let v = DecimalNumber.parse(bytes) { return .number(v, text: .bytes(bytes)) }
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return .empty }
+        return .notNumber(text: String(decoding: bytes, as: UTF8.self))
+    }
+
+    // MARK: - NDJSON
+
+    func decodeObject(_ b: UnsafeBufferPointer<UInt8>, _ span: Range<Int>) -> DecodedRecord {
+        var scanner = JSONScanner(b, range: span)
+        scanner.skipWhitespace()
+        guard scanner.position < scanner.end, b[scanner.position] == UInt8(ascii: "{") else {
+            return DecodedRecord(content: .raw(span), error: "not a JSON object")
+        }
+        let members: [JSONMember]
+        do throws(JSONError) {
+            members = try scanner.objectMembers()
+            scanner.skipWhitespace()
+            if !scanner.atEnd { throw scanner.error("unexpected text after the JSON object") }
+        } catch {
+            return DecodedRecord(content: .raw(span), error: "invalid JSON: \(error.message) at column \(error.offset - span.lowerBound + 1)")
+        }
+        var record = DecodedRecord(content: .object(members))
+        let lat = jsonValue(b, members, keys: schema.latKeys, anyCase: schema.latKeysAreDefaults)
+        let lon = jsonValue(b, members, keys: schema.lonKeys, anyCase: schema.lonKeysAreDefaults)
+        switch CoordinateCheck.coordinate(lat: lat.value, latWhere: keyLabel(b, lat.key),
+                                          lon: lon.value, lonWhere: keyLabel(b, lon.key)) {
+        case .success(let c):
+            record.coordinate = c
+            if let latSpan = lat.numberSpan, let lonSpan = lon.numberSpan { record.coordinateText = (latSpan, lonSpan) }
+        case .failure(let e): record.error = e.message
+        }
+        return record
+    }
+
+    private func jsonValue(_ b: UnsafeBufferPointer<UInt8>, _ members: [JSONMember], keys: [[UInt8]], anyCase: Bool)
+        -> (value: CoordinateCheck.Value, key: Range<Int>?, numberSpan: Range<Int>?) {
+        for key in keys {
+            guard let member = members.first(where: { keyMatches(b, $0.key, key, anyCase: anyCase) }) else { continue }
+            switch member.kind {
+            case .number:
+                let raw = UnsafeBufferPointer(rebasing: b[member.value])
+                if let v = DecimalNumber.parse(raw) { return (.number(v, text: .bytes(raw)), member.key, member.value) }
+                return (.notNumber(text: String(decoding: raw, as: UTF8.self)), member.key, nil)
+            case .string:
+                let text = String(decoding: JSONScanner.decodeString(b, member.value), as: UTF8.self)
+                if text.allSatisfy({ $0 == " " || $0 == "\t" }) { return (.empty, member.key, nil) }
+                if let v = DecimalNumber.parse(text) { return (.number(v, text: .string(text)), member.key, nil) }
+                return (.notNumber(text: text), member.key, nil)
+            default:
+                return (.wrongKind(json: String(decoding: b[member.value], as: UTF8.self)), member.key, nil)
+            }
+        }
+        let names = keys.map { "\"\(String(decoding: $0, as: UTF8.self))\"" }.joined(separator: ", ")
+        return (.missing("the object has no key \(names)"), nil, nil)
+    }
+
+    /// `key "lat"`, for messages.
+    private func keyLabel(_ b: UnsafeBufferPointer<UInt8>, _ key: Range<Int>?) -> String {
+        guard let key else { return "" }
+        return "key \"\(String(decoding: JSONScanner.decodeString(b, key), as: UTF8.self))\""
+    }
+
+    /// Built-in key names match in any ASCII case ("Lat", "LATITUDE"); a key the user named matches exactly.
+    private func keyMatches(_ b: UnsafeBufferPointer<UInt8>, _ raw: Range<Int>, _ key: [UInt8], anyCase: Bool) -> Bool {
+        guard anyCase else { return JSONScanner.stringEquals(b, raw, key) }
+        let inner = (raw.lowerBound + 1)..<(raw.upperBound - 1)
+        guard inner.count == key.count else { return JSONScanner.stringEquals(b, raw, key) }
+        for (offset, i) in inner.enumerated() {
+            var c = b[i]
+            if c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z") { c += 32 }
+            if c != key[offset] { return false }
+        }
+        return true
+    }
+
+    // MARK: - GeoJSON
+
+    func decodeFeature(_ b: UnsafeBufferPointer<UInt8>, _ span: Range<Int>) -> DecodedRecord {
+        guard b[span.lowerBound] == UInt8(ascii: "{") else {
+            return DecodedRecord(content: .raw(span), error: "a member of \"features\" is not an object")
+        }
+        var scanner = JSONScanner(b, range: span)
+        let members: [JSONMember]
+        do {
+            members = try scanner.objectMembers()
+        } catch {
+            let line = b[span.lowerBound..<error.offset].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+            let whereText = line > 0 ? " (\(line) lines into the feature)" : ""
+            return DecodedRecord(content: .raw(span), error: "invalid JSON in feature: \(error.message)\(whereText)")
+        }
+        func member(_ name: String) -> Int? {
+            let key = Array(name.utf8)
+            return members.firstIndex { JSONScanner.stringEquals(b, $0.key, key) }
+        }
+        let properties = member("properties")
+        var record = DecodedRecord(content: .feature(members: members, properties: properties, position: nil))
+        guard let type = member("type"), members[type].kind == .string,
+              JSONScanner.decodeString(b, members[type].value) == Array("Feature".utf8) else {
+            record.error = "not a Feature (its \"type\" is \(typeDescription(b, members, member("type"))))"
+            return record
+        }
+        if let properties, members[properties].kind != .object, members[properties].kind != .null {
+            record.error = "\"properties\" is not an object or null"
+            return record
+        }
+        guard let geometry = member("geometry") else {
+            record.error = "the feature has no \"geometry\""
+            return record
+        }
+        guard members[geometry].kind == .object else {
+            record.error = members[geometry].kind == .null ? "the feature's geometry is null" : "\"geometry\" is not an object"
+            return record
+        }
+        var inner = JSONScanner(b, range: members[geometry].value)
+        guard let geometryMembers = try? inner.objectMembers() else {
+            record.error = "\"geometry\" is not valid JSON"
+            return record
+        }
+        let typeKey = Array("type".utf8), coordinatesKey = Array("coordinates".utf8)
+        let geometryType = geometryMembers.first { JSONScanner.stringEquals(b, $0.key, typeKey) }
+        guard let geometryType, geometryType.kind == .string,
+              JSONScanner.decodeString(b, geometryType.value) == Array("Point".utf8) else {
+            let name = geometryType.map { String(decoding: Array(b[$0.value]), as: UTF8.self) } ?? "missing"
+            record.error = "the geometry is not a Point (type \(name))"
+            return record
+        }
+        guard let coordinates = geometryMembers.first(where: { JSONScanner.stringEquals(b, $0.key, coordinatesKey) }),
+              coordinates.kind == .array else {
+            record.error = "the Point has no \"coordinates\" array"
+            return record
+        }
+        var positionScanner = JSONScanner(b, range: coordinates.value)
+        guard let position = try? positionScanner.arrayElements(), position.count >= 2 else {
+            record.error = "the Point's coordinates need at least [longitude, latitude]"
+            return record
+        }
+        func value(_ element: (JSONKind, Range<Int>)) -> CoordinateCheck.Value {
+            let raw = UnsafeBufferPointer(rebasing: b[element.1])
+            guard element.0 == .number else { return .wrongKind(json: String(decoding: raw, as: UTF8.self)) }
+            guard let v = DecimalNumber.parse(raw) else { return .notNumber(text: String(decoding: raw, as: UTF8.self)) }
+            return .number(v, text: .bytes(raw))
+        }
+        record.content = .feature(members: members, properties: properties, position: (lon: position[0].1, lat: position[1].1))
+        switch CoordinateCheck.coordinate(lat: value(position[1]), latWhere: "coordinates[1]",
+                                          lon: value(position[0]), lonWhere: "coordinates[0]") {
+        case .success(let c): record.coordinate = c
+        case .failure(let e): record.error = e.message
+        }
+        return record
+    }
+
+    private func typeDescription(_ b: UnsafeBufferPointer<UInt8>, _ members: [JSONMember], _ index: Int?) -> String {
+        guard let index else { return "missing" }
+        let raw = String(decoding: Array(b[members[index].value]), as: UTF8.self)
+        return raw.count > 40 ? String(raw.prefix(40)) + "…" : raw
+    }
+}

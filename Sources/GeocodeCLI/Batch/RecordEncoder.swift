@@ -1,0 +1,320 @@
+import ReverseGeocoder
+
+/// Writes one decoded record, with its placemark fields added, in the output format (on a worker thread).
+///
+/// Same-format output carries the input through: every column or key, in order, values unchanged
+/// (JSON values minified, CSV values re-quoted only where needed). Converting formats maps columns to keys
+/// and back; a GeoJSON feature's position becomes `lat`/`lon` and a row's coordinate becomes a Point.
+struct RecordEncoder: Sendable {
+    let schema: BatchSchema
+    private let delimiter: UInt8
+    /// `"name":` for each added field, and for the error and raw-input keys.
+    private let fieldKeys: [[UInt8]]
+    private let errorKey: [UInt8]
+    private let rawInputKey: [UInt8]
+    /// `"column":` for each header column of delimited input (or `"colN":` without a header).
+    private let columnKeys: [[UInt8]]
+
+    init(schema: BatchSchema) {
+        self.schema = schema
+        self.delimiter = schema.output.delimiter ?? UInt8(ascii: ",")
+        func key(_ name: String) -> [UInt8] {
+            var out: [UInt8] = []
+            JSONWriter.appendString(name, to: &out)
+            out.append(UInt8(ascii: ":"))
+            return out
+        }
+        fieldKeys = schema.fields.map { key(schema.prefix + $0.rawValue) }
+        errorKey = key(schema.errorName)
+        rawInputKey = key(schema.rawInputName)
+        columnKeys = (0..<schema.columnCount).map { i in
+            key(schema.header.flatMap { i < $0.count ? $0[i] : nil } ?? "col\(i + 1)")
+        }
+    }
+
+    /// The header row of delimited output, or nil when the output has none (delimited input without one).
+    func headerRow() -> [UInt8]? {
+        guard schema.output.delimiter != nil else { return nil }
+        let columns: [String]
+        switch schema.input {
+        case .csv, .tsv:
+            guard let header = schema.header else { return nil }
+            columns = header
+        case .ndjson, .geojson:
+            columns = schema.jsonColumns.map { String(decoding: $0, as: UTF8.self) }
+        }
+        var out: [UInt8] = []
+        for (i, name) in (columns + schema.addedNames).enumerated() {
+            if i > 0 { out.append(delimiter) }
+            CSVField.append(name, delimiter: delimiter, to: &out)
+        }
+        out += schema.lineEnding
+        return out
+    }
+
+    /// Appends the output row for `record`. `first` is true for the very first row of the output (GeoJSON
+    /// separates features with commas). Keys that cannot be carried are reported through `notices`.
+    func encode(_ b: UnsafeBufferPointer<UInt8>, _ record: DecodedRecord, placemark: Placemark?, first: Bool,
+                line: Int, notices: inout [Notice], into out: inout [UInt8]) {
+        switch schema.output {
+        case .csv, .tsv: encodeDelimited(b, record, placemark, line: line, notices: &notices, into: &out)
+        case .ndjson: encodeObject(b, record, placemark, into: &out)
+        case .geojson:
+            out.append(contentsOf: first ? [0x0A] : [UInt8(ascii: ","), 0x0A])
+            encodeFeature(b, record, placemark, into: &out)
+        }
+    }
+
+    // MARK: - Delimited output
+
+    private func encodeDelimited(_ b: UnsafeBufferPointer<UInt8>, _ record: DecodedRecord, _ placemark: Placemark?,
+                                 line: Int, notices: inout [Notice], into out: inout [UInt8]) {
+        var extra: ArraySlice<CSVValue> = []
+        var error = record.error
+        switch record.content {
+        case .fields(let values):
+            for column in 0..<schema.columnCount {
+                if column > 0 { out.append(delimiter) }
+                if column < values.count { appendCSV(values[column], b, &out) }
+            }
+            if values.count > schema.columnCount { extra = values[schema.columnCount...] }
+        case .object(let members):
+            appendJSONColumns(b, members, columns: schema.jsonColumns[...], line: line, notices: &notices, into: &out)
+        case .feature(let members, let properties, let position):
+            if let position {
+                appendJSONAsCSV(b, position.lat, kind: b[position.lat.lowerBound] == UInt8(ascii: "\"") ? .string : .number, &out)
+                out.append(delimiter)
+                appendJSONAsCSV(b, position.lon, kind: b[position.lon.lowerBound] == UInt8(ascii: "\"") ? .string : .number, &out)
+            } else {
+                out.append(delimiter)
+            }
+            let propertyColumns = schema.jsonColumns.dropFirst(2)
+            var propertyMembers: [JSONMember] = []
+            if let properties, members[properties].kind == .object {
+                var scanner = JSONScanner(b, range: members[properties].value)
+                propertyMembers = (try? scanner.objectMembers()) ?? []
+            }
+            if !propertyColumns.isEmpty { out.append(delimiter) }
+            appendJSONColumns(b, propertyMembers, columns: propertyColumns, line: line, notices: &notices, into: &out)
+        case .raw(let range):
+            out.append(contentsOf: repeatElement(delimiter, count: max(schema.jsonColumns.count - 1, 0)))
+            error = (error ?? "unreadable record") + "; input: " + String(decoding: Array(b[range]), as: UTF8.self)
+        }
+        // Cells written so far; only an empty JSON first record leaves none.
+        let carried = schema.input.delimiter != nil ? schema.columnCount : schema.jsonColumns.count
+        for (i, field) in schema.fields.enumerated() {
+            if carried > 0 || i > 0 { out.append(delimiter) }
+            if let placemark, let text = field.text(of: placemark) { CSVField.append(text, delimiter: delimiter, to: &out) }
+        }
+        if carried > 0 || !schema.fields.isEmpty { out.append(delimiter) }
+        if let error { CSVField.append(error, delimiter: delimiter, to: &out) }
+        for value in extra {
+            out.append(delimiter)
+            appendCSV(value, b, &out)
+        }
+        out += schema.lineEnding
+    }
+
+    @inline(__always)
+    private func appendCSV(_ value: CSVValue, _ b: UnsafeBufferPointer<UInt8>, _ out: inout [UInt8]) {
+        value.withBytes(in: b) { CSVField.append($0, delimiter: delimiter, to: &out) }
+    }
+
+    /// Writes `members` under `columns` (matched by key), reporting members that have no column.
+    private func appendJSONColumns(_ b: UnsafeBufferPointer<UInt8>, _ members: [JSONMember], columns: ArraySlice<[UInt8]>,
+                                   line: Int, notices: inout [Notice], into out: inout [UInt8]) {
+        var matched = 0
+        for (offset, column) in columns.enumerated() {
+            if offset > 0 { out.append(delimiter) }
+            // Fast path: the usual case is the same keys in the same order as the first record.
+            let member: JSONMember?
+            if offset < members.count, JSONScanner.stringEquals(b, members[offset].key, column) {
+                member = members[offset]
+            } else {
+                member = members.first { JSONScanner.stringEquals(b, $0.key, column) }
+            }
+            if let member {
+                matched += 1
+                appendJSONAsCSV(b, member.value, kind: member.kind, &out)
+            }
+        }
+        guard matched < members.count else { return }
+        for member in members where !columns.contains(where: { JSONScanner.stringEquals(b, member.key, $0) }) {
+            let key = String(decoding: JSONScanner.decodeString(b, member.key), as: UTF8.self)
+            notices.append(Notice(key: key, message: "\(schema.inputName):\(line): key \"\(key)\" is not a column of the "
+                                  + "\(schema.output.rawValue.uppercased()) output (columns come from the first record); its values are dropped"))
+        }
+    }
+
+    /// A JSON value in a CSV cell: strings decoded, null empty, anything else as compact JSON text.
+    private func appendJSONAsCSV(_ b: UnsafeBufferPointer<UInt8>, _ raw: Range<Int>, kind: JSONKind, _ out: inout [UInt8]) {
+        switch kind {
+        case .string:
+            CSVField.append(JSONScanner.decodeString(b, raw), delimiter: delimiter, to: &out)
+        case .null:
+            break
+        case .number, .bool:
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: b[raw]))
+        case .object, .array:
+            var json: [UInt8] = []
+            JSONWriter.appendMinified(b, raw, to: &json)
+            CSVField.append(json, delimiter: delimiter, to: &out)
+        }
+    }
+
+    // MARK: - JSON output
+
+    /// The members of the record as they go into an NDJSON object or a feature's properties, without braces.
+    /// Returns whether anything was written (for comma placement).
+    private func appendCarriedMembers(_ b: UnsafeBufferPointer<UInt8>, _ record: DecodedRecord, into out: inout [UInt8]) -> Bool {
+        var any = false
+        func comma() {
+            if any { out.append(UInt8(ascii: ",")) }
+            any = true
+        }
+        switch record.content {
+        case .fields(let values):
+            for (i, value) in values.enumerated() {
+                comma()
+                if i < columnKeys.count {
+                    out += columnKeys[i]
+                } else {
+                    JSONWriter.appendString("col\(i + 1)", to: &out)
+                    out.append(UInt8(ascii: ":"))
+                }
+                value.withBytes(in: b) { JSONWriter.appendString($0, to: &out) }
+            }
+        case .object(let members):
+            for member in members {
+                comma()
+                appendMember(b, member, &out)
+            }
+        case .feature(let members, let properties, let position):
+            if let position {
+                comma()
+                out.append(contentsOf: "\"lat\":".utf8)
+                JSONWriter.appendMinified(b, position.lat, to: &out)
+                out.append(contentsOf: ",\"lon\":".utf8)
+                JSONWriter.appendMinified(b, position.lon, to: &out)
+            }
+            if let properties, members[properties].kind == .object {
+                var scanner = JSONScanner(b, range: members[properties].value)
+                for member in (try? scanner.objectMembers()) ?? [] {
+                    comma()
+                    appendMember(b, member, &out)
+                }
+            }
+        case .raw(let range):
+            comma()
+            out += rawInputKey
+            JSONWriter.appendString(UnsafeBufferPointer(rebasing: b[range]), to: &out)
+        }
+        return any
+    }
+
+    @inline(__always)
+    private func appendMember(_ b: UnsafeBufferPointer<UInt8>, _ member: JSONMember, _ out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: b[member.key]))
+        out.append(UInt8(ascii: ":"))
+        JSONWriter.appendMinified(b, member.value, to: &out)
+    }
+
+    /// `,"country":"…",…` (and `"geocode_error"` for a bad row); `leadingComma` when members precede.
+    private func appendAddedMembers(_ record: DecodedRecord, _ placemark: Placemark?, leadingComma: Bool, into out: inout [UInt8]) {
+        for (i, field) in schema.fields.enumerated() {
+            if leadingComma || i > 0 { out.append(UInt8(ascii: ",")) }
+            out += fieldKeys[i]
+            field.appendJSON(of: placemark, to: &out)
+        }
+        if let error = record.error {
+            if leadingComma || !schema.fields.isEmpty { out.append(UInt8(ascii: ",")) }
+            out += errorKey
+            JSONWriter.appendString(error, to: &out)
+        }
+    }
+
+    private func encodeObject(_ b: UnsafeBufferPointer<UInt8>, _ record: DecodedRecord, _ placemark: Placemark?, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "{"))
+        let any = appendCarriedMembers(b, record, into: &out)
+        appendAddedMembers(record, placemark, leadingComma: any, into: &out)
+        out.append(contentsOf: [UInt8(ascii: "}"), 0x0A])
+    }
+
+    private func encodeFeature(_ b: UnsafeBufferPointer<UInt8>, _ record: DecodedRecord, _ placemark: Placemark?, into out: inout [UInt8]) {
+        guard case .feature(let members, let properties, _) = record.content else {
+            // A row or an object (or unreadable text) becomes a new Feature; no coordinate, no geometry.
+            out.append(contentsOf: "{\"type\":\"Feature\",\"geometry\":".utf8)
+            if let c = record.coordinate {
+                out.append(contentsOf: "{\"type\":\"Point\",\"coordinates\":[".utf8)
+                appendCoordinate(b, record.coordinateText?.lon, c.longitude, &out)
+                out.append(UInt8(ascii: ","))
+                appendCoordinate(b, record.coordinateText?.lat, c.latitude, &out)
+                out.append(contentsOf: "]}".utf8)
+            } else {
+                out.append(contentsOf: "null".utf8)
+            }
+            out.append(contentsOf: ",\"properties\":{".utf8)
+            let any = appendCarriedMembers(b, record, into: &out)
+            appendAddedMembers(record, placemark, leadingComma: any, into: &out)
+            out.append(contentsOf: "}}".utf8)
+            return
+        }
+        // The feature as it was, member by member, with the fields added to its properties.
+        out.append(UInt8(ascii: "{"))
+        for (i, member) in members.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            guard i == properties else {
+                appendMember(b, member, &out)
+                continue
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: b[member.key]))
+            out.append(UInt8(ascii: ":"))
+            appendProperties(b, member, record, placemark, into: &out)
+        }
+        if properties == nil {
+            if !members.isEmpty { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: "\"properties\":".utf8)
+            appendProperties(b, nil, record, placemark, into: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// A position number: the input's own digits when they are valid JSON (`45.500000` stays so), else the
+    /// Double's shortest round-trip form (`+12.5`, `.5` or ` 7 ` are fine input but not JSON).
+    private func appendCoordinate(_ b: UnsafeBufferPointer<UInt8>, _ text: Range<Int>?, _ value: Double, _ out: inout [UInt8]) {
+        if let text {
+            var scanner = JSONScanner(b, range: text)
+            if (try? scanner.number()) != nil, scanner.atEnd {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: b[text]))
+                return
+            }
+        }
+        out.append(contentsOf: "\(value)".utf8)
+    }
+
+    private func appendProperties(_ b: UnsafeBufferPointer<UInt8>, _ member: JSONMember?, _ record: DecodedRecord,
+                                  _ placemark: Placemark?, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "{"))
+        var any = false
+        if let member {
+            switch member.kind {
+            case .object:
+                var scanner = JSONScanner(b, range: member.value)
+                for (i, inner) in ((try? scanner.objectMembers()) ?? []).enumerated() {
+                    if i > 0 { out.append(UInt8(ascii: ",")) }
+                    appendMember(b, inner, &out)
+                    any = true
+                }
+            case .null:
+                break
+            default:
+                // Not an object: kept whole under geocode_input so nothing is lost.
+                out += rawInputKey
+                JSONWriter.appendMinified(b, member.value, to: &out)
+                any = true
+            }
+        }
+        appendAddedMembers(record, placemark, leadingComma: any, into: &out)
+        out.append(UInt8(ascii: "}"))
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+
+/// What a command gets from the outside world: environment, the engine factory, where it runs from.
+/// Passed in rather than read globally so tests can run commands with a fake engine.
+public struct CommandContext: Sendable {
+    public var environment: [String: String]
+    public var lookupFactory: LookupFactory
+    /// The running executable, for finding the bundled data directory.
+    public var executablePath: String?
+    /// Where commands print; tests point these at files.
+    var stdout = Console.standardOutput
+    var stderr = Console.standardError
+
+    public init(environment: [String: String], lookupFactory: LookupFactory, executablePath: String?) {
+        self.environment = environment
+        self.lookupFactory = lookupFactory
+        self.executablePath = executablePath
+    }
+
+    /// Resolves the data directory and opens the lookup (exit 4 when either fails).
+    func openLookup(dataOption: String?, manyQueries: Bool = false) throws(CLIError) -> any PlacemarkLookup {
+        let directory: URL
+        if lookupFactory.needsData {
+            directory = try DataDirectoryResolver.resolve(option: dataOption, environment: environment,
+                                                          executablePath: executablePath)
+        } else {
+            directory = URL(fileURLWithPath: dataOption ?? ".")
+        }
+        do {
+            return try lookupFactory.open(directory, manyQueries)
+        } catch {
+            throw CLIError(.dataUnavailable, "cannot load data from \(directory.path): \(error)")
+        }
+    }
+}

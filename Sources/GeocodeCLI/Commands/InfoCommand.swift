@@ -1,0 +1,63 @@
+import Foundation
+import ReverseGeocoder
+
+/// `geocode info`: the datasets in the data directory (names, levels, counts, datum, source, licence)
+/// and how long they took to load.
+enum InfoCommand: Command {
+    static let name = "info"
+    static let summary = "Describe the datasets in the data directory and the load time."
+    static let usage = "geocode info [--json] [--data DIR]"
+    static let details = """
+        Lists each dataset in the order it is consulted, its files with their level, units, polygons and
+        vertices, and what loading repaired or skipped.
+
+        Examples:
+          geocode info
+          geocode info --data ./full-resolution --json
+        """
+    static let options: [OptionSpec] = [
+        OptionSpec("json", short: "j", help: "print JSON"),
+        .data, .help,
+    ]
+
+    static func run(_ arguments: ParsedArguments, context: CommandContext) throws(CLIError) -> ExitCode {
+        let lookup = try context.openLookup(dataOption: arguments.value("data"))
+        guard let geocoder = lookup as? ReverseGeocoder else {
+            context.stdout.write("test lookup (no datasets)\n")
+            return .success
+        }
+        let seconds = Double(geocoder.loadTime.components.seconds) + Double(geocoder.loadTime.components.attoseconds) / 1e18
+        if arguments.flag("json") {
+            struct Info: Encodable { var loadSeconds: Double; var datasets: [DatasetInfo] }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            let data = (try? encoder.encode(Info(loadSeconds: seconds, datasets: geocoder.datasets))) ?? Data()
+            context.stdout.write(String(decoding: data, as: UTF8.self) + "\n")
+            return .success
+        }
+        var out = ""
+        for (i, d) in geocoder.datasets.enumerated() {
+            out += "\(i + 1). \(d.name)" + (d.title.map { ": \($0)" } ?? "") + "\n"
+            out += "   datum \(d.datum.rawValue), priority \(d.priority)"
+            if let dir = d.directory { out += ", \(dir)" }
+            out += "\n"
+            if let s = d.source { out += "   source:  \(s)" + (d.sourceVersion.map { " (\($0))" } ?? "") + "\n" }
+            if let l = d.license { out += "   licence: \(l)\n" }
+            for l in d.layers {
+                out += "   \(l.level.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(l.file): \(l.units) units, "
+                    + "\(l.polygons) polygons, \(l.vertices) vertices, \(l.encoding)"
+                var notes: [String] = []
+                if l.nullShapes > 0 { notes.append("\(l.nullShapes) null shapes skipped") }
+                if l.emptyRecords > 0 { notes.append("\(l.emptyRecords) empty records skipped") }
+                if l.repairedPolygons > 0 { notes.append("\(l.repairedPolygons) invalid polygons repaired") }
+                if l.windingCorrected > 0 { notes.append("\(l.windingCorrected) rings with wrong winding") }
+                if l.antimeridianRecords > 0 { notes.append("\(l.antimeridianRecords) cross the antimeridian") }
+                out += notes.isEmpty ? "\n" : " (\(notes.joined(separator: "; ")))\n"
+                for w in l.warnings { out += "     warning: \(w)\n" }
+            }
+        }
+        out += String(format: "loaded in %.2f s\n", seconds)
+        context.stdout.write(out)
+        return .success
+    }
+}

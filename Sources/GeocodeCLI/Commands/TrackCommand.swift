@@ -1,0 +1,309 @@
+import Dispatch
+import Foundation
+import LocationKit
+import LocationSources
+import ReverseGeocoder
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `geocode track`: drives the LocationManager from a GPX file, an NMEA log, a serial GPS or gpsd, and
+/// prints one line per event (location, placemark, city changed, error), or NDJSON with `--json`.
+/// Ctrl-C stops the manager cleanly: the stream ends, the current placemark (if persisted) is saved.
+enum TrackCommand: Command {
+    static let name = "track"
+    static let summary = "Follow positions (GPX, NMEA log, serial GPS, gpsd) and print each event."
+    static let usage = """
+        geocode track --gpx FILE [--speed X] [options]
+        geocode track --nmea FILE [--speed X] [options]
+        geocode track --serial DEVICE [--baud N] [options]
+        geocode track --gpsd [HOST:PORT] [options]
+        options: [--region FILE] [--report URL|FILE [--report-queue DIR]] [--significant] [--json]
+        """
+    static let details = """
+        Prints one line per event: location, placemark, city changed, error. A city change is reported
+        only when the city really changes (3 fixes and 30 m past the border), not on every fix.
+
+        --region FILE monitors the regions in a JSON file (circles, or administrative areas by code or
+        name) and prints entered/exited events. --report sends every accepted position (with its place)
+        to an HTTP(S) URL as JSON, or appends it to a local NDJSON file; reports wait in a durable queue
+        (--report-queue, default ./geocode-report-queue) until delivered, so nothing is lost across
+        outages or restarts. --significant delivers a fix only after 500 m of movement or 5 minutes.
+
+        --speed X replays files X times faster than recorded (default 1); --speed max as fast as possible.
+        --baud is 4800, 9600 (default), 19200, 38400, 57600 or 115200. gpsd defaults to 127.0.0.1:2947.
+
+        Exit status: 0 the source ended, 130 interrupted (Ctrl-C), 2 bad command line,
+        4 data directory missing or unloadable.
+
+        Examples:
+          geocode track --gpx drive.gpx --speed 20
+          geocode track --nmea receiver.log --speed max --json
+          geocode track --serial /dev/ttyUSB0 --baud 4800
+          geocode track --gpsd 127.0.0.1:2947
+          geocode track --gpx drive.gpx --region regions.json --report https://example.org/positions
+        """
+    static let options: [OptionSpec] = [
+        OptionSpec("gpx", value: "FILE", help: "play a GPX file (tracks, routes or waypoints)"),
+        OptionSpec("nmea", value: "FILE", help: "replay an NMEA 0183 log"),
+        OptionSpec("serial", value: "DEVICE", help: "read NMEA from a serial GPS (e.g. /dev/ttyUSB0)"),
+        OptionSpec("baud", value: "N", help: "serial baud rate (default 9600)"),
+        OptionSpec("gpsd", help: "read from gpsd (optionally followed by HOST:PORT)"),
+        OptionSpec("speed", value: "X", help: "replay speed factor for --gpx/--nmea, or \"max\""),
+        OptionSpec("distance-filter", value: "METRES", help: "report a fix only after moving this far"),
+        OptionSpec("desired-accuracy", value: "METRES", help: "drop fixes less accurate than this"),
+        OptionSpec("current-placemark", value: "FILE", help: "persist the current placemark here (restored on start)"),
+        OptionSpec("region", value: "FILE", help: "monitor the regions in this JSON file; print entered/exited"),
+        OptionSpec("report", value: "URL|FILE", help: "send accepted positions to an HTTP(S) URL or append to an NDJSON file"),
+        OptionSpec("report-queue", value: "DIR", help: "durable queue for --report (default ./geocode-report-queue)"),
+        OptionSpec("significant", help: "significant-change mode: a fix only after 500 m or 5 minutes"),
+        OptionSpec("json", short: "j", help: "print NDJSON: one object per event"),
+        .data, .help,
+    ]
+
+    static func run(_ arguments: ParsedArguments, context: CommandContext) throws(CLIError) -> ExitCode {
+        let source = try makeSource(arguments)
+        let lookup = try context.openLookup(dataOption: arguments.value("data"), manyQueries: true)
+        let manager = LocationManager(source: source, geocoder: WGS84Provider(lookup: lookup),
+                                      currentPlacemarkFile: arguments.value("current-placemark").map { URL(fileURLWithPath: $0) })
+        if let v = arguments.value("distance-filter") { manager.distanceFilter = try metres(v, "--distance-filter") }
+        if let v = arguments.value("desired-accuracy") { manager.desiredAccuracy = try metres(v, "--desired-accuracy") }
+        let json = arguments.flag("json")
+        let output = context.stdout
+
+        // Regions and the reporter attach to the manager and see each accepted fix with its placemark.
+        // Region events are printed from the monitor's closures on a queue of ours, drained at the end.
+        var regionMonitor: RegionMonitor?
+        let regionQueue = DispatchQueue(label: "geocode.track.regions")
+        if let path = arguments.value("region") {
+            let monitor: RegionMonitor
+            do {
+                monitor = try RegionMonitor.load(contentsOf: URL(fileURLWithPath: path), delegateQueue: regionQueue)
+            } catch {
+                throw .badInput("\(error)")
+            }
+            let print: @Sendable (RegionEvent) -> Void = { event in
+                if let line = json ? regionJSON(event) : regionText(event) { output.write(line + "\n") }
+            }
+            monitor.onStateDetermined = { r, state, l in print(.stateDetermined(r, state, at: l)) }
+            monitor.onEnter = { r, l in print(.entered(r, at: l)) }
+            monitor.onExit = { r, l in print(.exited(r, at: l)) }
+            monitor.attach(to: manager)
+            regionMonitor = monitor
+        }
+        var reporter: PositionReporter?
+        if let destination = arguments.value("report") {
+            let queue = URL(fileURLWithPath: arguments.value("report-queue") ?? "geocode-report-queue")
+            do {
+                reporter = try PositionReporter(configuration: .init(destination: .init(argument: destination), queueDirectory: queue))
+            } catch {
+                throw CLIError(.ioError, "cannot open the report queue \(queue.path): \(error)")
+            }
+            reporter?.attach(to: manager)
+        }
+        // Ctrl-C / SIGTERM stop the manager; the event loop then ends by itself.
+        let interrupted = Flag()
+        var signalSources: [DispatchSourceSignal] = []
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let s = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            s.setEventHandler {
+                interrupted.set()
+                manager.stopUpdatingLocation()
+                manager.stopMonitoringSignificantLocationChanges()
+            }
+            s.resume()
+            signalSources.append(s)
+        }
+        defer { signalSources.forEach { $0.cancel() } }
+
+        let updates = manager.updates
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            for await event in updates {
+                if let line = json ? jsonLine(event) : textLine(event) { output.write(line + "\n") }
+            }
+            done.signal()
+        }
+        if arguments.flag("significant") {
+            manager.startMonitoringSignificantLocationChanges()
+        } else {
+            manager.startUpdatingLocation()
+        }
+        done.wait()
+        if let monitor = regionMonitor {
+            // Let the monitor judge the last fixes, then drain its callback queue.
+            monitor.detach()
+            let idle = DispatchSemaphore(value: 0)
+            Task.detached {
+                await monitor.waitUntilIdle()
+                idle.signal()
+            }
+            idle.wait()
+            regionQueue.sync {}
+        }
+        if let reporter {
+            // Give queued reports a last chance; whatever is still unsent stays queued for next time.
+            reporter.retryNow()
+            let flushed = DispatchSemaphore(value: 0)
+            Task.detached {
+                _ = await reporter.flush(timeout: .seconds(5))
+                flushed.signal()
+            }
+            flushed.wait()
+            if reporter.pendingCount > 0 {
+                context.stderr.write("geocode: \(reporter.pendingCount) reports not delivered yet; they stay queued for the next run\n")
+            }
+            reporter.close()
+        }
+        return interrupted.isSet ? .interrupted : .success
+    }
+
+    static func makeSource(_ a: ParsedArguments) throws(CLIError) -> any LocationSource {
+        let chosen = ["gpx", "nmea", "serial"].filter { a.value($0) != nil } + (a.flag("gpsd") ? ["gpsd"] : [])
+        guard chosen.count == 1 else {
+            throw .usage(chosen.isEmpty ? "choose a source: --gpx, --nmea, --serial or --gpsd"
+                                        : "choose one source, not \(chosen.map { "--" + $0 }.joined(separator: " and "))")
+        }
+        if a.value("baud") != nil && chosen[0] != "serial" { throw .usage("--baud goes with --serial") }
+        if a.value("speed") != nil && !["gpx", "nmea"].contains(chosen[0]) { throw .usage("--speed goes with --gpx or --nmea") }
+        if chosen[0] != "gpsd" && !a.positionals.isEmpty {
+            throw .usage("unexpected argument \"\(a.positionals[0])\"")
+        }
+        // nil = as fast as possible.
+        var factor: Double? = 1
+        if let s = a.value("speed") {
+            if s == "max" { factor = nil } else if let f = Double(s), f > 0, f.isFinite { factor = f } else {
+                throw .usage("--speed takes a positive number or \"max\", not \"\(s)\"")
+            }
+        }
+        switch chosen[0] {
+        case "gpx":
+            let url = try existing(a.value("gpx")!)
+            return GPXPlaybackSource(contentsOf: url, configuration: .init(pacing: factor.map { .realTime(speedFactor: $0) } ?? .asFastAsPossible))
+        case "nmea":
+            let url = try existing(a.value("nmea")!)
+            return NMEAReplaySource(contentsOf: url, configuration: .init(pacing: factor.map { .recorded(speedFactor: $0) } ?? .asFastAsPossible))
+        case "serial":
+            let baud = Int(a.value("baud") ?? "9600") ?? -1
+            do {
+                return try SerialGPSSource(path: a.value("serial")!, baudRate: baud)
+            } catch {
+                throw .usage("unsupported baud rate \(a.value("baud") ?? ""): use 4800, 9600, 19200, 38400, 57600 or 115200")
+            }
+        default:
+            guard a.positionals.count <= 1 else { throw .usage("--gpsd takes at most one HOST:PORT") }
+            guard let configuration = GPSDClient.Configuration(endpoint: a.positionals.first ?? "127.0.0.1:2947") else {
+                throw .usage("bad gpsd address \"\(a.positionals[0])\" (HOST:PORT)")
+            }
+            return GPSDClient(configuration: configuration)
+        }
+    }
+
+    static func existing(_ path: String) throws(CLIError) -> URL {
+        guard FileManager.default.isReadableFile(atPath: path) else { throw CLIError(.ioError, "cannot read \(path)") }
+        return URL(fileURLWithPath: path)
+    }
+
+    static func metres(_ text: String, _ option: String) throws(CLIError) -> Double {
+        guard let v = Double(text), v.isFinite, v >= 0 else { throw .usage("\(option) takes metres (a number ≥ 0), not \"\(text)\"") }
+        return v
+    }
+
+    // MARK: Output
+
+    static func time(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false).timeSeparator(.colon)) + "Z"
+    }
+
+    static func place(_ p: Placemark?) -> String {
+        guard let p else { return "(no place)" }
+        return [p.country, p.administrativeArea, p.locality, p.subLocality].compactMap { $0 }.joined(separator: " / ")
+    }
+
+    static func textLine(_ event: LocationEvent) -> String? {
+        switch event {
+        case .location(let l):
+            return "\(time(l.timestamp)) location \(String(format: "%.6f,%.6f", l.coordinate.latitude, l.coordinate.longitude)) ±\(Int(l.horizontalAccuracy.rounded()))m"
+        case .placemark(let p, let l):
+            return "\(time(l.timestamp)) placemark \(place(p))"
+        case .cityChanged(let from, let to, let l):
+            return "\(time(l.timestamp)) city changed \(from.locality ?? "?") → \(to.locality ?? "?")"
+        case .error(let e):
+            return "error \(e)"
+        case .warning(let w):
+            return "warning \(w)"
+        case .stopped:
+            return nil
+        }
+    }
+
+    static func regionText(_ event: RegionEvent) -> String? {
+        switch event {
+        case .stateDetermined(let r, let state, let l):
+            return "\(l.map { time($0.timestamp) + " " } ?? "")region \(r.identifier) \(state.rawValue)"
+        case .entered(let r, let l): return "\(time(l.timestamp)) region entered \(r.identifier)"
+        case .exited(let r, let l): return "\(time(l.timestamp)) region exited \(r.identifier)"
+        }
+    }
+
+    static func regionJSON(_ event: RegionEvent) -> String? {
+        var o: [String: Any] = [:]
+        switch event {
+        case .stateDetermined(let r, let state, let l):
+            o = ["event": "region_state", "region": r.identifier, "state": state.rawValue]
+            if let l { o["time"] = time(l.timestamp) }
+        case .entered(let r, let l): o = ["event": "region_entered", "region": r.identifier, "time": time(l.timestamp)]
+        case .exited(let r, let l): o = ["event": "region_exited", "region": r.identifier, "time": time(l.timestamp)]
+        }
+        guard let data = try? JSONSerialization.data(withJSONObject: o, options: [.sortedKeys]) else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func jsonLine(_ event: LocationEvent) -> String? {
+        var o: [String: Any] = [:]
+        func placemark(_ p: Placemark?) -> Any {
+            guard let p else { return NSNull() }
+            return ["country": p.country as Any, "country_code": p.isoCountryCode as Any,
+                    "province": p.administrativeArea as Any, "province_code": p.administrativeAreaCode as Any,
+                    "city": p.locality as Any, "city_code": p.localityCode as Any,
+                    "district": p.subLocality as Any, "district_code": p.subLocalityCode as Any,
+                    "city_is_province": p.localityIsProvinceFallback, "dataset": p.dataset].mapValues { $0 is String? && ($0 as? String) == nil ? NSNull() : $0 }
+        }
+        func fix(_ l: Location) { o["time"] = time(l.timestamp); o["latitude"] = l.coordinate.latitude; o["longitude"] = l.coordinate.longitude }
+        switch event {
+        case .location(let l):
+            o["event"] = "location"; fix(l); o["accuracy"] = l.horizontalAccuracy
+            if let alt = l.altitude { o["altitude"] = alt }
+            if l.speed >= 0 { o["speed"] = l.speed }
+            if l.course >= 0 { o["course"] = l.course }
+        case .placemark(let p, let l):
+            o["event"] = "placemark"; fix(l); o["placemark"] = placemark(p)
+        case .cityChanged(let from, let to, let l):
+            o["event"] = "city_changed"; fix(l); o["from"] = placemark(from); o["to"] = placemark(to)
+        case .error(let e):
+            o["event"] = "error"; o["message"] = "\(e)"
+        case .warning(let w):
+            o["event"] = "warning"; o["message"] = "\(w)"
+        case .stopped:
+            return nil
+        }
+        guard let data = try? JSONSerialization.data(withJSONObject: o, options: [.sortedKeys, .withoutEscapingSlashes]) else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// The CLI's lookup as the manager's placemark provider: fixes are WGS-84.
+struct WGS84Provider: PlacemarkProvider {
+    let lookup: any PlacemarkLookup
+    func placemark(for coordinate: Coordinate) -> Placemark? { lookup.placemark(for: coordinate, datum: .wgs84) }
+}
+
+/// A flag set from a signal handler's queue and read after the loop.
+final class Flag: @unchecked Sendable {
+    // @unchecked: guarded by the lock.
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.lock(); value = true; lock.unlock() }
+    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
+}

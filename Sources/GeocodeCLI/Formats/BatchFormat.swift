@@ -1,0 +1,67 @@
+/// The file formats `geocode batch` reads and writes.
+public enum BatchFormat: String, Sendable, CaseIterable {
+    /// Comma-separated values, RFC 4180 quoting.
+    case csv
+    /// Tab-separated values, read and written with the same quoting rules as CSV (so a tab or newline
+    /// inside a value survives); plain IANA TSV without quotes reads the same.
+    case tsv
+    /// Newline-delimited JSON: one object per line.
+    case ndjson
+    /// A GeoJSON (RFC 7946) FeatureCollection of Point features.
+    case geojson
+
+    /// Parses `--format` values, with the usual synonyms.
+    public init?(name: String) {
+        switch name.lowercased() {
+        case "csv": self = .csv
+        case "tsv", "tab": self = .tsv
+        case "ndjson", "jsonl", "jsonlines", "ldjson": self = .ndjson
+        case "geojson": self = .geojson
+        default: return nil
+        }
+    }
+
+    /// The format a file name's extension says, if it says one. `.json` is taken as GeoJSON (the
+    /// common case for point collections); NDJSON files are usually `.ndjson`/`.jsonl`.
+    public init?(path: String) {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
+        switch name[name.index(after: dot)...].lowercased() {
+        case "csv": self = .csv
+        case "tsv", "tab": self = .tsv
+        case "ndjson", "jsonl", "ldjson": self = .ndjson
+        case "geojson", "json": self = .geojson
+        default: return nil
+        }
+    }
+
+    /// The field delimiter of the delimited formats.
+    var delimiter: UInt8? {
+        switch self {
+        case .csv: return UInt8(ascii: ",")
+        case .tsv: return UInt8(ascii: "\t")
+        case .ndjson, .geojson: return nil
+        }
+    }
+
+    /// Guesses the format from the first bytes of the input (for stdin or an unknown extension).
+    ///
+    /// `{` whose first line is a complete JSON object → NDJSON (unless that object is itself a
+    /// FeatureCollection); any other `{`/`[` start → GeoJSON; otherwise CSV, or TSV when the first line has
+    /// tabs and no commas.
+    public static func sniff(_ head: [UInt8]) -> BatchFormat {
+        var bytes = head[...]
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        let firstLine = bytes.prefix { $0 != 0x0A }
+        let trimmed = firstLine.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
+        if trimmed.first == UInt8(ascii: "{") || trimmed.first == UInt8(ascii: "[") {
+            if trimmed.first == UInt8(ascii: "{") {
+                let shape = JSONScanner.sniffObjectLine(Array(firstLine))
+                if shape.isObject && !shape.isFeatureCollection { return .ndjson }
+            }
+            return .geojson
+        }
+        let hasTab = firstLine.contains(0x09), hasComma = firstLine.contains(UInt8(ascii: ","))
+        return hasTab && !hasComma ? .tsv : .csv
+    }
+}

@@ -1,0 +1,265 @@
+/// A validating JSON (RFC 8259) scanner over raw bytes that reports where values are instead of building
+/// a tree.
+///
+/// Objects are read one level deep (``objectMembers()``), arrays likewise (``arrayElements()``); nested
+/// values are validated and skipped. That is all the batch formats need: find a few keys, carry the rest
+/// through byte for byte.
+struct JSONScanner {
+    let bytes: UnsafeBufferPointer<UInt8>
+    var position: Int
+    let end: Int
+    /// Deepest nesting accepted; deeper input is rejected rather than risking the stack.
+    static let maxDepth = 512
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>, range: Range<Int>? = nil) {
+        self.bytes = bytes
+        self.position = range?.lowerBound ?? 0
+        self.end = range?.upperBound ?? bytes.count
+    }
+
+    mutating func skipWhitespace() {
+        while position < end {
+            switch bytes[position] {
+            case 0x20, 0x09, 0x0A, 0x0D: position += 1
+            default: return
+            }
+        }
+    }
+
+    var atEnd: Bool { position >= end }
+
+    func error(_ message: String) -> JSONError { JSONError(message: message, offset: position) }
+
+    /// Validates and skips one value (after leading whitespace), returning its kind and span.
+    mutating func value(depth: Int = 0) throws(JSONError) -> (JSONKind, Range<Int>) {
+        skipWhitespace()
+        guard position < end else { throw error("unexpected end of JSON, expected a value") }
+        let start = position
+        let kind: JSONKind
+        switch bytes[position] {
+        case UInt8(ascii: "{"):
+            guard depth < Self.maxDepth else { throw error("JSON nested too deeply") }
+            _ = try objectMembers(depth: depth, collect: false)
+            kind = .object
+        case UInt8(ascii: "["):
+            guard depth < Self.maxDepth else { throw error("JSON nested too deeply") }
+            _ = try arrayElements(depth: depth, collect: false)
+            kind = .array
+        case UInt8(ascii: "\""):
+            try string()
+            kind = .string
+        case UInt8(ascii: "t"): try literal("true"); kind = .bool
+        case UInt8(ascii: "f"): try literal("false"); kind = .bool
+        case UInt8(ascii: "n"): try literal("null"); kind = .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            try number()
+            kind = .number
+        default:
+            throw error("unexpected character \(Self.describe(bytes[position])) where a JSON value should start")
+        }
+        return (kind, start..<position)
+    }
+
+    /// Reads the object at `position` (which must be `{`), returning its members.
+    mutating func objectMembers(depth: Int = 0, collect: Bool = true) throws(JSONError) -> [JSONMember] {
+        skipWhitespace()
+        guard position < end, bytes[position] == UInt8(ascii: "{") else { throw error("expected a JSON object") }
+        position += 1
+        var members: [JSONMember] = []
+        skipWhitespace()
+        if position < end, bytes[position] == UInt8(ascii: "}") {
+            position += 1
+            return members
+        }
+        while true {
+            skipWhitespace()
+            guard position < end, bytes[position] == UInt8(ascii: "\"") else {
+                throw error(position < end ? "expected a quoted key in JSON object" : "unexpected end of JSON inside an object")
+            }
+            let keyStart = position
+            try string()
+            let key = keyStart..<position
+            skipWhitespace()
+            guard position < end, bytes[position] == UInt8(ascii: ":") else { throw error("expected ':' after key in JSON object") }
+            position += 1
+            let (kind, span) = try value(depth: depth + 1)
+            if collect { members.append(JSONMember(key: key, value: span, kind: kind)) }
+            skipWhitespace()
+            guard position < end else { throw error("unexpected end of JSON inside an object") }
+            if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
+            if bytes[position] == UInt8(ascii: "}") { position += 1; return members }
+            throw error("expected ',' or '}' in JSON object, found \(Self.describe(bytes[position]))")
+        }
+    }
+
+    /// Reads the array at `position` (which must be `[`), returning its elements.
+    mutating func arrayElements(depth: Int = 0, collect: Bool = true) throws(JSONError) -> [(JSONKind, Range<Int>)] {
+        skipWhitespace()
+        guard position < end, bytes[position] == UInt8(ascii: "[") else { throw error("expected a JSON array") }
+        position += 1
+        var elements: [(JSONKind, Range<Int>)] = []
+        skipWhitespace()
+        if position < end, bytes[position] == UInt8(ascii: "]") {
+            position += 1
+            return elements
+        }
+        while true {
+            let element = try value(depth: depth + 1)
+            if collect { elements.append(element) }
+            skipWhitespace()
+            guard position < end else { throw error("unexpected end of JSON inside an array") }
+            if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
+            if bytes[position] == UInt8(ascii: "]") { position += 1; return elements }
+            throw error("expected ',' or ']' in JSON array, found \(Self.describe(bytes[position]))")
+        }
+    }
+
+    /// Skips a string starting at `position` (on its opening quote), validating escapes.
+    mutating func string() throws(JSONError) {
+        position += 1
+        while position < end {
+            let c = bytes[position]
+            if c == UInt8(ascii: "\"") { position += 1; return }
+            if c == UInt8(ascii: "\\") {
+                position += 1
+                guard position < end else { break }
+                switch bytes[position] {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
+                     UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    position += 1
+                case UInt8(ascii: "u"):
+                    guard position + 4 < end,
+                          (1...4).allSatisfy({ Self.hexValue(bytes[position + $0]) != nil }) else {
+                        throw error("bad \\u escape in JSON string")
+                    }
+                    position += 5
+                default:
+                    throw error("bad escape \\\(Self.describe(bytes[position])) in JSON string")
+                }
+                continue
+            }
+            if c < 0x20 { throw error("control character \(Self.describe(c)) inside JSON string (must be escaped)") }
+            position += 1
+        }
+        throw error("unterminated JSON string")
+    }
+
+    mutating func literal(_ word: StaticString) throws(JSONError) {
+        let count = word.utf8CodeUnitCount
+        guard position + count <= end else { throw error("unexpected end of JSON in '\(word)'") }
+        for i in 0..<count where bytes[position + i] != word.utf8Start[i] {
+            throw error("invalid JSON literal (expected '\(word)')")
+        }
+        position += count
+    }
+
+    /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`
+    mutating func number() throws(JSONError) {
+        if bytes[position] == UInt8(ascii: "-") { position += 1 }
+        guard position < end, DecimalNumber.isDigit(bytes[position]) else { throw error("invalid JSON number") }
+        if bytes[position] == UInt8(ascii: "0") {
+            position += 1
+        } else {
+            while position < end, DecimalNumber.isDigit(bytes[position]) { position += 1 }
+        }
+        if position < end, bytes[position] == UInt8(ascii: ".") {
+            position += 1
+            guard position < end, DecimalNumber.isDigit(bytes[position]) else { throw error("invalid JSON number (digit expected after '.')") }
+            while position < end, DecimalNumber.isDigit(bytes[position]) { position += 1 }
+        }
+        if position < end, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
+            position += 1
+            if position < end, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
+            guard position < end, DecimalNumber.isDigit(bytes[position]) else { throw error("invalid JSON number (digit expected in exponent)") }
+            while position < end, DecimalNumber.isDigit(bytes[position]) { position += 1 }
+        }
+    }
+
+    // MARK: - Decoding the few values the pipeline looks at
+
+    /// The UTF-8 bytes a (validated) JSON string literal stands for. `raw` includes the quotes.
+    static func decodeString(_ bytes: UnsafeBufferPointer<UInt8>, _ raw: Range<Int>) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(raw.count)
+        var i = raw.lowerBound + 1
+        let end = raw.upperBound - 1
+        while i < end {
+            let c = bytes[i]
+            guard c == UInt8(ascii: "\\") else { out.append(c); i += 1; continue }
+            let e = bytes[i + 1]
+            i += 2
+            switch e {
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = hex4(bytes, i)
+                i += 4
+                if (0xD800..<0xDC00).contains(scalar), i + 6 <= end, bytes[i] == UInt8(ascii: "\\"),
+                   bytes[i + 1] == UInt8(ascii: "u") {
+                    let low = hex4(bytes, i + 2)
+                    if (0xDC00..<0xE000).contains(low) {
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                        i += 6
+                    }
+                }
+                // A lone surrogate is not a character; U+FFFD says "something was here".
+                out.append(contentsOf: Array(String(Unicode.Scalar(scalar).map(Character.init) ?? "\u{FFFD}").utf8))
+            default: out.append(e)   // \" \\ \/
+            }
+        }
+        return out
+    }
+
+    /// Whether the raw key/string `raw` (quotes included) stands for exactly `name`.
+    static func stringEquals(_ bytes: UnsafeBufferPointer<UInt8>, _ raw: Range<Int>, _ name: [UInt8]) -> Bool {
+        let inner = (raw.lowerBound + 1)..<(raw.upperBound - 1)
+        if inner.count == name.count {
+            var same = true
+            for (offset, i) in inner.enumerated() where bytes[i] != name[offset] {
+                same = false
+                break
+            }
+            if same { return true }
+        }
+        // Only an escaped key can still be equal ("l\u0061t" is "lat").
+        guard inner.contains(where: { bytes[$0] == UInt8(ascii: "\\") }) else { return false }
+        return decodeString(bytes, raw) == name
+    }
+
+    static func hex4(_ bytes: UnsafeBufferPointer<UInt8>, _ i: Int) -> UInt32 {
+        (0..<4).reduce(0) { $0 << 4 | UInt32(hexValue(bytes[i + $1]) ?? 0) }
+    }
+
+    static func hexValue(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+
+    /// `'x'` for printable ASCII, `U+001F` otherwise: for error messages.
+    static func describe(_ c: UInt8) -> String {
+        c >= 0x21 && c < 0x7F ? "'\(Character(Unicode.Scalar(c)))'" : "byte 0x" + (c < 16 ? "0" : "") + String(c, radix: 16, uppercase: true)
+    }
+
+    /// Whether `line` is exactly one JSON object (surrounded by whitespace at most), and if so whether it is
+    /// a FeatureCollection: used to tell NDJSON from single-line GeoJSON when sniffing a format.
+    static func sniffObjectLine(_ line: [UInt8]) -> (isObject: Bool, isFeatureCollection: Bool) {
+        line.withUnsafeBufferPointer { buffer in
+            var scanner = JSONScanner(buffer)
+            guard let members = try? scanner.objectMembers() else { return (false, false) }
+            scanner.skipWhitespace()
+            guard scanner.atEnd else { return (false, false) }
+            let isCollection = members.contains { member in
+                stringEquals(buffer, member.key, Array("type".utf8)) && member.kind == .string
+                    && decodeString(buffer, member.value) == Array("FeatureCollection".utf8)
+            }
+            return (true, isCollection)
+        }
+    }
+}

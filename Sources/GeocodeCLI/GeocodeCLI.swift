@@ -1,1 +1,0 @@
-// GeocodeCLI: argument parsing, batch formats and commands of the `geocode` tool.

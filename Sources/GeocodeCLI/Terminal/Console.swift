@@ -1,0 +1,28 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Text output to a file descriptor (stdout or stderr), one write(2) per call so lines from the progress
+/// bar and from row reports never interleave mid-line.
+struct Console: Sendable {
+    let fd: Int32
+
+    static let standardOutput = Console(fd: 1)
+    static let standardError = Console(fd: 2)
+
+    func write(_ text: String) {
+        _ = FileDescriptorIO.writeAll(fd, Array(text.utf8))
+    }
+
+    /// Whether the descriptor is a terminal (progress bars only go to terminals).
+    var isTerminal: Bool { isatty(fd) == 1 }
+
+    /// The terminal's width in columns, 80 when unknown.
+    var width: Int {
+        var size = winsize()
+        if ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        return 80
+    }
+}

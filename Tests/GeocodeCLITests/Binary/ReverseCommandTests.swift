@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+
+/// `geocode LAT LON` as a user types it.
+@Suite struct ReverseCommandTests {
+    @Test func foundPrintsPlaceAndExitsZero() throws {
+        let r = try GeocodeBinary.run(["45.5", "12.25"])
+        #expect(r.status == 0)
+        #expect(r.out == """
+            country:  Testland (TL)
+            province: Band 13 (TL-13)
+            city:     Cell 2 (TL-13-2)
+            district: Quarter 5 (TL-13-2-5)
+            dataset:  testgrid
+
+            """)
+        #expect(try GeocodeBinary.run(["reverse", "45.5", "12.25"]).out == r.out)
+        #expect(try GeocodeBinary.run(["45.5,12.25"]).out == r.out)
+    }
+
+    @Test func negativeCoordinatesNeedNoDoubleDash() throws {
+        let r = try GeocodeBinary.run(["-45.5", "120.5", "--json"])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.out.contains("\"country\":\"Gridonia\""))
+        #expect(r.out.hasPrefix("{\"latitude\":-45.5,\"longitude\":120.5,\"datum\":\"wgs84\",\"found\":true,"))
+        let sydney = try GeocodeBinary.run(["-33.86", "151.2"])    // the issue's own example: ocean in the grid
+        #expect(sydney.status == 1)
+    }
+
+    @Test func oceanIsExitOne() throws {
+        let r = try GeocodeBinary.run(["10", "-30"])
+        #expect(r.status == 1)
+        #expect(r.out.isEmpty)
+        #expect(r.err.contains("no place at 10.0, -30.0"))
+        let json = try GeocodeBinary.run(["--json", "10", "-30"])
+        #expect(json.status == 1)
+        #expect(json.out == "{\"latitude\":10.0,\"longitude\":-30.0,\"datum\":\"wgs84\",\"found\":false}\n")
+    }
+
+    @Test(arguments: [(["91", "0"], "latitude 91 is outside -90...90 (LAT)"),
+                      (["0", "-181"], "longitude -181 is outside -180...180 (LON)"),
+                      (["abc", "12"], "latitude \"abc\" is not a number (LAT)"),
+                      (["NaN", "12"], "latitude \"NaN\" is not a number (LAT)"),
+                      (["1", "2", "--datum", "wgs84"], nil)])
+    func badCoordinatesAreExitThree(_ arguments: [String], _ message: String?) throws {
+        let r = try GeocodeBinary.run(arguments)
+        if let message {
+            #expect(r.status == 3)
+            #expect(r.err == "geocode: \(message)\n")
+        } else {
+            #expect(r.status == 0)
+        }
+    }
+
+    @Test(arguments: [["1"], ["1", "2", "3"], ["1", "2", "--bogus"], ["1", "2", "--datum", "mars2"], ["frobnicate"], []])
+    func commandLineMistakesAreExitTwo(_ arguments: [String]) throws {
+        let r = try GeocodeBinary.run(arguments)
+        #expect(r.status == 2, "\(arguments): \(r.err)")
+        #expect(r.err.hasPrefix("geocode") || r.err.contains("Usage"))
+    }
+
+    @Test func datumIsPassedToTheLookup() throws {
+        // Outside China GCJ-02 is the identity; inside, the offset is a few hundred metres, enough to cross
+        // a grid line placed right at the point.
+        let wgs = try GeocodeBinary.run(["--json", "30.0001", "120.0001"])
+        let gcj = try GeocodeBinary.run(["--json", "30.0001", "120.0001", "--datum", "gcj02"])
+        // GCJ-02 → WGS-84 there moves the point about 0.0045° west, across the 120° cell line.
+        #expect(wgs.out.contains("\"city_code\":\"GR-12-24\""), "\(wgs.out)")
+        #expect(gcj.out.contains("\"city_code\":\"GR-12-23\""), "\(gcj.out)")
+        #expect(gcj.out.contains("\"datum\":\"gcj02\""))
+    }
+
+    @Test func versionAndHelp() throws {
+        let version = try GeocodeBinary.run(["--version"])
+        #expect(version.status == 0)
+        #expect(version.out.hasPrefix("geocode "))
+        let help = try GeocodeBinary.run(["--help"])
+        #expect(help.status == 0)
+        for needle in ["Exit status:", "  1   the point is in no polygon", "GEOCODE_DATA", "Examples:", "geocode -33.86 151.2"] {
+            #expect(help.out.contains(needle), "\(needle)")
+        }
+        for command in ["reverse", "batch", "track", "info"] {
+            let r = try GeocodeBinary.run([command, "--help"])
+            #expect(r.status == 0)
+            #expect(r.out.hasPrefix("Usage:"))
+            #expect(r.out.contains("--data DIR"))
+            #expect(try GeocodeBinary.run(["help", command]).out == r.out)
+        }
+        #expect(try GeocodeBinary.run(["batch", "--help"]).out.contains("Examples:"))
+        #expect(try GeocodeBinary.run(["reverse", "--help"]).out.contains("Examples:"))
+    }
+
+    @Test func dataDirectoryErrorsAreExitFour() throws {
+        // Without the test grid the real engine is asked for, which needs a data directory.
+        let missing = try GeocodeBinary.run(["1", "2", "--data", "/nonexistent/geocode-data"], environment: ["GEOCODE_TEST_LOOKUP": ""])
+        #expect(missing.status == 4)
+        #expect(missing.err.contains("/nonexistent/geocode-data (--data) does not exist"))
+        let env = try GeocodeBinary.run(["1", "2"], environment: ["GEOCODE_TEST_LOOKUP": "", "GEOCODE_DATA": "/nonexistent/env-data"])
+        #expect(env.status == 4)
+        #expect(env.err.contains("$GEOCODE_DATA"))
+        let dir = try TemporaryDirectory.shared.newFolder("data")
+        let engine = try GeocodeBinary.run(["1", "2", "--data", dir.path], environment: ["GEOCODE_TEST_LOOKUP": ""])
+        #expect(engine.status == 4)    // until the engine is wired: "not built into this version yet"
+        #expect(engine.err.contains("cannot load data from \(dir.path)"))
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+
+/// `geocode track` and `geocode info` through the real binary on the bundled Data/ (not the test grid).
+@Suite(.serialized)
+struct TrackAndInfoTests {
+    static let root: URL = {
+        var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) { dir.deleteLastPathComponent() }
+        return dir
+    }()
+
+    /// The real engine on Data/, without the cell quadtree (its build dominates a debug binary's start).
+    static let realData = ["GEOCODE_TEST_LOOKUP": "", "GEOCODE_DATA": root.appendingPathComponent("Data").path,
+                           "GEOCODE_CELL_SIZE": "0"]
+
+    /// Runs the binary on a thread of its own, so waiting for it does not hold the cooperative pool.
+    static func run(_ arguments: [String]) async throws -> GeocodeBinary.Result {
+        try await withCheckedThrowingContinuation { c in
+            Thread { c.resume(with: Result { try GeocodeBinary.run(arguments, environment: realData) }) }.start()
+        }
+    }
+
+    @Test func trackGPXPrintsTheCityChangesOfTheDrive() async throws {
+        let gpx = Self.root.appendingPathComponent("Tests/LocationKitTests/Fixtures/beijing-tianjin.gpx").path
+        let r = try await Self.run(["track", "--gpx", gpx, "--speed", "max"])
+        #expect(r.status == 0, "\(r.err)")
+        let lines = r.out.split(separator: "\n")
+        // The oracle's changes (make_drive.py, shapely): Beijing → Langfang → Tianjin.
+        #expect(lines.filter { $0.contains("city changed") }.map { $0.split(separator: " ", maxSplits: 1)[1] }
+                == ["city changed 北京市 → 廊坊市", "city changed 廊坊市 → 天津市"])
+        #expect(lines.filter { $0.contains(" location ") }.count == 445)
+        #expect(lines.filter { $0.contains(" placemark ") }.count == 445)
+        #expect(lines.first == "2023-11-14T22:13:20Z location 39.908700,116.397500 ±5m")
+        #expect(lines.dropFirst().first == "2023-11-14T22:13:20Z placemark 中国 / 北京市 / 北京市 / 东城区")
+    }
+
+    @Test func trackWithRegionsAndAReportFile() async throws {
+        let fixtures = Self.root.appendingPathComponent("Tests/LocationKitTests/Fixtures")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("geocode-track-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let reports = dir.appendingPathComponent("reports.ndjson")
+        let r = try await Self.run(["track", "--gpx", fixtures.appendingPathComponent("beijing-tianjin.gpx").path, "--speed", "max",
+                                    "--region", fixtures.appendingPathComponent("regions-example.json").path,
+                                    "--report", reports.path, "--report-queue", dir.appendingPathComponent("queue").path])
+        #expect(r.status == 0, "\(r.err)")
+        let regionLines = r.out.split(separator: "\n").filter { $0.contains(" region ") }.map { $0.split(separator: " ", maxSplits: 1)[1] }
+        // Leaving Beijing for Langfang, then Langfang for Tianjin, as the cities (shapely's) say.
+        #expect(regionLines.contains("region exited beijing") && regionLines.contains("region entered langfang"))
+        #expect(regionLines.contains("region exited langfang") && regionLines.contains("region entered tianjin"))
+        #expect(regionLines.firstIndex(of: "region entered langfang")! < regionLines.firstIndex(of: "region entered tianjin")!)
+        // Every accepted fix (one per 250 m, every 10 s: all pass the 100 m / 10 s rule) reported once, in order.
+        let lines = try String(contentsOf: reports, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 445)
+        let seqs = try lines.map { try #require((try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["seq"] as? Int) }
+        #expect(seqs == Array(seqs.sorted()) && Set(seqs).count == 445)
+    }
+
+    @Test func trackNMEAAsNDJSON() async throws {
+        let log = Self.root.appendingPathComponent("Tests/LocationSourcesTests/Corpus/ublox-8.log").path
+        let r = try await Self.run(["track", "--nmea", log, "--speed", "max", "--json"])
+        #expect(r.status == 0, "\(r.err)")
+        let objects = try r.out.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        let placemarks = objects.filter { $0["event"] as? String == "placemark" }
+        #expect(placemarks.count >= 50)  // 72 reporting cycles in this log
+        #expect(placemarks.count == objects.filter { $0["event"] as? String == "location" }.count)
+        // The u-blox log was recorded in Bend, Oregon (its header says so).
+        for p in placemarks {
+            let place = p["placemark"] as? [String: Any]
+            #expect(place?["province_code"] as? String == "US-OR" && place?["country_code"] as? String == "US")
+        }
+    }
+
+    @Test func trackNeedsExactlyOneSource() async throws {
+        #expect(try await Self.run(["track"]).status == 2)
+        #expect(try await Self.run(["track", "--gpx", "a.gpx", "--nmea", "b.log"]).status == 2)
+        #expect(try await Self.run(["track", "--serial", "/dev/null", "--baud", "1234"]).status == 2)
+        #expect(try await Self.run(["track", "--gpx", "/nonexistent.gpx"]).status == 5)
+    }
+
+    @Test func ctrlCStopsTrackCleanly() async throws {
+        let gpx = Self.root.appendingPathComponent("Tests/LocationKitTests/Fixtures/beijing-tianjin.gpx").path
+        // Real-time playback takes over an hour; interrupt it once it has printed something.
+        let process = Process()
+        process.executableURL = GeocodeBinary.url
+        process.arguments = ["track", "--gpx", gpx]
+        process.environment = GeocodeBinary.environment(Self.realData)
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let firstLine: String = try await withCheckedThrowingContinuation { c in
+            Thread {
+                var line = Data()
+                while let byte = try? pipe.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
+                    line.append(byte)
+                }
+                c.resume(returning: String(decoding: line, as: UTF8.self))
+            }.start()
+        }
+        #expect(firstLine.contains("location 39.908700,116.397500"))
+        process.interrupt()
+        let status: Int32 = await withCheckedContinuation { c in
+            Thread { process.waitUntilExit(); c.resume(returning: process.terminationStatus) }.start()
+        }
+        #expect(status == 130)
+    }
+
+    @Test func batchOnTheBundledData() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("geocode-real-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let input = dir.appendingPathComponent("in.csv"), output = dir.appendingPathComponent("out.csv")
+        try Data("""
+            id,lat,lon
+            1,39.9087,116.3975
+            2,52.5200,13.4050
+            3,0,-150
+            4,abc,116
+            5,23.1291,113.3644
+            """.utf8).write(to: input)
+        let r = try await Self.run(["batch", input.path, "-o", output.path, "--fields", "country,province,city,district", "--quiet"])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.err.contains("in.csv:5:"))   // the bad row, by its line number
+        let lines = try String(contentsOf: output, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines[0] == "id,lat,lon,country,province,city,district,geocode_error")
+        #expect(lines[1] == "1,39.9087,116.3975,中国,北京市,北京市,东城区,")
+        #expect(lines[2] == "2,52.5200,13.4050,Germany,Berlin,,,")
+        #expect(lines[3] == "3,0,-150,,,,,")
+        #expect(lines[4].hasPrefix("4,abc,116,,,,,") && lines[4].count > "4,abc,116,,,,,".count)
+        #expect(lines[5] == "5,23.1291,113.3644,中国,广东省,广州市,天河区,")
+    }
+
+    @Test func infoListsTheBundledDatasets() async throws {
+        let r = try await Self.run(["info"])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.out.contains("1. china") && r.out.contains("2. world"))
+        #expect(r.out.contains("china_district.shp: 2875 units"))
+        #expect(r.out.contains("world_province.shp: 4556 units"))
+        let json = try await Self.run(["info", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any])
+        #expect((object["datasets"] as? [[String: Any]])?.map { $0["name"] as? String } == ["china", "world"])
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// Runs the built `geocode` executable the way a user would, with the test grid instead of the engine.
+///
+/// The binary is found in the products directory of this test build (the folder that holds this test
+/// target's resource bundle, which SwiftPM puts next to the executables), so it works for
+/// `.build/debug`, `.build/<triple>/debug` and release layouts alike. `GEOCODE_BINARY` overrides.
+struct GeocodeBinary {
+    struct Result {
+        var status: Int32
+        var stdout: Data
+        var stderr: Data
+        var out: String { String(decoding: stdout, as: UTF8.self) }
+        var err: String { String(decoding: stderr, as: UTF8.self) }
+    }
+
+    static let url: URL = {
+        if let path = ProcessInfo.processInfo.environment["GEOCODE_BINARY"] { return URL(fileURLWithPath: path) }
+        var candidates: [URL] = []
+        candidates.append(Bundle.module.bundleURL.deletingLastPathComponent().appendingPathComponent("geocode"))
+        // Fallback: from this source file up to the package root, then the usual build folders.
+        var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while dir.path != "/" && !FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) {
+            dir = dir.deletingLastPathComponent()
+        }
+        candidates.append(dir.appendingPathComponent(".build/debug/geocode"))
+        candidates.append(dir.appendingPathComponent(".build/release/geocode"))
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
+    }()
+
+    /// The environment for a run: the test grid, and no GEOCODE_DATA from the developer's shell.
+    static func environment(_ extra: [String: String] = [:]) -> [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["GEOCODE_TEST_LOOKUP"] = "grid"
+        env.removeValue(forKey: "GEOCODE_DATA")
+        return env.merging(extra) { $1 }
+    }
+
+    /// Runs to completion. `stdin` is fed from a file (nil: /dev/null).
+    static func run(_ arguments: [String], stdin: URL? = nil, environment extra: [String: String] = [:],
+                    in directory: URL? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = url
+        process.arguments = arguments
+        process.environment = environment(extra)
+        if let directory { process.currentDirectoryURL = directory }
+        let outFile = try TemporaryDirectory.shared.newFile("stdout"), errFile = try TemporaryDirectory.shared.newFile("stderr")
+        let outHandle = try FileHandle(forWritingTo: outFile), errHandle = try FileHandle(forWritingTo: errFile)
+        process.standardOutput = outHandle
+        process.standardError = errHandle
+        process.standardInput = try stdin.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try outHandle.close()
+        try errHandle.close()
+        return Result(status: process.terminationStatus, stdout: try Data(contentsOf: outFile), stderr: try Data(contentsOf: errFile))
+    }
+
+    /// Runs with stdin from text.
+    static func run(_ arguments: [String], input: String) throws -> Result {
+        let file = try TemporaryDirectory.shared.newFile("stdin")
+        try Data(input.utf8).write(to: file)
+        return try run(arguments, stdin: file)
+    }
+}

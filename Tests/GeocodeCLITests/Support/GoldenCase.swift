@@ -1,0 +1,28 @@
+/// One golden batch run: an input under `Fixtures/golden`, extra arguments, and the expected output (and
+/// stderr, when the run reports anything) under `Fixtures/golden/expected`.
+///
+/// The expected files were produced by the binary and then checked by hand against the grid's rules
+/// (see GridTestLookup) and the format rules; they pin the exact bytes from then on.
+struct GoldenCase: Sendable, CustomTestStringConvertible {
+    var input: String
+    var arguments: [String]
+    var expected: String
+
+    var testDescription: String { "\(input) \(arguments.joined(separator: " ")) → \(expected)" }
+
+    static let all: [GoldenCase] = [
+        GoldenCase(input: "quoting.csv", arguments: [], expected: "quoting.csv"),
+        GoldenCase(input: "quoting.csv", arguments: ["-F", "geojson", "--fields", "country,city,dataset"], expected: "quoting.geojson"),
+        GoldenCase(input: "points.tsv", arguments: [], expected: "points.tsv"),
+        GoldenCase(input: "headerless.csv", arguments: [], expected: "headerless.csv"),
+        GoldenCase(input: "points.ndjson", arguments: [], expected: "points.ndjson"),
+        GoldenCase(input: "points.ndjson", arguments: ["-F", "tsv", "--fields", "all"], expected: "points-from-ndjson.tsv"),
+        GoldenCase(input: "points.geojson", arguments: [], expected: "points.geojson"),
+        GoldenCase(input: "points.geojson", arguments: ["-F", "csv", "--prefix", "geo_"], expected: "points-from-geojson.csv"),
+        GoldenCase(input: "bad-rows.csv", arguments: [], expected: "bad-rows.csv"),
+        GoldenCase(input: "bad.ndjson", arguments: ["--fields", "country"], expected: "bad.ndjson"),
+        GoldenCase(input: "bad.geojson", arguments: ["--fields", "country"], expected: "bad.geojson"),
+    ]
+}
+
+import Testing

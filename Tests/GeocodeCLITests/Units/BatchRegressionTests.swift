@@ -1,0 +1,35 @@
+import Foundation
+@testable import GeocodeCLI
+import Testing
+
+/// Inputs the batch-reader fuzzers (`Tests/Fuzz/Harnesses/csv.swift` and friends) found, kept byte for
+/// byte so the bugs stay fixed. The same inputs are in `Tests/Fuzz/Corpus`, so fuzz runs replay them.
+@Suite struct BatchRegressionTests {
+    func input(_ bytes: [UInt8], readSize: Int) throws -> ByteInput {
+        let file = try TemporaryDirectory.shared.newFile("regression")
+        try Data(bytes).write(to: file)
+        let fd = open(file.path, O_RDONLY)
+        #expect(fd >= 0)
+        return ByteInput(fd: fd, name: "test", readSize: readSize)
+    }
+
+    /// fuzz-csv: whether CSV output uses CRLF was decided from the byte after the header's CR, but when a
+    /// read ended right after the CR that byte was not read yet, so the answer was "LF". The same file
+    /// gave CRLF rows read in one go and LF rows read in small pieces (as from a pipe). Found as: the
+    /// golden quoting.csv with its BOM damaged, read 1 byte at a time.
+    @Test(arguments: [1, 2, 3, 7, 1 << 20])
+    func crlfIsDetectedWhateverTheReadSize(readSize: Int) throws {
+        let found = [UInt8](Data(base64Encoded: "AO+7u2lkLG5hbWUsbm90ZSxsYXQsbG9uDQoxLCJTbWl0aCwgSm8iLCJzYWlkICIiaGkiIiIsNDUuNSwxMi4yNQ0KMiwidHdvDQpsaW5lcyIsImEKYiIsLTEyLjUsMTA1LjdTZXF1ZW5jZeaWhywiIiwwLDANCg0KNCwidHJhaWxpbmcgc3BhY2UgIix4LDg5Ljk5OSwzOS45OTkNCjUsb2NlYW4sLDEwLC0zMA==")!).dropFirst()   // the harness's options byte
+        var options = BatchOptions()
+        options.readSize = readSize
+        let setup = try BatchSetup.prepare(input: try input(Array(found), readSize: readSize), format: .csv,
+                                           outputFormat: .csv, options: options)
+        #expect(setup.schema.lineEnding == [0x0D, 0x0A])
+
+        for (text, crlf) in [("lat,lon\r\n1,2\r\n", true), ("lat,lon\r3,4\n", false), ("lat,lon\r", false), ("lat,lon\n", false)] {
+            let framer = CSVFramer(input: try input(Array(text.utf8), readSize: readSize), delimiter: UInt8(ascii: ","))
+            _ = try framer.nextChunk(targetBytes: 1, maxRecords: 1)
+            #expect(framer.usesCRLF == crlf, "\(text.debugDescription), read size \(readSize)")
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+@testable import GeocodeCLI
+import Testing
+
+/// Framers must find the same records and lines however the input is cut into reads and chunks.
+@Suite struct FramerTests {
+    /// A ByteInput over `text`, reading `readSize` bytes at a time.
+    func input(_ text: String, readSize: Int) throws -> ByteInput {
+        let file = try TemporaryDirectory.shared.newFile("framer")
+        try Data(text.utf8).write(to: file)
+        let fd = open(file.path, O_RDONLY)
+        #expect(fd >= 0)
+        return ByteInput(fd: fd, name: "test", readSize: readSize)
+    }
+
+    /// Every record's text and line, across all chunks.
+    func records(_ framer: any RecordFramer, chunkBytes: Int, chunkRecords: Int) throws -> [(String, Int)] {
+        var all: [(String, Int)] = []
+        while let chunk = try framer.nextChunk(targetBytes: chunkBytes, maxRecords: chunkRecords) {
+            #expect(!chunk.records.isEmpty)
+            for record in chunk.records {
+                all.append((String(decoding: chunk.bytes[record.range], as: UTF8.self), record.line))
+            }
+        }
+        return all
+    }
+
+    static let geometries = [(1, 1, 1), (4, 16, 2), (7, 1, 1000), (64, 40, 3), (1 << 20, 1 << 20, 8192)]
+
+    @Test(arguments: geometries)
+    func csvRecordsAndPhysicalLines(readSize: Int, chunkBytes: Int, chunkRecords: Int) throws {
+        let text = "\u{FEFF}h1,h2\r\n1,\"a\r\nb\"\r\n\r\n2,\"x\"\"\ny\"\n3,z\r4,\"unterminated\nrest"
+        let framer = CSVFramer(input: try input(text, readSize: readSize), delimiter: UInt8(ascii: ","))
+        let got = try records(framer, chunkBytes: chunkBytes, chunkRecords: chunkRecords)
+        #expect(got.map(\.0) == ["h1,h2", "1,\"a\r\nb\"", "2,\"x\"\"\ny\"", "3,z", "4,\"unterminated\nrest"])
+        // Lines: header 1, record 2 spans 2-3, line 4 empty, record 5-6, lone-CR line 7, 8-9.
+        #expect(got.map(\.1) == [1, 2, 5, 7, 8])
+        #expect(framer.usesCRLF == true)
+    }
+
+    @Test(arguments: geometries)
+    func ndjsonLinesSkipBlanks(readSize: Int, chunkBytes: Int, chunkRecords: Int) throws {
+        let text = "{\"a\":1}\r\n\n   \n{\"b\":\"x\\ny\"}\nlast"
+        let framer = NDJSONFramer(input: try input(text, readSize: readSize))
+        let got = try records(framer, chunkBytes: chunkBytes, chunkRecords: chunkRecords)
+        #expect(got.map(\.0) == ["{\"a\":1}", "{\"b\":\"x\\ny\"}", "last"])
+        #expect(got.map(\.1) == [1, 4, 5])
+    }
+
+    @Test(arguments: geometries)
+    func geojsonStreamsFeatures(readSize: Int, chunkBytes: Int, chunkRecords: Int) throws {
+        let text = """
+            {"type": "FeatureCollection", "name": "a]}\\"[{",
+             "features": [ {"type":"Feature","properties":{"s":"}]"},"geometry":{"type":"Point","coordinates":[1,2]}},
+              42 ,
+              {"type":"Feature",
+               "geometry":null} ,
+             ],
+             "bbox": [0, 0, 1, 1]}
+
+            """
+        let framer = GeoJSONFramer(input: try input(text, readSize: readSize))
+        let prefix = try framer.readPrefix()
+        #expect(String(decoding: prefix, as: UTF8.self).hasSuffix("\"features\": ["))
+        let got = try records(framer, chunkBytes: chunkBytes, chunkRecords: chunkRecords)
+        #expect(got.map(\.0) == [#"{"type":"Feature","properties":{"s":"}]"},"geometry":{"type":"Point","coordinates":[1,2]}}"#,
+                                 "42", "{\"type\":\"Feature\",\n   \"geometry\":null}"])
+        #expect(got.map(\.1) == [2, 3, 4])
+        #expect(String(decoding: framer.trailer, as: UTF8.self) == "],\n \"bbox\": [0, 0, 1, 1]}\n")
+    }
+
+    @Test(arguments: [
+        ("[1,2]", "expected a FeatureCollection object"),
+        (#"{"type":"Feature","geometry":null}"#, "top-level \"type\" is \"Feature\""),
+        (#"{"type":"FeatureCollection"}"#, "no \"features\" array"),
+        (#"{"features": {}}"#, "\"features\" is not an array"),
+        (#"{"features": [{"type":"Feature"} {"#, "expected ',' or ']' after a feature"),
+        (#"{"features": [] } extra"#, "unexpected data after the end"),
+        (#"{"features": [{"a":1}"#, "unexpected end of input"),
+    ])
+    func geojsonStructureErrorsAreFatal(text: String, message: String) throws {
+        let framer = GeoJSONFramer(input: try input(text, readSize: 3))
+        do {
+            _ = try framer.readPrefix()
+            while try framer.nextChunk(targetBytes: 10, maxRecords: 10) != nil {}
+            Issue.record("no error for \(text)")
+        } catch {
+            #expect(error.code == .badInput)
+            #expect(error.message.contains(message), "\(error.message)")
+        }
+    }
+
+    @Test func oversizedRecordIsAnErrorNotUnboundedMemory() throws {
+        let text = "a,\"" + String(repeating: "x", count: 5000)
+        let file = try TemporaryDirectory.shared.newFile("huge")
+        try Data(text.utf8).write(to: file)
+        let input = ByteInput(fd: open(file.path, O_RDONLY), name: "huge.csv", readSize: 64, maxPending: 1024)
+        let framer = CSVFramer(input: input, delimiter: UInt8(ascii: ","))
+        #expect(throws: CLIError.self) { _ = try framer.nextChunk(targetBytes: 1 << 20, maxRecords: 100) }
+    }
+}

@@ -1,0 +1,63 @@
+@testable import GeocodeCLI
+import Testing
+
+@Suite struct JSONScannerTests {
+    func members(_ text: String) throws -> [(String, JSONKind, String)] {
+        let bytes = Array(text.utf8)
+        return try bytes.withUnsafeBufferPointer { b in
+            var scanner = JSONScanner(b)
+            return try scanner.objectMembers().map { m in
+                (String(decoding: JSONScanner.decodeString(b, m.key), as: UTF8.self), m.kind,
+                 String(decoding: Array(b[m.value]), as: UTF8.self))
+            }
+        }
+    }
+
+    @Test func membersKeepRawValues() throws {
+        let m = try members(#"{ "a" : 1.50, "b":"x\"y", "c":[1,{"d":null}], "e":true, "f":null, "g":{} }"#)
+        #expect(m.map(\.0) == ["a", "b", "c", "e", "f", "g"])
+        #expect(m.map(\.1) == [.number, .string, .array, .bool, .null, .object])
+        #expect(m[0].2 == "1.50")    // the digits as written, not a re-formatted Double
+        #expect(m[2].2 == #"[1,{"d":null}]"#)
+    }
+
+    @Test func decodesEscapes() throws {
+        let m = try members(#"{"k\u0061y":"tab\tnl\nq\"\u00e9\ud83d\ude00\/"}"#)
+        #expect(m[0].0 == "kay")
+        let bytes = Array(m[0].2.utf8)
+        let decoded = bytes.withUnsafeBufferPointer { String(decoding: JSONScanner.decodeString($0, 0..<bytes.count), as: UTF8.self) }
+        #expect(decoded == "tab\tnl\nq\"é😀/")
+    }
+
+    @Test(arguments: [#"{"a":}"#, #"{"a":1,}"#, #"{"a" 1}"#, #"{a:1}"#, #"{"a":01}"#, #"{"a":1."#, #"{"a":"x"#,
+                      #"{"a":tru}"#, "{\"a\":\"ctl\u{1}\"}", #"{"a":"\x"}"#, #"{"a":[1 2]}"#, #"{"a":-}"#])
+    func rejectsInvalid(_ text: String) {
+        #expect(throws: JSONError.self) { try members(text) }
+    }
+
+    @Test func rejectsDeepNesting() {
+        let deep = "{\"a\":" + String(repeating: "[", count: 2000) + String(repeating: "]", count: 2000) + "}"
+        #expect(throws: JSONError.self) { try members(deep) }
+    }
+
+    @Test func minifiesOutsideStrings() {
+        let raw = Array("{ \"a b\" : [ 1 ,\n 2 ] }".utf8)
+        var out: [UInt8] = []
+        raw.withUnsafeBufferPointer { JSONWriter.appendMinified($0, 0..<raw.count, to: &out) }
+        #expect(String(decoding: out, as: UTF8.self) == "{\"a b\":[1,2]}")
+    }
+
+    @Test func escapesStrings() {
+        var out: [UInt8] = []
+        JSONWriter.appendString("q\"b\\n\n\u{1}é", to: &out)
+        #expect(String(decoding: out, as: UTF8.self) == #""q\"b\\n\n\u0001é""#)
+    }
+
+    @Test func sniffsFormats() {
+        #expect(BatchFormat.sniff(Array("{\"lat\":1,\"lon\":2}\n{\"lat\":3".utf8)) == .ndjson)
+        #expect(BatchFormat.sniff(Array("{\"type\":\"FeatureCollection\",\"features\":[]}".utf8)) == .geojson)
+        #expect(BatchFormat.sniff(Array("{\n  \"type\": \"FeatureCollection\",".utf8)) == .geojson)
+        #expect(BatchFormat.sniff(Array("\u{FEFF}lat,lon\n1,2\n".utf8)) == .csv)
+        #expect(BatchFormat.sniff(Array("lat\tlon\n1\t2\n".utf8)) == .tsv)
+    }
+}
