@@ -411,8 +411,8 @@ def write(results, out: str, repo: str):
     cu = results.get("cpu_use")
     if cu:
         L += [f"- CPU use over the run: {cu['busy_cores']:.2f} of {m['cores']} cores busy on average, "
-              f"{cu['own_cores']:.2f} of them the suite's own processes (the PostgreSQL server's not counted), so "
-              f"other work took at most {cu['other_cores']:.2f} cores; hypervisor steal {cu['steal_cores']:.2f} "
+              f"{cu['own_cores']:.2f} of them the suite's own processes (the throw-away PostgreSQL server's included), "
+              f"so other work took {cu['other_cores']:.2f} cores; hypervisor steal {cu['steal_cores']:.2f} "
               f"cores. Other work inflates wall-clock numbers (points/s, ns/point) more than CPU ns/point."]
     L += [""]
     if has_chart:
