@@ -19,6 +19,8 @@ final class ShapefileReader {
     var fileName: String { url.lastPathComponent }
     /// Largest |x| and |y| accepted: ±360° of longitude (files in 0...360 exist), the poles plus rounding.
     static let longitudeLimit = 360.0, latitudeLimit = 90.000001
+    /// Coordinates smaller than this in magnitude are read as 0 (see `rings(record:)`).
+    static let noise = 1e-12
     private var dbfName: String { url.deletingPathExtension().appendingPathExtension("dbf").lastPathComponent }
 
     init(url: URL) throws {
@@ -113,7 +115,7 @@ final class ShapefileReader {
             var ring = [Double]()
             ring.reserveCapacity(2 * (end - start))
             for v in start..<end {
-                let x = o.padfX[v], y = o.padfY[v]
+                var x = o.padfX[v], y = o.padfY[v]
                 guard x.isFinite, y.isFinite else {
                     throw GeocoderError.corrupt(file: fileName, record: record, reason: "non-finite coordinate at vertex \(v)")
                 }
@@ -123,6 +125,10 @@ final class ShapefileReader {
                     throw GeocoderError.corrupt(file: fileName, record: record,
                                                 reason: "vertex \(v) (\(x), \(y)) is not a longitude/latitude (projected coordinates without a .prj?)")
                 }
+                // Below a picodegree (0.1 µm) a coordinate is rounding noise or garbage, and is read as 0: GEOS's
+                // predicates lose their exactness when products of such values underflow.
+                if abs(x) < Self.noise { x = 0 }
+                if abs(y) < Self.noise { y = 0 }
                 ring.append(x)
                 ring.append(y)
             }

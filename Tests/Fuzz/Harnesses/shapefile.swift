@@ -126,8 +126,11 @@ private func referenceRecords(shp: [UInt8], shx: [UInt8]) -> [ReferenceRecord]? 
             let end = k + 1 < starts.count ? starts[k + 1] : points
             var ring: [Double] = []
             for v in start..<end {
-                let x = le64(shp, xy + 16 * v), y = le64(shp, xy + 16 * v + 8)
+                var x = le64(shp, xy + 16 * v), y = le64(shp, xy + 16 * v + 8)
                 if !(abs(x) <= 360 && abs(y) <= 90.000001) { finite = false }
+                // Sub-picodegree values are noise, read as 0 (GEOS's predicates underflow on them).
+                if abs(x) < 1e-12 { x = 0 }
+                if abs(y) < 1e-12 { y = 0 }
                 ring.append(x); ring.append(y)
             }
             rings.append(ring)
