@@ -32,4 +32,23 @@ import Testing
             #expect(framer.usesCRLF == crlf, "\(text.debugDescription), read size \(readSize)")
         }
     }
+
+    /// fuzz-geojson (AddressSanitizer: heap-buffer-overflow): the collection's "type" was
+    /// `"FeatureColl\u{"`. The framer only skips member values, so the \u escape, cut off by the closing
+    /// quote, was decoded anyway and read two bytes past the end of the copied value. Now the decoder
+    /// never reads outside the literal (a cut-off escape is U+FFFD) and the collection is refused.
+    @Test func cutOffUnicodeEscapeInACollectionMember() throws {
+        let found = [UInt8](Data(base64Encoded: "AHsKICAidHlwZSI6ICJGZWF0dXJlQ29sbFx1eyJ0eXBlIjoiRmVhdHVyZUNvbGxlY3Rpb24iLCJmZWF0dXJlcyI6W2F0dXI6ZSBD")!).dropFirst()   // the harness's options byte
+        #expect(throws: CLIError.self) {
+            _ = try BatchSetup.prepare(input: try input(Array(found), readSize: 1 << 20), format: .geojson,
+                                       outputFormat: .geojson, options: BatchOptions())
+        }
+        for literal in [#""ab\u""#, #""ab\u1""#, #""ab\u12""#, #""ab\u123""#] {
+            let raw = Array(literal.utf8)
+            let decoded = raw.withUnsafeBufferPointer { JSONScanner.decodeString($0, 0..<raw.count) }
+            #expect(decoded == Array("ab\u{FFFD}".utf8), "\(literal)")
+        }
+        let whole = Array(#""ab\u0041""#.utf8)
+        #expect(whole.withUnsafeBufferPointer { JSONScanner.decodeString($0, 0..<whole.count) } == Array("abA".utf8))
+    }
 }
