@@ -68,4 +68,14 @@ struct GPXRegressionTests {
             #expect(waypoint.name == "Zürich" && waypoint.coordinate == Coordinate(latitude: 1.5, longitude: 2.5))
         }
     }
+
+    /// fuzz-gpx: `encoding="UT-F8"` was taken for UTF-8 (names were compared without dashes) and passed
+    /// to libxml2, which resolved it through iconv and crashed on the next invalid byte, as above. Only
+    /// the exact names libxml2 decodes itself are passed through now; the rest are converted here.
+    @Test func nearMissEncodingNamesAreConvertedHere() throws {
+        let found = Array(#"<?xml version="1.0" encoding="UT-F8"?>"#.utf8) + [0x0A, 0xC7, 0x50]
+        #expect(throws: GPXParseError.self) { try GPXParser.parse(Data(found)) }
+        let fine = #"<?xml version="1.0" encoding="utf-8"?><gpx><wpt lat="1" lon="2"/></gpx>"#
+        #expect(try GPXParser.parse(Data(fine.utf8)).waypoints.count == 1)
+    }
 }

@@ -14,8 +14,10 @@ import Glibc
 /// the declared encoding are a `GPXParseError` naming the line, and libxml2 only ever decodes UTF-8,
 /// UTF-16 or Latin-1, which it does on its own.
 enum GPXEncoding {
-    /// Encodings libxml2 decodes itself (names compared upper-case, without `-` and `_`).
-    static let decodedByLibxml2: Set<String> = ["UTF8", "UTF16", "UTF16LE", "UTF16BE", "ISO88591", "LATIN1", "ASCII", "USASCII"]
+    /// Encoding names libxml2 decodes with its own built-in handlers, upper-case, exactly as spelled
+    /// (a variant such as `UT-F8` goes to iconv). UTF-16 declared in bytes that are not UTF-16 is ignored
+    /// by libxml2; UTF-16/32 text itself is converted before this is consulted.
+    static let decodedByLibxml2: Set<String> = ["UTF-8", "UTF8", "UTF-16", "UTF16", "ISO-8859-1", "ISO-LATIN-1", "ASCII", "US-ASCII"]
 
     /// The data as libxml2 and FoundationXML can safely read it: converted to UTF-8 (or left in Latin-1
     /// or ASCII), its declaration saying so, with no processing instruction lacking data and no entity
@@ -24,7 +26,7 @@ enum GPXEncoding {
         var bytes = try asciiCompatible([UInt8](data), fileName: fileName)
         let hasBOM = bytes.starts(with: [0xEF, 0xBB, 0xBF])
         if let declared = declaredEncoding(bytes, from: hasBOM ? 3 : 0),
-           !decodedByLibxml2.contains(declared.name.uppercased().filter { $0 != "-" && $0 != "_" }) {
+           !decodedByLibxml2.contains(declared.name.uppercased()) {
             if hasBOM {
                 // A UTF-8 byte-order mark says what the bytes are, whatever the declaration claims.
                 bytes = relabelled(bytes, declared.range)
