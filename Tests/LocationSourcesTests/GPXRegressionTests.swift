@@ -39,4 +39,33 @@ struct GPXRegressionTests {
             try GPXParser.parse(Data(#"<?xml version="1.0" encoding="X-NO-SUCH"?><gpx/>"#.utf8))
         }
     }
+
+    /// fuzz-gpx: a processing instruction without data (`<?pi?>`) crashed the process: libxml2 passes
+    /// NULL for its data and FoundationXML calls strlen on it. Anywhere: the prolog, the document, a DTD's
+    /// internal subset, an entity's replacement text. Now padded to `<?pi ?>` (same meaning) before
+    /// parsing; entity declarations are refused, since character references can spell one.
+    @Test func processingInstructionWithoutDataIsNotACrash() throws {
+        for text in ["<?pi?><gpx><wpt lat=\"1\" lon=\"2\"/></gpx>", "<gpx><?pi?><wpt lat=\"1\" lon=\"2\"/></gpx>",
+                     "<!DOCTYPE gpx [<?pi?>]><gpx><wpt lat=\"1\" lon=\"2\"/></gpx>"] {
+            #expect(try GPXParser.parse(Data(text.utf8)).waypoints.count == 1, "\(text)")
+        }
+        // Inside CDATA it is text, and stays as written.
+        let cdata = "<gpx><wpt lat=\"1\" lon=\"2\"><name><![CDATA[<?pi?>]]></name></wpt></gpx>"
+        #expect(try GPXParser.parse(Data(cdata.utf8)).waypoints.first?.name == "<?pi?>")
+        let entity = "<!DOCTYPE gpx [\n<!ENTITY e \"&#60;?x?&#62;\">]><gpx>&e;</gpx>"
+        #expect(throws: GPXParseError(file: "GPX", line: 2, reason: "entity declarations (<!ENTITY) are not supported in GPX files")) {
+            try GPXParser.parse(Data(entity.utf8))
+        }
+    }
+
+    /// UTF-16 files (with or without a byte-order mark) are converted to UTF-8 first, so the checks above
+    /// see their markup too; they read as before.
+    @Test func utf16FilesStillRead() throws {
+        let text = #"<?xml version="1.0" encoding="UTF-16"?><gpx><?pi?><wpt lat="1.5" lon="2.5"><name>Zürich</name></wpt></gpx>"#
+        for (bom, encoding) in [([UInt8](), String.Encoding.utf16LittleEndian), ([0xFF, 0xFE], .utf16LittleEndian), ([0xFE, 0xFF], .utf16BigEndian)] {
+            let data = Data(bom) + text.data(using: encoding)!
+            let waypoint = try #require(try GPXParser.parse(data).waypoints.first)
+            #expect(waypoint.name == "Zürich" && waypoint.coordinate == Coordinate(latitude: 1.5, longitude: 2.5))
+        }
+    }
 }

@@ -3,8 +3,9 @@ import Foundation
 import Glibc
 #endif
 
-/// Converts a GPX file that declares an encoding libxml2 does not decode itself to UTF-8, before
-/// `XMLParser` (libxml2 underneath, on Linux) sees it.
+/// Prepares GPX bytes for `XMLParser` (libxml2 and FoundationXML underneath, on Linux), which crash on
+/// some inputs: files in encodings libxml2 does not decode itself are converted to UTF-8 first, and
+/// processing instructions without data are padded (see ``guardProcessingInstructions(_:fileName:)``).
 ///
 /// libxml2 2.9 (Debian 12's) hands such encodings (Shift_JIS, GB18030, ISO-2022-JP, UTF-7, …) to iconv,
 /// and crashes with a NULL dereference in `xmlSwitchToEncoding` when the bytes after the declaration are
@@ -16,19 +17,87 @@ enum GPXEncoding {
     /// Encodings libxml2 decodes itself (names compared upper-case, without `-` and `_`).
     static let decodedByLibxml2: Set<String> = ["UTF8", "UTF16", "UTF16LE", "UTF16BE", "ISO88591", "LATIN1", "ASCII", "USASCII"]
 
-    /// The data as libxml2 can safely read it: unchanged, or converted to UTF-8 with its declaration
-    /// saying so.
+    /// The data as libxml2 and FoundationXML can safely read it: converted to UTF-8 (or left in Latin-1
+    /// or ASCII), its declaration saying so, with no processing instruction lacking data and no entity
+    /// declarations (see ``guardProcessingInstructions(_:fileName:)``).
     static func prepare(_ data: Data, fileName: String) throws(GPXParseError) -> Data {
-        let bytes = [UInt8](data)
+        var bytes = try asciiCompatible([UInt8](data), fileName: fileName)
         let hasBOM = bytes.starts(with: [0xEF, 0xBB, 0xBF])
-        guard let declared = declaredEncoding(bytes, from: hasBOM ? 3 : 0) else { return data }
-        let key = declared.name.uppercased().filter { $0 != "-" && $0 != "_" }
-        if decodedByLibxml2.contains(key) { return data }
-        // A UTF-8 byte-order mark says what the bytes are, whatever the declaration claims.
-        if hasBOM { return Data(relabelled(bytes, declared.range)) }
-        let utf8 = try convert(bytes, from: declared.name, fileName: fileName)
-        guard let again = declaredEncoding(utf8, from: 0) else { return Data(utf8) }
-        return Data(relabelled(utf8, again.range))
+        if let declared = declaredEncoding(bytes, from: hasBOM ? 3 : 0),
+           !decodedByLibxml2.contains(declared.name.uppercased().filter { $0 != "-" && $0 != "_" }) {
+            if hasBOM {
+                // A UTF-8 byte-order mark says what the bytes are, whatever the declaration claims.
+                bytes = relabelled(bytes, declared.range)
+            } else {
+                bytes = try convert(bytes, from: declared.name, fileName: fileName)
+                if let again = declaredEncoding(bytes, from: 0) { bytes = relabelled(bytes, again.range) }
+            }
+        }
+        return Data(try guardProcessingInstructions(bytes, fileName: fileName))
+    }
+
+    /// UTF-16 and UTF-32 text (by byte-order mark, or by how `<?` looks in it, as libxml2 detects them)
+    /// converted to UTF-8, so the checks here can read the markup byte by byte.
+    private static func asciiCompatible(_ bytes: [UInt8], fileName: String) throws(GPXParseError) -> [UInt8] {
+        let signatures: [([UInt8], String)] = [
+            ([0x00, 0x00, 0xFE, 0xFF], "UTF-32"), ([0xFF, 0xFE, 0x00, 0x00], "UTF-32"),
+            ([0xFE, 0xFF], "UTF-16"), ([0xFF, 0xFE], "UTF-16"),
+            ([0x00, 0x00, 0x00, 0x3C], "UTF-32BE"), ([0x3C, 0x00, 0x00, 0x00], "UTF-32LE"),
+            ([0x00, 0x3C, 0x00, 0x3F], "UTF-16BE"), ([0x3C, 0x00, 0x3F, 0x00], "UTF-16LE"),
+        ]
+        guard let (_, name) = signatures.first(where: { bytes.starts(with: $0.0) }) else { return bytes }
+        var utf8 = try convert(bytes, from: name, fileName: fileName)
+        if utf8.starts(with: [0xEF, 0xBB, 0xBF]) { utf8.removeFirst(3) }
+        if let declared = declaredEncoding(utf8, from: 0) { utf8 = relabelled(utf8, declared.range) }
+        return utf8
+    }
+
+    /// FoundationXML (Swift 6.3.1) calls `strlen` on a processing instruction's data without checking
+    /// for NULL, which is what libxml2 passes for one with no data (`<?x?>`): a crash, in the prolog, in
+    /// the document or in an entity's replacement text (found by the gpx fuzzer). With a space before
+    /// the `?>` the data is empty instead, which means the same, so such instructions get one (outside
+    /// CDATA sections, where `<?x?>` is text). Entity declarations are refused outright: their values
+    /// can spell a `<?x?>` with character references, GPX has no use for them, and refusing them also
+    /// shuts out entity-expansion bombs.
+    static func guardProcessingInstructions(_ bytes: [UInt8], fileName: String) throws(GPXParseError) -> [UInt8] {
+        func starts(_ text: String, at i: Int) -> Bool {
+            let t = Array(text.utf8)
+            return i + t.count <= bytes.count && bytes[i..<(i + t.count)].elementsEqual(t)
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 16)
+        var line = 1
+        var i = 0
+        while i < bytes.count {
+            let c = bytes[i]
+            if c == 0x0A { line += 1 }
+            guard c == UInt8(ascii: "<") else { out.append(c); i += 1; continue }
+            if starts("<![CDATA[", at: i) {
+                var end = i + 9
+                while end < bytes.count, !starts("]]>", at: end) { end += 1 }
+                end = min(bytes.count, end + 3)
+                line += bytes[i..<end].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+                out += bytes[i..<end]
+                i = end
+                continue
+            }
+            if starts("<!ENTITY", at: i) {
+                throw GPXParseError(file: fileName, line: line, reason: "entity declarations (<!ENTITY) are not supported in GPX files")
+            }
+            if i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "?") {
+                var j = i + 2
+                while j < bytes.count, ![0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: "?")].contains(bytes[j]) { j += 1 }
+                if j > i + 2, starts("?>", at: j) {
+                    out += bytes[i..<j]
+                    out.append(0x20)
+                    i = j
+                    continue
+                }
+            }
+            out.append(c)
+            i += 1
+        }
+        return out
     }
 
     /// `bytes` with the encoding name at `range` replaced by UTF-8.

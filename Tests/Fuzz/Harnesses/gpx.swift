@@ -50,7 +50,12 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard case .success(let document) = first else { return 0 }
 
     let reference = ReferenceCounter()
-    let xml = XMLParser(data: input)
+    // The reference reads the bytes XMLParser can take (GPXEncoding: UTF-8, no empty processing
+    // instructions), as the parser did; the raw input can crash FoundationXML and libxml2.
+    guard let prepared = try? GPXEncoding.prepare(input, fileName: "fuzz.gpx") else {
+        violation("GPXParser accepted input that GPXEncoding refuses")
+    }
+    let xml = XMLParser(data: prepared)
     xml.shouldProcessNamespaces = true
     xml.shouldResolveExternalEntities = false
     xml.delegate = reference
