@@ -479,8 +479,9 @@ def write(results, out: str, repo: str):
           "- points/s and ns/point are wall clock over all points of a pass (median of the passes after a warm-up "
           "pass); ns/point on N threads is wall time per point, so per core it is N times that.",
           "- _CPU ns/point_: CPU time of the engine's process(es) per point over the same passes, all threads "
-          "summed: core time per point. It hardly grows when other work shares the machine, so it is the "
-          "steadier figure, and the one the per-core goals are judged on. (PostGIS: the backend plus its "
+          "summed: core time per point. It grows less than wall time when other work shares the machine (not "
+          "nothing: a busy neighbour still competes for cache and memory bandwidth), and it is the figure the "
+          "per-core goals are judged on. (PostGIS: the backend plus its "
           "parallel workers; reverse_geocoder mode 2: its worker processes included.)",
           "- _ours ÷ this_: our throughput at the same thread count divided by the row's (above 1: we are faster).",
           "- _index build / load_: ours = `loadTime`: reading the shapefile, assembling the polygons, building "
