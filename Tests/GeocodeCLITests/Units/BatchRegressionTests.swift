@@ -51,4 +51,24 @@ import Testing
         let whole = Array(#""ab\u0041""#.utf8)
         #expect(whole.withUnsafeBufferPointer { JSONScanner.decodeString($0, 0..<whole.count) } == Array("abA".utf8))
     }
+
+    /// fuzz-geojson: a collection giving "type" twice, "Feature" then "FeatureCollection". The reader
+    /// checks every "type" and refuses it; the harness's reference (JSONSerialization) keeps the last and
+    /// called it valid: the harness now leaves repeated members aside. Looking at them showed a real
+    /// gap: a second "features" array was passed through unread, so a reader that keeps the last of a
+    /// repeated member (JSONSerialization, Python's json) saw the input's features, not the geocoded ones.
+    /// It is refused now.
+    @Test func repeatedCollectionMembers() throws {
+        let found = [UInt8](Data(base64Encoded: "AHsKICAgInR5cGUiOiAiRmVhdHVyZSIsCiAgICAgICJpZCI6ICJhIiwKICAgICAgImdlb21ldHJ5IjogeyAidHlwZSI6ICJQb2ludCIsICJjb29yZGluYXRlcyI6IFsxMi4yNSwgNDUuNV0gfSwKICJ0eXBlIjogIkZlYXR1cmVDb2xsZWN0aW9uIiwKICAibmFtZSI6ICJzdG9wcyIsCiAgImNycyI6IHsgInR5cGUiOiAibmFtZSIsICJwcm9wZXJ0aWVzIjogeyAibmFtZSI6ICJ1cm46b2djOmRlZjpjcnM6T0dDOjIuMzpDUlM4NCIgfSB9LAogICJmZWF0dXJlcyI6IFsKICAgIHsKICAgICAgInR5cGUiOiAiRmVhdHVyZSIsCiAgICAgICJpZCI6ICJhIiwKICAgICAgImdlb21ldHJ5IjogeyAidHlwZSI6ICJQb2ludCIsICJjb29yZGluYXRlcyI6IFsxMi4yNSwgNDUuNV0gfSwKICAgIH0KICBdLAogICJiYm94IjogWy0zMCwgLTEyLjUsIDEwNS43NSwgNDUuNV0KfQo=")!).dropFirst()   // the harness's options byte
+        let twoFeatures = #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[1,2]},"properties":{}}],"features":[]}"#
+        for (text, message) in [(Array(found), #"top-level "type" is "Feature", expected "FeatureCollection""#),
+                                (Array(twoFeatures.utf8), #"the FeatureCollection has a second "features" member"#)] {
+            let error = #expect(throws: CLIError.self) {
+                let setup = try BatchSetup.prepare(input: try input(text, readSize: 1 << 20), format: .geojson,
+                                                   outputFormat: .geojson, options: BatchOptions())
+                while try setup.framer.nextChunk(targetBytes: 1 << 16, maxRecords: 1024) != nil {}
+            }
+            #expect("\(String(describing: error))".contains(message), "\(String(describing: error))")
+        }
+    }
 }
