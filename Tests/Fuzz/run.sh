@@ -16,7 +16,8 @@
 # package's modules compiled by swiftc with -sanitize=fuzzer,address (coverage + AddressSanitizer). Seeds
 # are in Corpus/HARNESS (committed); inputs the fuzzer finds go to .build/corpus/HARNESS, crashes to
 # .build/artifacts/HARNESS. Every run appends a line (harness, wall s, CPU s, runs, result) to
-# .build/runs.tsv: the CPU time a harness has run clean is the sum of its "clean" lines.
+# .build/runs.tsv: the CPU time a harness has run clean is the sum of its "clean" lines (and "paused"
+# ones: a run that ended when its fuzzer was stopped for 10 s or more, see run()).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -81,7 +82,7 @@ build() {
     [ -x "$out" ]
 }
 
-# Runs one harness; returns non-zero when it found a crash, a leak, a timeout or a broken invariant.
+# Runs one harness; returns non-zero when it found a crash, a leak, a hang or a broken invariant.
 run() {
     local h=$1 seconds=$2; shift 2
     build "$h"
@@ -105,8 +106,17 @@ run() {
     wall=$(awk '{ printf "%.0f", $1 }' "$B/logs/$h.time")
     cpu=$(awk '{ printf "%.1f", $2 + $3 }' "$B/logs/$h.time")
     local runs
-    runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
+    runs=$(grep -a -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
     local result=clean
+    if [ "$status" -eq 70 ] && replays_in_time "$h" "$log"; then
+        # libFuzzer's -timeout counts wall time: a fuzzer stopped (SIGSTOP, as while someone benchmarks)
+        # or starved for 10 s "times out" on whatever input it was running. That input replays in time,
+        # so it is no hang: the run ends there, without a finding (see runs.tsv: "paused").
+        echo "fuzz: $h: timeout after ${cpu}s CPU, but the input replays within the limit: the fuzzer was" \
+             "stopped or starved, not hung; not a finding" >&2
+        rm -f "$(saved_input "$log")"
+        status=0 result=paused
+    fi
     [ "$status" -ne 0 ] && result="FAILED($status)"
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$h" "$wall" "$cpu" "${runs:-?}" "$result" >> "$B/runs.tsv"
     if [ "$status" -ne 0 ]; then
@@ -115,14 +125,27 @@ run() {
         report_input "$h" "$log"
         return 1
     fi
-    echo "fuzz: $h clean: ${runs:-?} runs, ${cpu}s CPU" >&2
+    echo "fuzz: $h $result: ${runs:-?} runs, ${cpu}s CPU" >&2
+}
+
+# The input libFuzzer saved when a run failed (its "Test unit written to" line), or nothing.
+saved_input() {
+    grep -a -o 'Test unit written to .*' "$1" | tail -1 | sed 's/^Test unit written to //' || true
+}
+
+# Whether the input that "timed out" in a run runs within the same limit on its own.
+replays_in_time() {
+    local h=$1 saved
+    saved=$(saved_input "$2")
+    [ -n "$saved" ] && [ -f "$saved" ] && nice -n "$NICE" "$B/bin/fuzz-$h" -runs=1 -timeout=10 -rss_limit_mb=2048 \
+        -malloc_limit_mb=1024 "$saved" > "$2.replay" 2>&1 < /dev/null
 }
 
 # Names the input that made a run fail (libFuzzer's "Test unit written to" line) and, when it is small,
 # prints it in base64 too: a CI machine's build folder is gone after the run, its log is not.
 report_input() {
     local h=$1 log=$2 saved
-    saved=$(grep -a -o 'Test unit written to .*' "$log" | tail -1 | sed 's/^Test unit written to //' || true)
+    saved=$(saved_input "$log")
     if [ -z "$saved" ] || [ ! -f "$saved" ]; then
         echo "fuzz: $h: no input saved (see $log)" >&2
         return
