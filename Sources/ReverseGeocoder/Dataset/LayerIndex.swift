@@ -72,14 +72,10 @@ final class LayerIndex: Sendable {
             case (.empty, .empty): return nil
             case (.unit(let u), .empty): return u
             case (.empty, .unit(let u)): return u
-            case (.candidates(let list), .empty):
-                context.candidates.removeAll(keepingCapacity: true)
-                context.candidates.append(contentsOf: list)
-                return test(x: x, y: y, direct: list.count, in: context)
-            case (.empty, .candidates(let list)):
-                context.candidates.removeAll(keepingCapacity: true)
-                context.candidates.append(contentsOf: list)
-                return test(x: x, y: y, direct: 0, in: context)
+            case (.candidates(let entries), .empty):
+                return crossingTest(x: x, y: y, entries: entries, cells: cells, in: context)
+            case (.empty, .candidates(let entries)):
+                return crossingTest(x: x + 360, y: y, entries: entries, cells: cells, in: context)
             default:
                 break  // both frames have something: the R-tree path below sorts it out by the rule
             }
@@ -90,6 +86,28 @@ final class LayerIndex: Sendable {
         // West of 180° the point may also be inside a unit stored east of 180° (see RingAssembler).
         if hasWrappedParts && x < 0 { tree.search(x: x + 360, y: y, into: &context.candidates) }
         return test(x: x, y: y, direct: direct, in: context)
+    }
+
+    /// Applies the boundary rule to a border cell's candidates by their crossing lists (exactly GEOS's
+    /// answer, see CrossingLists); a candidate whose list cannot be sure of a point asks GEOS itself.
+    @inline(__always)
+    private func crossingTest(x: Double, y: Double, entries: Range<Int>, cells: CellIndex, in context: QueryContext) -> Int? {
+        var onBoundary: Int?
+        for e in entries {
+            let part = cells.part(entry: e)
+            switch cells.locate(entry: e, x: x, y: y) {
+            case .interior: return Int(partUnit[part])
+            case .exterior: continue
+            case .boundary: break
+            case .uncertain:
+                let prepared = context.prepared(partOffset + part, parts[part])
+                let point = context.point(x: x, y: y)
+                if prepared.containsProperly(point) { return Int(partUnit[part]) }
+                if !prepared.covers(point) { continue }
+            }
+            if onBoundary == nil { onBoundary = Int(partUnit[part]) }
+        }
+        return onBoundary
     }
 
     /// Applies the boundary rule with GEOS to `context.candidates` (the first `direct` are tested at x,

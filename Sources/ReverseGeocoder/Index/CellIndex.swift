@@ -3,8 +3,9 @@
 /// Built by pushing every polygon edge down the tree: a cell that no edge comes near (within `margin`)
 /// lies wholly inside or wholly outside each polygon whose box touches it, so one exact GEOS test of its
 /// centre decides the whole cell, and the cell stores the answer: a unit, or "no unit in this layer".
-/// Cells that edges still cross at the deepest level store their short candidate list, which the query
-/// tests with GEOS exactly as the R-tree path does.
+/// Cells that edges still cross at the deepest level store their short candidate list, and for each
+/// candidate the few edges a ray-crossing count needs (``CrossingLists``), so the query decides those
+/// points exactly too, still without GEOS (except for points within rounding distance of an edge).
 ///
 /// Exactness: the edge/cell test runs against the cell grown by `margin` (1e-9°, ~0.1 mm) and errs only
 /// towards "crossed", so a point that floating-point rounding files into a neighbouring cell is still
@@ -16,8 +17,9 @@ final class CellIndex: Sendable {
         case empty
         /// Every point of the cell is in the interior of this unit (and of no lower-numbered unit).
         case unit(Int)
-        /// Test these polygons (ascending), as `LayerIndex.locate` does.
-        case candidates(UnsafeBufferPointer<Int32>)
+        /// Test these polygons (ascending), as `LayerIndex.locate` does: entries `range` of this index,
+        /// each a part (``part(entry:)``) and its crossing list (``locate(entry:x:y:)``).
+        case candidates(Range<Int>)
     }
 
     // Node entries: 2-bit tag + 30-bit value; node n's four children are nodes[4n ..< 4n+4], ordered
@@ -31,6 +33,12 @@ final class CellIndex: Sendable {
     /// The tree's top `topLevels` levels flattened into a dense grid of entries, so a query starts a few
     /// levels from the leaves instead of chasing a dozen scattered nodes (each a likely cache miss).
     nonisolated(unsafe) private let top: UnsafeMutableBufferPointer<UInt32>
+    // The crossing lists of the mixed cells' entries (see CrossingLists), and the vertices they index.
+    nonisolated(unsafe) private let reach: UnsafeMutableBufferPointer<Double>
+    nonisolated(unsafe) private let edgeStart: UnsafeMutableBufferPointer<UInt32>
+    nonisolated(unsafe) private let edgeEnd: UnsafeMutableBufferPointer<UInt32>
+    nonisolated(unsafe) private let edges: UnsafeMutableBufferPointer<UInt32>
+    nonisolated(unsafe) private let vertices: UnsafeMutableBufferPointer<Double>
     private let topLevels: Int
     let originX: Double, originY: Double, size: Double
     let depth: Int
@@ -45,10 +53,33 @@ final class CellIndex: Sendable {
         mixedStart.deallocate()
         mixedParts.deallocate()
         top.deallocate()
+        reach.deallocate()
+        edgeStart.deallocate()
+        edgeEnd.deallocate()
+        edges.deallocate()
+        vertices.deallocate()
     }
 
     /// Memory held by the tree, in bytes.
-    var byteCount: Int { (nodes.count + mixedStart.count + mixedParts.count + top.count) * 4 }
+    var byteCount: Int {
+        (nodes.count + mixedStart.count + mixedParts.count + top.count + 2 * edgeStart.count + edges.count) * 4
+            + (reach.count + vertices.count) * 8
+    }
+
+    /// Number of stored crossing-list edges (statistics).
+    var crossingEdgeCount: Int { edges.count }
+
+    /// The part of a candidate entry.
+    @inline(__always)
+    func part(entry: Int) -> Int { Int(mixedParts[entry]) }
+
+    /// Where a point of the entry's cell lies against the entry's part, exactly as GEOS would say, or
+    /// `.uncertain` (ask GEOS).
+    @inline(__always)
+    func locate(entry: Int, x: Double, y: Double) -> CrossingLists.Location {
+        CrossingLists.locate(x: x, y: y, entry: entry, reach: reach.baseAddress!, start: edgeStart.baseAddress!,
+                             end: edgeEnd.baseAddress!, edges: edges.baseAddress!, vertices: vertices.baseAddress!)
+    }
 
     /// The answer for a point. Points outside the root square are `.empty`.
     @inline(__always)
@@ -70,8 +101,7 @@ final class CellIndex: Sendable {
         case CellIndex.tagUnit: return .unit(value)
         case CellIndex.tagEmpty: return .empty
         default:
-            let start = Int(mixedStart[value])
-            return .candidates(UnsafeBufferPointer(rebasing: mixedParts[start..<Int(mixedStart[value + 1])]))
+            return .candidates(Int(mixedStart[value])..<Int(mixedStart[value + 1]))
         }
     }
 
@@ -113,7 +143,7 @@ final class CellIndex: Sendable {
             builder.stackSegEnd.append(Int32(builder.stackSegs.count))
         }
         builder.nodes = [0, 0, 0, 0]
-        builder.subdivide(node: 0, x0: originX, y0: originY, side: side, level: 0, frame: 0..<boxes.count)
+        builder.subdivide(node: 0, x0: originX, y0: originY, side: side, level: 0, column: 0, row: 0, frame: 0..<boxes.count)
         func copy<T>(_ a: [T]) -> UnsafeMutableBufferPointer<T> {
             let b = UnsafeMutableBufferPointer<T>.allocate(capacity: max(1, a.count))
             _ = b.initialize(from: a)
@@ -122,6 +152,34 @@ final class CellIndex: Sendable {
         nodes = copy(builder.nodes)
         mixedStart = copy(builder.mixedStart)
         mixedParts = copy(builder.mixedParts)
+
+        // Crossing lists for every (mixed cell, candidate) entry, over one flat copy of the vertices.
+        var flat: [Double] = []
+        var partEdges: [[Range<Int>]] = []
+        for partRings in rings {
+            var ranges: [Range<Int>] = []
+            for r in partRings where r.count >= 4 {
+                let first = flat.count / 2
+                flat += r
+                ranges.append(first..<(first + r.count / 2 - 1))
+            }
+            partEdges.append(ranges)
+        }
+        var entries: [(part: Int32, column: Int32, row: Int32)] = []
+        entries.reserveCapacity(builder.mixedParts.count)
+        for (m, cell) in builder.mixedCells.enumerated() {
+            for e in Int(builder.mixedStart[m])..<Int(builder.mixedStart[m + 1]) {
+                entries.append((builder.mixedParts[e], cell.column, cell.row))
+            }
+        }
+        let lists = CrossingLists.build(vertices: flat, partEdges: partEdges, entries: entries, originX: originX,
+                                        originY: originY, cell: side / Double(1 << depth), margin: CellIndex.margin,
+                                        containsProperly: containsProperly)
+        reach = copy(lists.reach)
+        edgeStart = copy(lists.start)
+        edgeEnd = copy(lists.end)
+        edges = copy(lists.edges)
+        vertices = copy(flat)
 
         // Dense top grid: for each cell at level `topLevels`, the entry found by descending to it (a node
         // at that level, or the leaf that covers it from higher up).
@@ -157,6 +215,8 @@ final class CellIndex: Sendable {
         var nodes: [UInt32] = []
         var mixedStart: [Int32] = [0]
         var mixedParts: [Int32] = []
+        /// Column and row (at the deepest level) of each mixed cell.
+        var mixedCells: [(column: Int32, row: Int32)] = []
         var unitCells = 0, emptyCells = 0
         // One stack for the whole recursion instead of arrays per cell: a frame is a range of entries;
         // entry e is part stackParts[e] with segments stackSegs[stackSegEnd[e-1] ..< stackSegEnd[e]].
@@ -172,10 +232,12 @@ final class CellIndex: Sendable {
 
         /// Fills the four children of `node`, whose cell is (x0, y0, side) at `level`, given the stack
         /// frame of parts (with their segments) that reach the cell.
-        mutating func subdivide(node: Int, x0: Double, y0: Double, side: Double, level: Int, frame: Range<Int>) {
+        mutating func subdivide(node: Int, x0: Double, y0: Double, side: Double, level: Int, column: Int, row: Int,
+                                frame: Range<Int>) {
             let half = side / 2
             for child in 0..<4 {
                 let cx0 = x0 + (child & 1 == 1 ? half : 0), cy0 = y0 + (child & 2 == 2 ? half : 0)
+                let childColumn = 2 * column + (child & 1), childRow = 2 * row + (child >> 1)
                 let m = CellIndex.margin
                 let bx0 = cx0 - m, by0 = cy0 - m, bx1 = cx0 + half + m, by1 = cy0 + half + m
                 let childStart = stackParts.count
@@ -215,11 +277,13 @@ final class CellIndex: Sendable {
                     nodes[slot] = CellIndex.tagMixed << 30 | UInt32(mixedStart.count - 1)
                     mixedParts += stackParts[childFrame]
                     mixedStart.append(Int32(mixedParts.count))
+                    mixedCells.append((Int32(childColumn), Int32(childRow)))
                 } else {
                     let childNode = nodes.count / 4
                     nodes += [0, 0, 0, 0]
                     nodes[slot] = CellIndex.tagNode << 30 | UInt32(childNode)
-                    subdivide(node: childNode, x0: cx0, y0: cy0, side: half, level: level + 1, frame: childFrame)
+                    subdivide(node: childNode, x0: cx0, y0: cy0, side: half, level: level + 1, column: childColumn,
+                              row: childRow, frame: childFrame)
                 }
                 // Pop the child's frame.
                 stackParts.removeSubrange(childStart...)
