@@ -30,7 +30,7 @@ import Foundation
 /// dataset is taken to be outside China and looked up in WGS-84 datasets unshifted, which is more exact
 /// near China's borders than the formula's own rectangle.
 public final class ReverseGeocoder: Sendable {
-    private let loaded: [LoadedDataset]
+    let loaded: [LoadedDataset]
     private let contexts: ContextRegistry
     /// The datasets loaded, in the order they are consulted, with their load statistics.
     public let datasets: [DatasetInfo]
@@ -45,8 +45,23 @@ public final class ReverseGeocoder: Sendable {
         /// more points directly but take longer to build and more memory.
         public var cellSize: Double?
 
-        public init(cellSize: Double? = 0.05) {
+        /// Where to keep the index cache (see the README's "Index cache"): a dataset whose cache file there
+        /// is fresh is mapped from it in milliseconds instead of being rebuilt from its shapefiles; one
+        /// without (or with a stale one) is built and its cache written. nil: no cache.
+        public var cacheDirectory: URL?
+
+        public init(cellSize: Double? = 0.05, cacheDirectory: URL? = nil) {
             self.cellSize = cellSize
+            self.cacheDirectory = cacheDirectory
+        }
+
+        /// The per-user cache directory: `$GEOCODE_CACHE_DIR` (`off` for none), else
+        /// `$XDG_CACHE_HOME/geocode`, else `~/.cache/geocode`.
+        public static func defaultCacheDirectory(environment env: [String: String] = ProcessInfo.processInfo.environment) -> URL? {
+            if let dir = env["GEOCODE_CACHE_DIR"], !dir.isEmpty { return dir == "off" ? nil : URL(fileURLWithPath: dir) }
+            if let xdg = env["XDG_CACHE_HOME"], xdg.hasPrefix("/") { return URL(fileURLWithPath: xdg).appendingPathComponent("geocode") }
+            if let home = env["HOME"], home.hasPrefix("/") { return URL(fileURLWithPath: home).appendingPathComponent(".cache/geocode") }
+            return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/geocode")
         }
     }
 
@@ -54,15 +69,43 @@ public final class ReverseGeocoder: Sendable {
     public init(manifests: [(manifest: DatasetManifest, directory: URL?)], options: Options = Options()) throws {
         let start = ContinuousClock.now
         var sets: [LoadedDataset] = []
+        var infos: [DatasetInfo] = []
         var offset = 0
         for (manifest, directory) in manifests.sorted(by: { $0.manifest.priority < $1.manifest.priority }) {
             try manifest.validate(file: directory?.appendingPathComponent("manifest.json").path ?? manifest.name)
-            let set = try DatasetLoader(manifest: manifest, directory: directory, options: options).load(partOffset: offset)
-            offset += set.layers.reduce(0) { $0 + $1.parts.count }
-            sets.append(set)
+            var set: LoadedDataset?
+            var cacheFile: String?, cacheStatus: String?
+            let cache = options.cacheDirectory.map(IndexCache.init)
+            if let cache {
+                cacheFile = cache.file(for: manifest, directory: directory, cellSize: options.cellSize).path
+                switch cache.load(manifest: manifest, directory: directory, cellSize: options.cellSize, partOffset: offset) {
+                case .success(let s):
+                    set = s
+                    cacheStatus = "loaded"
+                case .failure(let miss):
+                    cacheStatus = "rebuilt (\(miss))"
+                }
+            }
+            if set == nil {
+                let built = try DatasetLoader(manifest: manifest, directory: directory, options: options).load(partOffset: offset)
+                if let cache {
+                    do {
+                        try cache.write(built, manifest: manifest, directory: directory, cellSize: options.cellSize)
+                    } catch {
+                        cacheStatus! += "; not written: \(error.localizedDescription)"
+                    }
+                }
+                set = built
+            }
+            var info = set!.info
+            info.cacheFile = cacheFile
+            info.cacheStatus = cacheStatus
+            infos.append(info)
+            offset += set!.layers.reduce(0) { $0 + $1.store.count }
+            sets.append(set!)
         }
         loaded = sets
-        datasets = sets.map(\.info)
+        datasets = infos
         contexts = ContextRegistry(partCount: offset)
         hasChinaDatumDataset = sets.contains { $0.manifest.datum != .wgs84 }
         loadTime = ContinuousClock.now - start
@@ -71,6 +114,11 @@ public final class ReverseGeocoder: Sendable {
     /// Loads every dataset in a data directory: each subdirectory (or the directory itself) holding a
     /// `manifest.json`.
     public convenience init(directory: URL, options: Options = Options()) throws {
+        try self.init(manifests: try Self.manifests(in: directory), options: options)
+    }
+
+    /// The manifests in a data directory: its own `manifest.json` and its subdirectories'.
+    public static func manifests(in directory: URL) throws -> [(manifest: DatasetManifest, directory: URL?)] {
         var found: [(DatasetManifest, URL?)] = []
         let fm = FileManager.default
         let own = directory.appendingPathComponent("manifest.json")
@@ -89,7 +137,15 @@ public final class ReverseGeocoder: Sendable {
         if found.isEmpty {
             throw GeocoderError.badManifest(file: directory.path, reason: "no manifest.json in it or its subdirectories")
         }
-        try self.init(manifests: found.map { (manifest: $0.0, directory: $0.1) }, options: options)
+        return found.map { (manifest: $0.0, directory: $0.1) }
+    }
+
+    /// The index cache files the datasets of a data directory use with these options (existing or
+    /// not), e.g. to delete them and force a rebuild. Empty when `options.cacheDirectory` is nil.
+    public static func cacheFiles(forDataIn directory: URL, options: Options) throws -> [URL] {
+        guard let dir = options.cacheDirectory else { return [] }
+        let cache = IndexCache(directory: dir)
+        return try manifests(in: directory).map { cache.file(for: $0.manifest, directory: $0.directory, cellSize: options.cellSize) }
     }
 
     /// Loads shapefiles without a manifest, recognising Natural Earth and GADM files by their fields.

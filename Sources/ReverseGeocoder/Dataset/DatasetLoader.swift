@@ -18,8 +18,8 @@ final class LoadedDataset: Sendable {
         self.layers = layers
         var box = (Double.infinity, Double.infinity, -Double.infinity, -Double.infinity)
         for layer in layers {
-            for part in layer.parts {
-                let e = part.envelope
+            for p in 0..<layer.store.count {
+                let e = layer.store.envelope(p)
                 box = (min(box.0, e.0), min(box.1, e.1), max(box.2, e.2), max(box.3, e.3))
             }
         }
@@ -93,8 +93,9 @@ struct DatasetLoader: Sendable {
         func lookup(_ j: Int) -> LayerIndex {
             if let l = lookups[j] { return l }
             let (parts, partUnit) = Self.flatten(raw[j].units)
-            let l = LayerIndex(level: raw[j].spec.level, file: raw[j].spec.file, placemarks: resolved[j], parts: parts,
-                               partUnit: partUnit, partOffset: partOffset + globalOffsets[j], cellSize: nil)
+            let l = LayerIndex(level: raw[j].spec.level, file: raw[j].spec.file, placemarks: resolved[j],
+                               store: PolygonStore(polygons: parts), partUnit: partUnit,
+                               partOffset: partOffset + globalOffsets[j], cells: nil)
             lookups[j] = l
             return l
         }
@@ -156,9 +157,11 @@ struct DatasetLoader: Sendable {
         let placemarksByLayer = resolved, offsets = globalOffsets
         DispatchQueue.concurrentPerform(iterations: raw.count) { i in
             let (parts, partUnit) = Self.flatten(raw[i].units)
+            let store = PolygonStore(polygons: parts)
+            let cells = cellSize.flatMap { LayerIndex.buildCells(store: store, partUnit: partUnit, cellSize: $0) }
             indexes.set(i, .success(LayerIndex(level: raw[i].spec.level, file: raw[i].spec.file, placemarks: placemarksByLayer[i],
-                                               parts: parts, partUnit: partUnit, partOffset: partOffset + offsets[i],
-                                               cellSize: cellSize)))
+                                               store: store, partUnit: partUnit, partOffset: partOffset + offsets[i],
+                                               cells: cells)))
         }
         let built = try indexes.values()
 
@@ -178,7 +181,10 @@ struct DatasetLoader: Sendable {
         return (parts, partUnit)
     }
 
-    private func url(of file: String) -> URL {
+    private func url(of file: String) -> URL { Self.resolve(file, in: directory) }
+
+    /// A manifest's file path: absolute as given, else relative to the manifest's directory.
+    static func resolve(_ file: String, in directory: URL?) -> URL {
         if file.hasPrefix("/") || directory == nil { return URL(fileURLWithPath: file) }
         return directory!.appendingPathComponent(file)
     }

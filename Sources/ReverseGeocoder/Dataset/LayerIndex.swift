@@ -11,7 +11,7 @@ final class LayerIndex: Sendable {
     /// One per unit (record with geometry), fully resolved: coarser levels, fallback, dataset name.
     let placemarks: [Placemark]
     /// The polygons (multipolygon records contribute one per part), in unit order.
-    let parts: [Geometry]
+    let store: PolygonStore
     /// The unit each polygon belongs to.
     let partUnit: [Int32]
     /// Index of `parts[0]` among all polygons of the geocoder: slot in each thread's prepared cache.
@@ -22,40 +22,46 @@ final class LayerIndex: Sendable {
     /// True when some polygon extends east of 180° (an antimeridian-crossing unit moved into one frame).
     let hasWrappedParts: Bool
 
-    init(level: AdminLevel, file: String, placemarks: [Placemark], parts: [Geometry], partUnit: [Int32], partOffset: Int,
-         cellSize: Double?) {
+    /// A layer from its parts: the R-tree is built here (it takes milliseconds); `cells` is built by
+    /// ``buildCells(store:partUnit:cellSize:)`` or mapped from the index cache.
+    init(level: AdminLevel, file: String, placemarks: [Placemark], store: PolygonStore, partUnit: [Int32], partOffset: Int,
+         cells: CellIndex?) {
         self.level = level
         self.file = file
         self.placemarks = placemarks
-        self.parts = parts
+        self.store = store
         self.partUnit = partUnit
         self.partOffset = partOffset
         var builder = PackedRTree.Builder()
         var wrapped = false
-        for part in parts {
-            let (minX, minY, maxX, maxY) = part.envelope
+        for p in 0..<store.count {
+            let (minX, minY, maxX, maxY) = store.envelope(p)
             builder.add(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
             if maxX > 180 { wrapped = true }
         }
         tree = builder.finish()
         hasWrappedParts = wrapped
-        if let cellSize, !parts.isEmpty {
-            // One context and one reusable point for the whole build (this runs on the loading thread).
-            let pointCache = QueryContext(partCount: 0)
-            let context = pointCache.geos
-            var prepared = [PreparedGeometry?](repeating: nil, count: parts.count)
-            let boxes = parts.map(\.envelope)
-            var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
-            for b in boxes { minX = min(minX, b.0); minY = min(minY, b.1); maxX = max(maxX, b.2); maxY = max(maxY, b.3) }
-            // Deep enough that leaves are about cellSize wide: border cells then hold few points.
-            let side = max(maxX - minX, maxY - minY, cellSize)
-            let depth = min(20, max(1, Int((log2(side / cellSize)).rounded(.up))))
-            cells = CellIndex(rings: parts.map { $0.rings() }, boxes: boxes, unitOf: partUnit, maxDepth: depth) { p, x, y in
-                if prepared[p] == nil { prepared[p] = PreparedGeometry(parts[p], context: context) }
-                return prepared[p]!.containsProperly(pointCache.point(x: x, y: y))
-            }
-        } else {
-            cells = nil
+        self.cells = cells
+    }
+
+    /// The cell quadtree (with its crossing lists) over a layer's polygons, leaves about `cellSize` wide.
+    static func buildCells(store: PolygonStore, partUnit: [Int32], cellSize: Double) -> CellIndex? {
+        guard store.count > 0 else { return nil }
+        // One context and one reusable point for the whole build (this runs on the loading thread).
+        let pointCache = QueryContext(partCount: 0)
+        let context = pointCache.geos
+        var prepared = [PreparedGeometry?](repeating: nil, count: store.count)
+        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+        for p in 0..<store.count {
+            let b = store.envelope(p)
+            minX = min(minX, b.0); minY = min(minY, b.1); maxX = max(maxX, b.2); maxY = max(maxY, b.3)
+        }
+        // Deep enough that leaves are about cellSize wide: border cells then hold few points.
+        let side = max(maxX - minX, maxY - minY, cellSize)
+        let depth = min(20, max(1, Int((log2(side / cellSize)).rounded(.up))))
+        return CellIndex(store: store, unitOf: partUnit, maxDepth: depth) { p, x, y in
+            if prepared[p] == nil { prepared[p] = PreparedGeometry(store.geometry(p, context: context), context: context) }
+            return prepared[p]!.containsProperly(pointCache.point(x: x, y: y))
         }
     }
 
@@ -100,7 +106,7 @@ final class LayerIndex: Sendable {
             case .exterior: continue
             case .boundary: break
             case .uncertain:
-                let prepared = context.prepared(partOffset + part, parts[part])
+                let prepared = context.prepared(partOffset + part) { store.geometry(part, context: $0) }
                 let point = context.point(x: x, y: y)
                 if prepared.containsProperly(point) { return Int(partUnit[part]) }
                 if !prepared.covers(point) { continue }
@@ -130,12 +136,14 @@ final class LayerIndex: Sendable {
         for key in keyed {
             let part = key >> 1
             let p = key & 1 == 0 ? point : wrappedPoint!
-            if context.prepared(partOffset + part, parts[part]).containsProperly(p) { return Int(partUnit[part]) }
+            if context.prepared(partOffset + part, { store.geometry(part, context: $0) }).containsProperly(p) {
+                return Int(partUnit[part])
+            }
         }
         for key in keyed {
             let part = key >> 1
             let p = key & 1 == 0 ? point : wrappedPoint!
-            if context.prepared(partOffset + part, parts[part]).covers(p) { return Int(partUnit[part]) }
+            if context.prepared(partOffset + part, { store.geometry(part, context: $0) }).covers(p) { return Int(partUnit[part]) }
         }
         return nil
     }

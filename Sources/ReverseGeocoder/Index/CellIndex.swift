@@ -25,20 +25,39 @@ final class CellIndex: Sendable {
     // Node entries: 2-bit tag + 30-bit value; node n's four children are nodes[4n ..< 4n+4], ordered
     // (west-south, east-south, west-north, east-north).
     private static let tagNode: UInt32 = 0, tagUnit: UInt32 = 1, tagEmpty: UInt32 = 2, tagMixed: UInt32 = 3
-    // Raw buffers, allocated once and freed in deinit: the query path then does no reference counting,
-    // no bounds checks and no exclusivity checks. Immutable after init, hence Sendable.
-    nonisolated(unsafe) private let nodes: UnsafeMutableBufferPointer<UInt32>
-    nonisolated(unsafe) private let mixedStart: UnsafeMutableBufferPointer<Int32>
-    nonisolated(unsafe) private let mixedParts: UnsafeMutableBufferPointer<Int32>
-    /// The tree's top `topLevels` levels flattened into a dense grid of entries, so a query starts a few
-    /// levels from the leaves instead of chasing a dozen scattered nodes (each a likely cache miss).
-    nonisolated(unsafe) private let top: UnsafeMutableBufferPointer<UInt32>
-    // The crossing lists of the mixed cells' entries (see CrossingLists), and the vertices they index.
-    nonisolated(unsafe) private let reach: UnsafeMutableBufferPointer<Double>
-    nonisolated(unsafe) private let edgeStart: UnsafeMutableBufferPointer<UInt32>
-    nonisolated(unsafe) private let edgeEnd: UnsafeMutableBufferPointer<UInt32>
-    nonisolated(unsafe) private let edges: UnsafeMutableBufferPointer<UInt32>
-    nonisolated(unsafe) private let vertices: UnsafeMutableBufferPointer<Double>
+    /// Everything the index is, as flat arrays and numbers: what the index cache writes and maps back.
+    struct Layout {
+        var originX: Double, originY: Double, size: Double
+        var depth: Int, topLevels: Int
+        /// Cells by kind, for statistics.
+        var unitCells: Int, emptyCells: Int, mixedCells: Int
+        var nodes: UnsafeBufferPointer<UInt32>
+        var mixedStart: UnsafeBufferPointer<Int32>
+        var mixedParts: UnsafeBufferPointer<Int32>
+        /// The tree's top `topLevels` levels flattened into a dense grid of entries, so a query starts a
+        /// few levels from the leaves instead of chasing a dozen scattered nodes (each a likely cache miss).
+        var top: UnsafeBufferPointer<UInt32>
+        /// The crossing lists of the mixed cells' entries (see CrossingLists).
+        var reach: UnsafeBufferPointer<Double>
+        var edgeStart: UnsafeBufferPointer<UInt32>
+        var edgeEnd: UnsafeBufferPointer<UInt32>
+        var edges: UnsafeBufferPointer<UInt32>
+    }
+
+    // Raw buffers, allocated once and freed in deinit (or mapped from the index cache and owned by
+    // `owner`): the query path then does no reference counting, no bounds checks and no exclusivity
+    // checks. Immutable after init, hence Sendable.
+    nonisolated(unsafe) private let nodes: UnsafeBufferPointer<UInt32>
+    nonisolated(unsafe) private let mixedStart: UnsafeBufferPointer<Int32>
+    nonisolated(unsafe) private let mixedParts: UnsafeBufferPointer<Int32>
+    nonisolated(unsafe) private let top: UnsafeBufferPointer<UInt32>
+    nonisolated(unsafe) private let reach: UnsafeBufferPointer<Double>
+    nonisolated(unsafe) private let edgeStart: UnsafeBufferPointer<UInt32>
+    nonisolated(unsafe) private let edgeEnd: UnsafeBufferPointer<UInt32>
+    nonisolated(unsafe) private let edges: UnsafeBufferPointer<UInt32>
+    /// The layer's polygons; the crossing lists index its vertices.
+    let store: PolygonStore
+    private let owner: (any AnyObject & Sendable)?
     private let topLevels: Int
     let originX: Double, originY: Double, size: Double
     let depth: Int
@@ -46,24 +65,71 @@ final class CellIndex: Sendable {
     /// Cells by kind, for statistics.
     let unitCells: Int, emptyCells: Int, mixedCells: Int
 
+    var layout: Layout {
+        Layout(originX: originX, originY: originY, size: size, depth: depth, topLevels: topLevels, unitCells: unitCells,
+               emptyCells: emptyCells, mixedCells: mixedCells, nodes: nodes, mixedStart: mixedStart, mixedParts: mixedParts,
+               top: top, reach: reach, edgeStart: edgeStart, edgeEnd: edgeEnd, edges: edges)
+    }
+
+    /// What is wrong with a layout read from the cache, or nil: every index it holds must point inside
+    /// the array it indexes, so that a damaged file can never make a query read out of bounds.
+    static func inconsistency(_ l: Layout, parts: Int, units: Int, vertices: Int) -> String? {
+        guard l.depth >= 1, l.depth <= 20, l.topLevels >= 1, l.topLevels <= l.depth else { return "depth" }
+        guard l.size > 0, l.size.isFinite, l.originX.isFinite, l.originY.isFinite else { return "extent" }
+        guard l.top.count == 1 << (2 * l.topLevels), l.nodes.count % 4 == 0 else { return "table sizes" }
+        guard l.mixedStart.count == l.mixedCells + 1, l.mixedStart.first == 0,
+              l.mixedStart.last.map(Int.init) == l.mixedParts.count else { return "border cell table" }
+        let entries = l.mixedParts.count
+        guard l.reach.count == entries, l.edgeStart.count == entries, l.edgeEnd.count == entries else { return "crossing table sizes" }
+        let nodeCount = l.nodes.count / 4
+        func valid(_ entry: UInt32, parent: Int) -> Bool {
+            let value = Int(entry & 0x3FFF_FFFF)
+            switch entry >> 30 {
+            case tagNode: return value < nodeCount && value > parent  // children come after parents: no cycles
+            case tagUnit: return value < units
+            case tagEmpty: return true
+            default: return value < l.mixedCells
+            }
+        }
+        for e in l.top where !valid(e, parent: -1) { return "top grid entry" }
+        for (i, e) in l.nodes.enumerated() where !valid(e, parent: i / 4) { return "node \(i / 4)" }
+        for m in 0..<l.mixedCells where l.mixedStart[m] > l.mixedStart[m + 1] { return "border cell \(m)" }
+        for p in l.mixedParts where p < 0 || Int(p) >= parts { return "candidate polygon" }
+        for e in 0..<entries {
+            let first = l.edgeStart[e] & 0x7FFF_FFFF, last = l.edgeEnd[e] & 0x7FFF_FFFF
+            guard first <= last, Int(last) <= l.edges.count, !l.reach[e].isNaN else { return "crossing list \(e)" }
+        }
+        for k in l.edges where Int(k) + 1 >= vertices { return "edge" }
+        return nil
+    }
+
+    /// An index mapped from the cache (its arrays already checked), kept alive by `owner`.
+    init(layout l: Layout, store: PolygonStore, owner: any AnyObject & Sendable) {
+        originX = l.originX; originY = l.originY; size = l.size; depth = l.depth; topLevels = l.topLevels
+        scale = Double(1 << l.depth) / l.size
+        unitCells = l.unitCells; emptyCells = l.emptyCells; mixedCells = l.mixedCells
+        nodes = l.nodes; mixedStart = l.mixedStart; mixedParts = l.mixedParts; top = l.top
+        reach = l.reach; edgeStart = l.edgeStart; edgeEnd = l.edgeEnd; edges = l.edges
+        self.store = store
+        self.owner = owner
+    }
+
     static let margin = 1e-9
 
     deinit {
-        nodes.deallocate()
-        mixedStart.deallocate()
-        mixedParts.deallocate()
-        top.deallocate()
-        reach.deallocate()
-        edgeStart.deallocate()
-        edgeEnd.deallocate()
-        edges.deallocate()
-        vertices.deallocate()
+        guard owner == nil else { return }
+        for b in [UnsafeRawPointer(nodes.baseAddress), UnsafeRawPointer(mixedStart.baseAddress),
+                  UnsafeRawPointer(mixedParts.baseAddress), UnsafeRawPointer(top.baseAddress),
+                  UnsafeRawPointer(reach.baseAddress), UnsafeRawPointer(edgeStart.baseAddress),
+                  UnsafeRawPointer(edgeEnd.baseAddress), UnsafeRawPointer(edges.baseAddress)] {
+            UnsafeMutableRawPointer(mutating: b)?.deallocate()
+        }
     }
 
     /// Memory held by the tree, in bytes.
     var byteCount: Int {
         (nodes.count + mixedStart.count + mixedParts.count + top.count + 2 * edgeStart.count + edges.count) * 4
-            + (reach.count + vertices.count) * 8
+            + reach.count * 8
     }
 
     /// Number of stored crossing-list edges (statistics).
@@ -78,7 +144,7 @@ final class CellIndex: Sendable {
     @inline(__always)
     func locate(entry: Int, x: Double, y: Double) -> CrossingLists.Location {
         CrossingLists.locate(x: x, y: y, entry: entry, reach: reach.baseAddress!, start: edgeStart.baseAddress!,
-                             end: edgeEnd.baseAddress!, edges: edges.baseAddress!, vertices: vertices.baseAddress!)
+                             end: edgeEnd.baseAddress!, edges: edges.baseAddress!, vertices: store.vertices.baseAddress!)
     }
 
     /// The answer for a point. Points outside the root square are `.empty`.
@@ -105,10 +171,12 @@ final class CellIndex: Sendable {
         }
     }
 
-    /// Builds the index. `rings[p]` are part p's rings (closed, interleaved x, y); `boxes[p]` its box;
-    /// `unitOf[p]` its unit; `containsProperly(p, x, y)` an exact interior test of part p (GEOS).
-    init(rings: [[[Double]]], boxes: [(Double, Double, Double, Double)], unitOf: [Int32], maxDepth: Int,
-         containsProperly: @escaping (Int, Double, Double) -> Bool) {
+    /// Builds the index over a layer's polygons. `unitOf[p]` is polygon p's unit; `containsProperly(p, x, y)`
+    /// an exact interior test of polygon p (GEOS).
+    init(store: PolygonStore, unitOf: [Int32], maxDepth: Int, containsProperly: @escaping (Int, Double, Double) -> Bool) {
+        self.store = store
+        owner = nil
+        let boxes = (0..<store.count).map(store.envelope)
         var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
         for b in boxes { minX = min(minX, b.0); minY = min(minY, b.1); maxX = max(maxX, b.2); maxY = max(maxY, b.3) }
         if boxes.isEmpty { minX = 0; minY = 0; maxX = 1; maxY = 1 }
@@ -123,12 +191,11 @@ final class CellIndex: Sendable {
         // Segments, flattened: part p's segments are segX1[...] etc. for s in segStart[p]..<segStart[p+1].
         var sx1: [Double] = [], sy1: [Double] = [], sx2: [Double] = [], sy2: [Double] = []
         var segStart: [Int32] = [0]
-        for partRings in rings {
-            for r in partRings {
-                var j = 0
-                while j + 3 < r.count {
-                    sx1.append(r[j]); sy1.append(r[j + 1]); sx2.append(r[j + 2]); sy2.append(r[j + 3])
-                    j += 2
+        let v = store.vertices
+        for p in 0..<store.count {
+            for range in store.edgeRanges(p) {
+                for k in range {
+                    sx1.append(v[2 * k]); sy1.append(v[2 * k + 1]); sx2.append(v[2 * k + 2]); sy2.append(v[2 * k + 3])
                 }
             }
             segStart.append(Int32(sx1.count))
@@ -144,27 +211,17 @@ final class CellIndex: Sendable {
         }
         builder.nodes = [0, 0, 0, 0]
         builder.subdivide(node: 0, x0: originX, y0: originY, side: side, level: 0, column: 0, row: 0, frame: 0..<boxes.count)
-        func copy<T>(_ a: [T]) -> UnsafeMutableBufferPointer<T> {
+        func copy<T>(_ a: [T]) -> UnsafeBufferPointer<T> {
             let b = UnsafeMutableBufferPointer<T>.allocate(capacity: max(1, a.count))
             _ = b.initialize(from: a)
-            return b
+            return UnsafeBufferPointer(rebasing: b[0..<a.count])
         }
         nodes = copy(builder.nodes)
         mixedStart = copy(builder.mixedStart)
         mixedParts = copy(builder.mixedParts)
 
-        // Crossing lists for every (mixed cell, candidate) entry, over one flat copy of the vertices.
-        var flat: [Double] = []
-        var partEdges: [[Range<Int>]] = []
-        for partRings in rings {
-            var ranges: [Range<Int>] = []
-            for r in partRings where r.count >= 4 {
-                let first = flat.count / 2
-                flat += r
-                ranges.append(first..<(first + r.count / 2 - 1))
-            }
-            partEdges.append(ranges)
-        }
+        // Crossing lists for every (mixed cell, candidate) entry, over the store's vertices.
+        let partEdges = (0..<store.count).map(store.edgeRanges)
         var entries: [(part: Int32, column: Int32, row: Int32)] = []
         entries.reserveCapacity(builder.mixedParts.count)
         for (m, cell) in builder.mixedCells.enumerated() {
@@ -172,21 +229,20 @@ final class CellIndex: Sendable {
                 entries.append((builder.mixedParts[e], cell.column, cell.row))
             }
         }
-        let lists = CrossingLists.build(vertices: flat, partEdges: partEdges, entries: entries, originX: originX,
+        let lists = CrossingLists.build(vertices: store.vertices, partEdges: partEdges, entries: entries, originX: originX,
                                         originY: originY, cell: side / Double(1 << depth), margin: CellIndex.margin,
                                         containsProperly: containsProperly)
         reach = copy(lists.reach)
         edgeStart = copy(lists.start)
         edgeEnd = copy(lists.end)
         edges = copy(lists.edges)
-        vertices = copy(flat)
 
         // Dense top grid: for each cell at level `topLevels`, the entry found by descending to it (a node
         // at that level, or the leaf that covers it from higher up).
         let levels = min(depth, 9)
         topLevels = levels
         let side1 = 1 << levels
-        top = .allocate(capacity: side1 * side1)
+        let topGrid = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: side1 * side1)
         for j in 0..<side1 {
             for i in 0..<side1 {
                 let ix = i << (depth - levels), iy = j << (depth - levels)
@@ -198,9 +254,10 @@ final class CellIndex: Sendable {
                     entry = builder.nodes[4 * Int(entry & 0x3FFF_FFFF) + child]
                     bit -= 1
                 }
-                top[j * side1 + i] = entry
+                topGrid[j * side1 + i] = entry
             }
         }
+        top = UnsafeBufferPointer(topGrid)
         unitCells = builder.unitCells
         emptyCells = builder.emptyCells
         mixedCells = builder.mixedStart.count - 1
