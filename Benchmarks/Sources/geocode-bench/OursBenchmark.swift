@@ -36,6 +36,8 @@ struct OursBenchmark {
                 throw UsageError("--cell-size takes degrees or off, not \(text)")
             }
         }
+        // --cache DIR: load through the index cache in DIR (built and written there on first use).
+        if let dir = o.optional("cache") { options.cacheDirectory = URL(fileURLWithPath: dir) }
         self.options = options
     }
 
@@ -145,6 +147,7 @@ struct OursBenchmark {
             },
             "points": n,
             "found": found,
+            "cache": geocoder.datasets.first?.cacheStatus ?? "off",
             "load_s": Double(geocoder.loadTime.components.seconds) + Double(geocoder.loadTime.components.attoseconds) / 1e18,
             "load_wall_s": loadWall,
             "rss_before_load": rssStart,
