@@ -10,6 +10,8 @@ final class LayerIndex: Sendable {
     let file: String
     /// One per unit (record with geometry), fully resolved: coarser levels, fallback, dataset name.
     let placemarks: [Placemark]
+    /// The same, in raw memory: reading one on the hot path then costs no reference counting of the array.
+    nonisolated(unsafe) private let placemarkTable: UnsafeMutableBufferPointer<Placemark>
     /// The polygons (multipolygon records contribute one per part), in unit order.
     let store: PolygonStore
     /// The unit each polygon belongs to.
@@ -29,6 +31,8 @@ final class LayerIndex: Sendable {
         self.level = level
         self.file = file
         self.placemarks = placemarks
+        placemarkTable = .allocate(capacity: max(1, placemarks.count))
+        _ = placemarkTable.initialize(from: placemarks)
         self.store = store
         self.partUnit = partUnit
         self.partOffset = partOffset
@@ -43,6 +47,15 @@ final class LayerIndex: Sendable {
         hasWrappedParts = wrapped
         self.cells = cells
     }
+
+    deinit {
+        placemarkTable.baseAddress!.deinitialize(count: placemarks.count)
+        placemarkTable.deallocate()
+    }
+
+    /// Unit `unit`'s placemark.
+    @inline(__always)
+    func placemark(_ unit: Int) -> Placemark { placemarkTable[unit] }
 
     /// The cell quadtree (with its crossing lists) over a layer's polygons, leaves about `cellSize` wide.
     static func buildCells(store: PolygonStore, partUnit: [Int32], cellSize: Double) -> CellIndex? {

@@ -19,8 +19,21 @@ final class MappedFile: @unchecked Sendable {
         guard fstat(fd, &st) == 0 else { throw GeocoderError.cannotOpen(file: path, reason: String(cString: strerror(errno))) }
         count = Int(st.st_size)
         guard count > 0 else { throw GeocoderError.corrupt(file: path, record: nil, reason: "empty file") }
-        guard let p = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0), p != MAP_FAILED else {
+        // Anonymous memory asked to be backed by 2 MB pages, then filled from the file: queries jump
+        // around tens of megabytes of index, and with 4 KB file pages nearly every jump was a TLB miss.
+        guard let p = mmap(nil, count, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), p != MAP_FAILED else {
             throw GeocoderError.cannotOpen(file: path, reason: "mmap: \(String(cString: strerror(errno)))")
+        }
+        _ = madvise(p, count, MADV_HUGEPAGE)
+        var done = 0
+        while done < count {
+            let n = pread(fd, p + done, count - done, off_t(done))
+            if n <= 0 {
+                let reason = n == 0 ? "file shrank while reading" : String(cString: strerror(errno))
+                munmap(p, count)
+                throw GeocoderError.cannotOpen(file: path, reason: reason)
+            }
+            done += n
         }
         base = UnsafeRawPointer(p)
     }
