@@ -41,7 +41,7 @@ enum ContentHash {
     static func of(file path: String) throws -> UInt64 {
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
         if (attributes?[.size] as? Int) == 0 { return of(bytes: UnsafeRawBufferPointer(start: nil, count: 0)) }
-        let mapped = try MappedFile(path: path)
+        let mapped = try FileInMemory(path: path)
         return of(bytes: UnsafeRawBufferPointer(start: mapped.base, count: mapped.count))
     }
 }

@@ -3,10 +3,11 @@ import Foundation
 import Glibc
 #endif
 
-/// A file mapped read-only into memory; `deinit` unmaps it. Index arrays loaded from an index cache
-/// point into the mapping, so whatever holds them holds this too. Pages are read from disk only when a
-/// query touches them, which is what makes a cached start cheap.
-final class MappedFile: @unchecked Sendable {
+/// A whole file in memory (anonymous pages, advised to be 2 MB pages), read once; `deinit` unmaps it.
+/// Index arrays loaded from an index cache point into it, so whatever holds them holds this too.
+/// (A file mapping would load lazily, but its 4 KB pages cost a TLB miss on nearly every query, and
+/// the cache's checksum reads every byte at load anyway.)
+final class FileInMemory: @unchecked Sendable {
     // @unchecked: the mapping is read-only and never changes after init.
     let base: UnsafeRawPointer
     let count: Int
