@@ -65,9 +65,15 @@ public final class ReverseGeocoder: Sendable {
         /// without (or with a stale one) is built and its cache written. nil: no cache.
         public var cacheDirectory: URL?
 
-        public init(cellSize: Double? = 0.05, cacheDirectory: URL? = nil) {
+        /// Whether an index loaded from the cache goes into 2 MB memory pages: about 8 % more points per
+        /// second over a large index (fewer TLB misses), but the kernel may compact memory first, which
+        /// now and then adds tenths of a second to the load. Worth it for many queries, not for one.
+        public var hugePages: Bool
+
+        public init(cellSize: Double? = 0.05, cacheDirectory: URL? = nil, hugePages: Bool = true) {
             self.cellSize = cellSize
             self.cacheDirectory = cacheDirectory
+            self.hugePages = hugePages
         }
 
         /// The per-user cache directory: `$GEOCODE_CACHE_DIR` (`off` for none), else
@@ -90,7 +96,7 @@ public final class ReverseGeocoder: Sendable {
             try manifest.validate(file: directory?.appendingPathComponent("manifest.json").path ?? manifest.name)
             var set: LoadedDataset?
             var cacheFile: String?, cacheStatus: String?
-            let cache = options.cacheDirectory.map(IndexCache.init)
+            let cache = options.cacheDirectory.map { IndexCache(directory: $0, hugePages: options.hugePages) }
             if let cache {
                 cacheFile = cache.file(for: manifest, directory: directory, cellSize: options.cellSize).path
                 switch cache.load(manifest: manifest, directory: directory, cellSize: options.cellSize, partOffset: offset) {

@@ -29,7 +29,8 @@ public struct LookupFactory: Sendable {
     /// Without a cache, a single point is answered sooner without building the quadtree.
     /// `GEOCODE_CELL_SIZE` (degrees; 0 turns the quadtree off) overrides the cell size.
     public static func options(manyQueries: Bool, environment: [String: String]) -> ReverseGeocoder.Options {
-        var options = ReverseGeocoder.Options(cacheDirectory: ReverseGeocoder.Options.defaultCacheDirectory(environment: environment))
+        var options = ReverseGeocoder.Options(cacheDirectory: ReverseGeocoder.Options.defaultCacheDirectory(environment: environment),
+                                              hugePages: manyQueries)
         if options.cacheDirectory == nil && !manyQueries { options.cellSize = nil }
         if let text = environment["GEOCODE_CELL_SIZE"], let size = Double(text), size >= 0 {
             options.cellSize = size > 0 ? size : nil

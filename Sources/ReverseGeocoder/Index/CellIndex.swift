@@ -81,25 +81,31 @@ final class CellIndex: Sendable {
               l.mixedStart.last.map(Int.init) == l.mixedParts.count else { return "border cell table" }
         let entries = l.mixedParts.count
         guard l.reach.count == entries, l.edgeStart.count == entries, l.edgeEnd.count == entries else { return "crossing table sizes" }
-        let nodeCount = l.nodes.count / 4
-        func valid(_ entry: UInt32, parent: Int) -> Bool {
-            let value = Int(entry & 0x3FFF_FFFF)
-            switch entry >> 30 {
-            case tagNode: return value < nodeCount && value > parent  // children come after parents: no cycles
-            case tagUnit: return value < units
-            case tagEmpty: return true
-            default: return value < l.mixedCells
-            }
+        // Plain loops that fold into one flag: this runs over every array at each cached start.
+        let nodeCount = UInt32(l.nodes.count / 4), units = UInt32(clamping: units), mixed = UInt32(l.mixedCells)
+        // Branch-free: the limit for each tag (node, unit, empty, mixed), and nodes must point forward.
+        let limits: SIMD4<UInt32> = [nodeCount, units, .max, mixed]
+        @inline(__always) func valid(_ entry: UInt32, parent: UInt32) -> Bool {
+            let value = entry & 0x3FFF_FFFF, tag = entry >> 30
+            return (value < limits[Int(tag)]) && (tag != tagNode || value &+ 1 > parent &+ 1)
         }
-        for e in l.top where !valid(e, parent: -1) { return "top grid entry" }
-        for (i, e) in l.nodes.enumerated() where !valid(e, parent: i / 4) { return "node \(i / 4)" }
-        for m in 0..<l.mixedCells where l.mixedStart[m] > l.mixedStart[m + 1] { return "border cell \(m)" }
-        for p in l.mixedParts where p < 0 || Int(p) >= parts { return "candidate polygon" }
+        var ok = true
+        for e in l.top { ok = ok && valid(e, parent: UInt32.max) }
+        for i in 0..<l.nodes.count { ok = valid(l.nodes[i], parent: UInt32(i / 4)) && ok }
+        guard ok else { return "cell tree" }
+        for m in 0..<l.mixedCells { ok = ok && l.mixedStart[m] <= l.mixedStart[m + 1] }
+        var maxPart: Int32 = 0, minPart: Int32 = 0
+        for p in l.mixedParts { maxPart = max(maxPart, p); minPart = min(minPart, p) }
+        guard ok, minPart >= 0, entries == 0 || Int(maxPart) < parts else { return "border cells" }
+        let edgeCount = UInt32(l.edges.count)
         for e in 0..<entries {
             let first = l.edgeStart[e] & 0x7FFF_FFFF, last = l.edgeEnd[e] & 0x7FFF_FFFF
-            guard first <= last, Int(last) <= l.edges.count, !l.reach[e].isNaN else { return "crossing list \(e)" }
+            ok = ok && first <= last && last <= edgeCount && !l.reach[e].isNaN
         }
-        for k in l.edges where Int(k) + 1 >= vertices { return "edge" }
+        guard ok else { return "crossing lists" }
+        var maxEdge: UInt32 = 0
+        for k in l.edges { maxEdge = max(maxEdge, k) }
+        guard l.edges.isEmpty || Int(maxEdge) + 1 < vertices else { return "edge" }
         return nil
     }
 

@@ -3,16 +3,19 @@ import Foundation
 import Glibc
 #endif
 
-/// A whole file in memory (anonymous pages, advised to be 2 MB pages), read once; `deinit` unmaps it.
-/// Index arrays loaded from an index cache point into it, so whatever holds them holds this too.
-/// (A file mapping would load lazily, but its 4 KB pages cost a TLB miss on nearly every query, and
-/// the cache's checksum reads every byte at load anyway.)
+/// A whole file in memory; `deinit` unmaps it. Index arrays loaded from an index cache point into it,
+/// so whatever holds them holds this too.
+///
+/// Two ways in: the file mapped (shared with the page cache, prefaulted in one go since the cache's
+/// checksum reads every byte anyway): the quickest start. Or copied into anonymous memory advised for
+/// 2 MB pages: queries jump around tens of megabytes of index, and with 4 KB pages nearly every jump
+/// is a TLB miss (about 8 % of a query), but the kernel may compact memory first to find huge pages.
 final class FileInMemory: @unchecked Sendable {
     // @unchecked: the mapping is read-only and never changes after init.
     let base: UnsafeRawPointer
     let count: Int
 
-    init(path: String) throws {
+    init(path: String, hugePages: Bool = false) throws {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw GeocoderError.cannotOpen(file: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
@@ -20,8 +23,13 @@ final class FileInMemory: @unchecked Sendable {
         guard fstat(fd, &st) == 0 else { throw GeocoderError.cannotOpen(file: path, reason: String(cString: strerror(errno))) }
         count = Int(st.st_size)
         guard count > 0 else { throw GeocoderError.corrupt(file: path, record: nil, reason: "empty file") }
-        // Anonymous memory asked to be backed by 2 MB pages, then filled from the file: queries jump
-        // around tens of megabytes of index, and with 4 KB file pages nearly every jump was a TLB miss.
+        if !hugePages {
+            guard let p = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0), p != MAP_FAILED else {
+                throw GeocoderError.cannotOpen(file: path, reason: "mmap: \(String(cString: strerror(errno)))")
+            }
+            base = UnsafeRawPointer(p)
+            return
+        }
         guard let p = mmap(nil, count, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), p != MAP_FAILED else {
             throw GeocoderError.cannotOpen(file: path, reason: "mmap: \(String(cString: strerror(errno)))")
         }

@@ -22,6 +22,8 @@ import Glibc
 ///   100 MB, and the arrays are used in place, never decoded.
 struct IndexCache {
     let directory: URL
+    /// Load into 2 MB pages (see ``FileInMemory``).
+    var hugePages = false
 
     /// Bumped whenever what is stored, or what the engine computes from it, changes.
     static let formatVersion: UInt32 = 1
@@ -135,7 +137,7 @@ struct IndexCache {
         let url = file(for: manifest, directory: manifestDirectory, cellSize: cellSize)
         guard FileManager.default.fileExists(atPath: url.path) else { return .failure(.absent) }
         let mapped: FileInMemory
-        do { mapped = try FileInMemory(path: url.path) } catch { return .failure(.damaged("\(error)")) }
+        do { mapped = try FileInMemory(path: url.path, hugePages: hugePages) } catch { return .failure(.damaged("\(error)")) }
         do {
             let meta = try Self.readMeta(mapped)
             if let why = Self.staleness(meta, manifest: manifest, directory: manifestDirectory, cellSize: cellSize) {
