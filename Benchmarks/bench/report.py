@@ -470,6 +470,10 @@ def write(results, out: str, repo: str):
               f"| cold start ≤ {GOAL_COLD_S} s | {c['median_s']:.3f} s | {'yes' if c['median_s'] <= GOAL_COLD_S else '**no**'} |",
               f"| peak RSS ≤ {GOAL_RSS / 1e6:.0f} MB | {fmt_mb(c['peak_rss'])} | "
               f"{'yes' if c['peak_rss'] and c['peak_rss'] <= GOAL_RSS else '**no**'} |", ""]
+    notes = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "WHAT-PAID.md")
+    if os.path.exists(notes):
+        with open(notes, encoding="utf-8") as f:
+            L += [f.read().strip(), ""]
     L += ["## Engines", "",
           "Every engine reads the same polygons (the finest layer's shapefile; the peers get each record's polygons "
           "as pyshp + shapely read them, one row per polygon part, tagged with the record number) and answers, per "
