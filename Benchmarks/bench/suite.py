@@ -242,6 +242,11 @@ def bench_dataset(ds: dict, prof: dict, only: set[str], binary: str, threads: in
                                                 "--answers-country", os.path.join(w, "ours-country.txt"),
                                                 "--threads", str(threads), "--passes", str(prof["passes"]),
                                                 "--latency", str(prof["latency"])])
+        if ds["datum"] != "wgs84":
+            # The same coordinates as GPS fixes (WGS-84): what a phone or a receiver in China asks.
+            res["rows"]["ours-wgs84"] = run_json([binary, "ours", *extra, "--manifest", ds["bench_manifest"], "--points", pts,
+                                                  "--datum", "wgs84", "--threads", str(threads),
+                                                  "--passes", str(prof["passes"]), "--latency", str(prof["latency"])])
         for key in builds:
             res["rows"][key]["build_s"] = builds[key]["load_s"]
             res["rows"][key]["build_cache"] = builds[key]["cache"]
@@ -255,6 +260,11 @@ def bench_dataset(ds: dict, prof: dict, only: set[str], binary: str, threads: in
         write_border_points(ds["shp"], border)
         res["exact"] = run_json([binary, "exact", "--manifest", ds["bench_manifest"], "--points", f"{uniform},{border}",
                                  "--datum", ds["datum"]], timeout=3600)
+        if ds["datum"] != "wgs84":
+            # The same uniform points taken as WGS-84 GPS fixes: the path that skips the conversion where
+            # a whole grid cell lands in one unit, against converting every point.
+            res["exact_wgs84"] = run_json([binary, "exact", "--manifest", ds["bench_manifest"], "--points", uniform,
+                                           "--datum", "wgs84"], timeout=3600)
     if "brute" in only:
         res["rows"]["brute"] = run_json([binary, "brute", "--polygons", os.path.join(w, "parts.wkb"), "--points", pts,
                                          "--limit", str(prof["brute"]), "--answers", os.path.join(w, "brute.i32")])
@@ -463,6 +473,8 @@ def main():
                 continue
             if k == "brute" or any(c["kinds"].get(x) for x in ("ours wrong", "both wrong")):
                 bad.append(f"{d['info']['name']}/{k}: {c['mismatches']} ({c['kinds']})")
+        if d.get("exact_wgs84", {}).get("mismatches"):
+            bad.append(f"{d['info']['name']}/exact-wgs84: {d['exact_wgs84']['mismatches']} points differ")
         if d.get("exact", {}).get("mismatches"):
             bad.append(f"{d['info']['name']}/exact: {d['exact']['mismatches']} points where the fast path and GEOS differ")
     if bad:

@@ -38,6 +38,8 @@ public final class ReverseGeocoder: Sendable {
         var reach: (Double, Double, Double, Double)
         var datum: Datum
         var layers: Range<Int>
+        /// The dataset's WGS84Grid, if any (kept alive by `loaded`).
+        var grid: Unmanaged<WGS84Grid>?
     }
     nonisolated(unsafe) private let hotDatasets: UnsafeMutableBufferPointer<HotDataset>
     nonisolated(unsafe) private let hotLayers: UnsafeMutableBufferPointer<Unmanaged<LayerIndex>>
@@ -135,7 +137,8 @@ public final class ReverseGeocoder: Sendable {
                 hotLayers[next] = Unmanaged.passUnretained(layer)
                 next += 1
             }
-            hotDatasets[i] = HotDataset(reach: set.reach, datum: set.datum, layers: (next - set.layers.count)..<next)
+            hotDatasets[i] = HotDataset(reach: set.reach, datum: set.datum, layers: (next - set.layers.count)..<next,
+                                        grid: set.wgsGrid.map { Unmanaged.passUnretained($0) })
         }
         contexts = ContextRegistry(partCount: offset)
         hasChinaDatumDataset = sets.contains { $0.manifest.datum != .wgs84 }
@@ -209,6 +212,19 @@ public final class ReverseGeocoder: Sendable {
             if coordinate.longitude < r.0 || coordinate.latitude < r.1 || coordinate.longitude > r.2 || coordinate.latitude > r.3 {
                 if set.datum != .wgs84 { missedChina = true }  // outside China's data, as surely as a miss
                 continue
+            }
+            // A WGS-84 point where the whole neighbourhood lands in one unit (or none) of this GCJ-02
+            // dataset: answered without the conversion (see WGS84Grid).
+            if datum == .wgs84, let grid = set.grid {
+                let entry = grid._withUnsafeGuaranteedRef { $0.lookup(x: coordinate.longitude, y: coordinate.latitude) }
+                if entry == WGS84Grid.none {
+                    missedChina = true
+                    continue
+                }
+                if entry != WGS84Grid.unknown {
+                    let layer = set.layers.lowerBound + Int(entry >> 28) - 1, unit = Int(entry & 0x0FFF_FFFF)
+                    return hotLayers[layer]._withUnsafeGuaranteedRef { $0.placemark(unit) }
+                }
             }
             let c: Coordinate
             if set.datum != .wgs84 || datum == .wgs84 || !hasChinaDatumDataset {

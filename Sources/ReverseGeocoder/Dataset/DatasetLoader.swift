@@ -11,11 +11,28 @@ final class LoadedDataset: Sendable {
     let reach: (Double, Double, Double, Double)
     let layers: [LayerIndex]
     let info: DatasetInfo
+    /// For a GCJ-02 dataset with cells: answers for WGS-84 queries that need no conversion.
+    let wgsGrid: WGS84Grid?
 
-    init(manifest: DatasetManifest, layers: [LayerIndex], info: DatasetInfo) {
+    init(manifest: DatasetManifest, layers: [LayerIndex], info: DatasetInfo, wgsGrid: WGS84Grid?) {
         self.manifest = manifest
         datum = manifest.datum
         self.layers = layers
+        reach = Self.reach(layers)
+        self.info = info
+        self.wgsGrid = wgsGrid
+    }
+
+    /// A freshly built dataset, with its WGS-84 grid when it is a GCJ-02 one indexed with cells.
+    convenience init(manifest: DatasetManifest, layers: [LayerIndex], info: DatasetInfo, cellSize: Double?) {
+        var grid: WGS84Grid?
+        if manifest.datum == .gcj02, let cellSize {
+            grid = WGS84Grid.build(layers: layers, box: Self.reach(layers), cell: cellSize)
+        }
+        self.init(manifest: manifest, layers: layers, info: info, wgsGrid: grid)
+    }
+
+    static func reach(_ layers: [LayerIndex]) -> (Double, Double, Double, Double) {
         var box = (Double.infinity, Double.infinity, -Double.infinity, -Double.infinity)
         for layer in layers {
             for p in 0..<layer.store.count {
@@ -25,8 +42,7 @@ final class LoadedDataset: Sendable {
         }
         // Antimeridian units are stored east of 180°, where a query's western twin may fall.
         if box.2 > 180 { box.0 = -180; box.2 = 180 }
-        reach = (box.0 - 0.05, box.1 - 0.05, box.2 + 0.05, box.3 + 0.05)
-        self.info = info
+        return (box.0 - 0.05, box.1 - 0.05, box.2 + 0.05, box.3 + 0.05)
     }
 
     /// The unit containing a point given in this dataset's datum: the finest layer that has one answers.
@@ -170,7 +186,7 @@ struct DatasetLoader: Sendable {
         let info = DatasetInfo(name: manifest.name, title: manifest.title, datum: manifest.datum, priority: manifest.priority,
                                source: manifest.source, sourceVersion: manifest.sourceVersion, license: manifest.license,
                                build: manifest.build, directory: directory?.path, layers: layers.map { raw[$0].info })
-        return LoadedDataset(manifest: manifest, layers: layers.map { built[$0] }, info: info)
+        return LoadedDataset(manifest: manifest, layers: layers.map { built[$0] }, info: info, cellSize: options.cellSize)
     }
 
     private static func flatten(_ units: [Unit]) -> ([Geometry], [Int32]) {

@@ -177,6 +177,58 @@ final class CellIndex: Sendable {
         }
     }
 
+    /// What every cell overlapping a box says, if they all say the same.
+    enum BoxAnswer: Equatable {
+        case empty
+        case unit(Int)
+        case mixed
+    }
+
+    /// The common answer of all cells that overlap the box (x0...x1, y0...y1) grown by `margin`: `.unit(u)`
+    /// or `.empty` when every point of the box gets that answer from ``answer(x:y:)``, else `.mixed`.
+    func boxAnswer(x0: Double, y0: Double, x1: Double, y1: Double) -> BoxAnswer {
+        let m = CellIndex.margin
+        let fx0 = (x0 - m - originX) * scale, fy0 = (y0 - m - originY) * scale
+        let fx1 = (x1 + m - originX) * scale, fy1 = (y1 + m - originY) * scale
+        let cells = Double(1 << depth)
+        var state: BoxAnswer?
+        // Outside the root square `answer` says empty.
+        if fx0 < 0 || fy0 < 0 || fx1 > cells || fy1 > cells { state = .empty }
+        if fx1 < 0 || fy1 < 0 || fx0 > cells || fy0 > cells { return .empty }
+        let last = (1 << depth) - 1
+        let ix0 = max(0, min(last, Int(fx0))), iy0 = max(0, min(last, Int(fy0)))
+        let ix1 = max(0, min(last, Int(fx1))), iy1 = max(0, min(last, Int(fy1)))
+        func combine(_ b: BoxAnswer) -> Bool {
+            if state == nil { state = b } else if state != b { state = .mixed }
+            return state != .mixed
+        }
+        // Visits a tree entry covering cells (cx, cy) at `level` (cells of side 2^(depth - level)).
+        func visit(_ entry: UInt32, level: Int, cx: Int, cy: Int) -> Bool {
+            let value = Int(entry & 0x3FFF_FFFF)
+            switch entry >> 30 {
+            case CellIndex.tagUnit: return combine(.unit(value))
+            case CellIndex.tagEmpty: return combine(.empty)
+            case CellIndex.tagMixed: return combine(.mixed)
+            default:
+                let shift = depth - level - 1
+                for child in 0..<4 {
+                    let ccx = 2 * cx + (child & 1), ccy = 2 * cy + (child >> 1)
+                    // Child covers cells ccx << shift ... ((ccx + 1) << shift) - 1.
+                    if (ccx + 1) << shift <= ix0 || ccx << shift > ix1 || (ccy + 1) << shift <= iy0 || ccy << shift > iy1 { continue }
+                    if !visit(nodes[4 * value + child], level: level + 1, cx: ccx, cy: ccy) { return false }
+                }
+                return true
+            }
+        }
+        let shift = depth - topLevels
+        for ty in (iy0 >> shift)...(iy1 >> shift) {
+            for tx in (ix0 >> shift)...(ix1 >> shift) {
+                if !visit(top[(ty << topLevels) | tx], level: topLevels, cx: tx, cy: ty) { return .mixed }
+            }
+        }
+        return state ?? .empty
+    }
+
     /// Builds the index over a layer's polygons. `unitOf[p]` is polygon p's unit; `containsProperly(p, x, y)`
     /// an exact interior test of polygon p (GEOS).
     init(store: PolygonStore, unitOf: [Int32], maxDepth: Int, containsProperly: @escaping (Int, Double, Double) -> Bool) {

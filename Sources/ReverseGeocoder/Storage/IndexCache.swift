@@ -26,7 +26,7 @@ struct IndexCache {
     var hugePages = false
 
     /// Bumped whenever what is stored, or what the engine computes from it, changes.
-    static let formatVersion: UInt32 = 1
+    static let formatVersion: UInt32 = 2
     private static let magic: [UInt8] = Array("GEOIDX\0\0".utf8)
     private static let headerSize = 64
 
@@ -63,8 +63,15 @@ struct IndexCache {
         var cells: CellsMeta?
     }
 
+    struct GridMeta: Codable {
+        var originX: Double, originY: Double, cell: Double
+        var columns: Int, rows: Int
+        var entries: Section
+    }
+
     struct Meta: Codable {
         var format: UInt32
+        var wgsGrid: GridMeta?
         var dataset: String
         var manifestHash: UInt64
         var cellSize: Double?
@@ -275,7 +282,20 @@ struct IndexCache {
                                      partUnit: Array(partUnit), partOffset: offset, cells: cells))
             offset += parts
         }
-        return LoadedDataset(manifest: manifest, layers: layers, info: meta.info)
+        var grid: WGS84Grid?
+        if let g = meta.wgsGrid {
+            let entries = try array(g.entries, UInt32.self, "WGS-84 grid")
+            try check(g.columns > 0 && g.rows > 0 && entries.count == g.columns * g.rows && g.cell > 0 && g.cell.isFinite
+                      && g.originX.isFinite && g.originY.isFinite, "WGS-84 grid size")
+            // Every known entry names a layer and a unit that exist.
+            for e in entries where e != WGS84Grid.unknown && e != WGS84Grid.none {
+                let l = Int(e >> 28) - 1, u = Int(e & 0x0FFF_FFFF)
+                try check(l >= 0 && l < layers.count && u < layers[l].placemarks.count, "WGS-84 grid entry")
+            }
+            grid = WGS84Grid(originX: g.originX, originY: g.originY, cell: g.cell, columns: g.columns, rows: g.rows,
+                             entries: entries, owner: mapped)
+        }
+        return LoadedDataset(manifest: manifest, layers: layers, info: meta.info, wgsGrid: grid)
     }
 
     /// Placemarks: per unit 8 text slots (offset, length into the text section; length 0xFFFF_FFFF for
@@ -360,7 +380,10 @@ struct IndexCache {
             }
             layers.append(meta)
         }
-        let meta = Meta(format: Self.formatVersion, dataset: manifest.name, manifestHash: Self.manifestHash(manifest),
+        let grid = set.wgsGrid.map {
+            GridMeta(originX: $0.originX, originY: $0.originY, cell: $0.cell, columns: $0.columns, rows: $0.rows, entries: put($0.entries))
+        }
+        let meta = Meta(format: Self.formatVersion, wgsGrid: grid, dataset: manifest.name, manifestHash: Self.manifestHash(manifest),
                         cellSize: cellSize, sources: try Self.stamps(Self.sourcePaths(manifest, directory: manifestDirectory)),
                         info: set.info, layers: layers)
         let metaData = try JSONEncoder().encode(meta)
