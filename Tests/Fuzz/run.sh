@@ -3,19 +3,21 @@
 #
 #   Tests/Fuzz/run.sh HARNESS SECONDS [libFuzzer flags...]   fuzz one harness for SECONDS of wall time
 #   Tests/Fuzz/run.sh all SECONDS                            every harness in turn, fuzzing
-#   Tests/Fuzz/run.sh seeds                                  every harness over its seed corpus (CI)
+#   Tests/Fuzz/run.sh seeds                                  every harness over its seed corpus
+#   Tests/Fuzz/run.sh smoke SECONDS                          seeds, then SECONDS of fuzzing per harness (CI)
 #   Tests/Fuzz/run.sh build [HARNESS...]                     build only
 #   Tests/Fuzz/run.sh repro HARNESS FILE...                  run saved inputs once (a crash, a regression)
 #   Tests/Fuzz/run.sh list                                   the harness names
 #
-# Environment: FUZZ_JOBS (harnesses run side by side by `all`, default 1), FUZZ_BUILD_DIR (default
-# Tests/Fuzz/.build), FUZZ_NICE (niceness, default 10).
+# Environment: FUZZ_JOBS (harnesses built, or fuzzed, side by side by `all`, `seeds` and `smoke`; default
+# 1), FUZZ_BUILD_DIR (default Tests/Fuzz/.build), FUZZ_NICE (niceness, default 10).
 #
 # Each harness is a Swift file in Harnesses/ with an LLVMFuzzerTestOneInput entry point, linked with the
 # package's modules compiled by swiftc with -sanitize=fuzzer,address (coverage + AddressSanitizer). Seeds
 # are in Corpus/HARNESS (committed); inputs the fuzzer finds go to .build/corpus/HARNESS, crashes to
 # .build/artifacts/HARNESS. Every run appends a line (harness, wall s, CPU s, runs, result) to
-# .build/runs.tsv: the CPU time a harness has run clean is the sum of its "clean" lines.
+# .build/runs.tsv: the CPU time a harness has run clean is the sum of its "clean" lines (and "paused"
+# ones: a run that ended when its fuzzer was stopped for 10 s or more, see run()).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -80,7 +82,7 @@ build() {
     [ -x "$out" ]
 }
 
-# Runs one harness; returns non-zero when it found a crash, a leak, a timeout or a broken invariant.
+# Runs one harness; returns non-zero when it found a crash, a leak, a hang or a broken invariant.
 run() {
     local h=$1 seconds=$2; shift 2
     build "$h"
@@ -104,17 +106,103 @@ run() {
     wall=$(awk '{ printf "%.0f", $1 }' "$B/logs/$h.time")
     cpu=$(awk '{ printf "%.1f", $2 + $3 }' "$B/logs/$h.time")
     local runs
-    runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
+    runs=$(grep -a -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
     local result=clean
+    if [ "$status" -eq 70 ] && replays_in_time "$h" "$log"; then
+        # libFuzzer's -timeout counts wall time: a fuzzer stopped (SIGSTOP, as while someone benchmarks)
+        # or starved for 10 s "times out" on whatever input it was running. That input replays in time,
+        # so it is no hang: the run ends there, without a finding (see runs.tsv: "paused").
+        echo "fuzz: $h: timeout after ${cpu}s CPU, but the input replays within the limit: the fuzzer was" \
+             "stopped or starved, not hung; not a finding" >&2
+        rm -f "$(saved_input "$log")"
+        status=0 result=paused
+    fi
     [ "$status" -ne 0 ] && result="FAILED($status)"
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$h" "$wall" "$cpu" "${runs:-?}" "$result" >> "$B/runs.tsv"
     if [ "$status" -ne 0 ]; then
         echo "fuzz: $h FAILED (exit $status) after ${cpu}s CPU; last lines of $log:" >&2
         grep -v '^#[0-9]' "$log" | tail -40 >&2
-        ls -t "$artifacts" 2>/dev/null | head -3 | sed "s|^|fuzz: saved input: $artifacts/|" >&2
+        report_input "$h" "$log"
         return 1
     fi
-    echo "fuzz: $h clean: ${runs:-?} runs, ${cpu}s CPU" >&2
+    echo "fuzz: $h $result: ${runs:-?} runs, ${cpu}s CPU" >&2
+}
+
+# The input libFuzzer saved when a run failed (its "Test unit written to" line), or nothing.
+saved_input() {
+    grep -a -o 'Test unit written to .*' "$1" | tail -1 | sed 's/^Test unit written to //' || true
+}
+
+# Whether the input that "timed out" in a run runs within the same limit on its own.
+replays_in_time() {
+    local h=$1 saved
+    saved=$(saved_input "$2")
+    [ -n "$saved" ] && [ -f "$saved" ] && nice -n "$NICE" "$B/bin/fuzz-$h" -runs=1 -timeout=10 -rss_limit_mb=2048 \
+        -malloc_limit_mb=1024 "$saved" > "$2.replay" 2>&1 < /dev/null
+}
+
+# Names the input that made a run fail (libFuzzer's "Test unit written to" line) and, when it is small,
+# prints it in base64 too: a CI machine's build folder is gone after the run, its log is not.
+report_input() {
+    local h=$1 log=$2 saved
+    saved=$(saved_input "$log")
+    if [ -z "$saved" ] || [ ! -f "$saved" ]; then
+        echo "fuzz: $h: no input saved (see $log)" >&2
+        return
+    fi
+    echo "fuzz: $h: saved input: $saved ($(wc -c < "$saved") bytes); replay: Tests/Fuzz/run.sh repro $h $saved" >&2
+    if [ "$(wc -c < "$saved")" -le 65536 ]; then
+        echo "fuzz: $h: the input in base64 (base64 -d > FILE):" >&2
+        base64 -w 0 "$saved" >&2
+        echo >&2
+    fi
+}
+
+# Builds every harness: the modules first (a dependency chain), then the harnesses, FUZZ_JOBS at a time.
+build_all() {
+    build csv
+    local pids=() pid
+    for h in "${HARNESSES[@]}"; do
+        while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do sleep 0.2; done
+        build "$h" & pids+=($!)
+    done
+    for pid in "${pids[@]}"; do wait "$pid"; done
+}
+
+# Runs every harness once over its committed seed corpus (libFuzzer -runs=0 executes the inputs given
+# and stops): every input that ever found a bug, checked deterministically. Prints the failed names.
+replay_seeds() {
+    mkdir -p "$B/logs"
+    local h failed=()
+    for h in "${HARNESSES[@]}"; do
+        mkdir -p "$B/artifacts/$h"
+        if "$B/bin/fuzz-$h" -runs=0 -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
+            -artifact_prefix="$B/artifacts/$h/" "$HERE/Corpus/$h" > "$B/logs/$h.seeds.log" 2>&1 < /dev/null; then
+            echo "fuzz: $h seeds clean ($(ls "$HERE/Corpus/$h" | wc -l) inputs)" >&2
+        else
+            echo "fuzz: $h FAILED on its seeds; last lines of $B/logs/$h.seeds.log:" >&2
+            grep -v '^#[0-9]' "$B/logs/$h.seeds.log" | tail -30 >&2
+            report_input "$h" "$B/logs/$h.seeds.log"
+            failed+=("$h")
+        fi
+    done
+    echo "${failed[*]}"
+}
+
+# Fuzzes every harness for SECONDS, FUZZ_JOBS side by side. Prints the failed names.
+fuzz_all() {
+    local seconds=$1 h i failed=()
+    if [ "$JOBS" -le 1 ]; then
+        for h in "${HARNESSES[@]}"; do run "$h" "$seconds" || failed+=("$h"); done
+    else
+        local pids=() names=()
+        for h in "${HARNESSES[@]}"; do
+            while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do sleep 0.5; done
+            run "$h" "$seconds" & pids+=($!); names+=("$h")
+        done
+        for i in "${!pids[@]}"; do wait "${pids[$i]}" || failed+=("${names[$i]}"); done
+    fi
+    echo "${failed[*]}"
 }
 
 cmd=${1:-}
@@ -128,62 +216,47 @@ case "$cmd" in
         build "$h"
         "$B/bin/fuzz-$h" -runs=1 "$@" ;;
     seeds)
-        # Deterministic check for CI: build every harness, then run each once over its committed seed
-        # corpus (libFuzzer -runs=0 executes the corpus and stops). Random fuzzing is for developers.
-        build csv
-        pids=()
-        for h in "${HARNESSES[@]}"; do
-            while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do sleep 0.2; done
-            build "$h" & pids+=($!)
-        done
-        for pid in "${pids[@]}"; do wait "$pid"; done
-        failed=()
-        mkdir -p "$B/logs"
-        for h in "${HARNESSES[@]}"; do
-            if "$B/bin/fuzz-$h" -runs=0 -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
-                "$HERE/Corpus/$h" > "$B/logs/$h.seeds.log" 2>&1 < /dev/null; then
-                echo "fuzz: $h seeds clean ($(ls "$HERE/Corpus/$h" | wc -l) inputs)" >&2
-            else
-                echo "fuzz: $h FAILED on its seeds; last lines of $B/logs/$h.seeds.log:" >&2
-                grep -v '^#[0-9]' "$B/logs/$h.seeds.log" | tail -30 >&2
-                failed+=("$h")
-            fi
-        done
-        if [ "${#failed[@]}" -eq 0 ]; then
+        # Deterministic: build every harness, then run each once over its committed seed corpus.
+        build_all
+        failed=$(replay_seeds)
+        if [ -z "$failed" ]; then
             echo "fuzz: all ${#HARNESSES[@]} harnesses pass their seed corpora"
         else
-            echo "fuzz: ${#failed[@]} harnesses FAILED on their seeds: ${failed[*]}"
+            echo "fuzz: harnesses FAILED on their seeds: $failed"
+            exit 1
+        fi ;;
+    smoke)
+        # CI: the seeds (deterministic), then SECONDS of random fuzzing per harness, FUZZ_JOBS side by
+        # side, starting from the seeds (and from .build/corpus when a developer has one). A failure
+        # names the harness and the input, in base64 too, to replay with `run.sh repro`.
+        seconds=${2:?usage: run.sh smoke SECONDS}
+        build_all
+        failed=$(replay_seeds)
+        if [ -n "$failed" ]; then
+            echo "fuzz: harnesses FAILED on their seeds: $failed (fix these first; no random fuzzing run)"
+            exit 1
+        fi
+        failed=$(fuzz_all "$seconds")
+        n=${#HARNESSES[@]}
+        if [ -z "$failed" ]; then
+            echo "fuzz: smoke: all $n harnesses pass their seeds and ran ${seconds}s of fuzzing clean"
+        else
+            echo "fuzz: smoke: random fuzzing found a failing input in: $failed (the input is named above;"
+            echo "fuzz: smoke: it is new, not a seed: reproduce it with Tests/Fuzz/run.sh repro HARNESS FILE)"
             exit 1
         fi ;;
     all)
         seconds=${2:?usage: run.sh all SECONDS}
-        # Modules first (a dependency chain), then the harnesses, linked FUZZ_JOBS at a time.
-        build csv
-        pids=()
-        for h in "${HARNESSES[@]}"; do
-            while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do sleep 0.2; done
-            build "$h" & pids+=($!)
-        done
-        for pid in "${pids[@]}"; do wait "$pid"; done
-        failed=()
-        if [ "$JOBS" -le 1 ]; then
-            for h in "${HARNESSES[@]}"; do run "$h" "$seconds" || failed+=("$h"); done
-        else
-            pids=() names=()
-            for h in "${HARNESSES[@]}"; do
-                while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do sleep 0.5; done
-                run "$h" "$seconds" & pids+=($!); names+=("$h")
-            done
-            for i in "${!pids[@]}"; do wait "${pids[$i]}" || failed+=("${names[$i]}"); done
-        fi
+        build_all
+        failed=$(fuzz_all "$seconds")
         n=${#HARNESSES[@]}
-        if [ "${#failed[@]}" -eq 0 ]; then
+        if [ -z "$failed" ]; then
             echo "fuzz: all $n harnesses ran ${seconds}s clean"
         else
-            echo "fuzz: ${#failed[@]} of $n harnesses FAILED: ${failed[*]} (inputs in $B/artifacts)"
+            echo "fuzz: harnesses FAILED: $failed (inputs in $B/artifacts)"
             exit 1
         fi ;;
-    ""|-h|--help) sed -n '2,18p' "$0" ;;
+    ""|-h|--help) sed -n '2,19p' "$0" ;;
     *)
         seconds=${2:?usage: run.sh HARNESS SECONDS}
         shift 2

@@ -58,6 +58,25 @@ struct GPXRegressionTests {
         }
     }
 
+    /// fuzz-gpx: the same crash, through the padding's own blind spot: it left CDATA sections alone, and
+    /// took a `<![CDATA[` inside a processing instruction's data for one, so everything up to a `]]>`
+    /// (here: the rest of the file) went unchecked, a `<?x?>` included. A `<![CDATA[` is a section only
+    /// in content: inside an instruction, a comment, a tag or a DOCTYPE it is text, as to libxml2.
+    @Test func cdataMarkerOutsideContentDoesNotHideAnInstruction() throws {
+        let found = Data(base64Encoded: "PD94b2wgdmVyc2luamkwbjwvbmFtZT48SUlJdHJrc2VnPgo8dGltZT4yMDI0LTExLTE0VDIyOjEzOjx0cms+MjBaPCFbQ0RBVEFbZG9wPjAuMDwvaGRvcD48L3Rya3B0PgogIDx0cmtwdCBsYXQ9IjM5LjkwNzMtMTFdMTRUMjI6MTM6MzBaPC90aW9uPSIxLjAiIGVuY29kaW5nPSJVVEYtOCI/Pgo8Z3B4IHZlcnNpb249IjEuMSIgY3JlYXRvcj0icm91dGUgcC93d3cudG9wb2dyYWZpeC5jb20vR1BYLzEvMSI+CiA8P3g/Pgo8Z3B4IHZlcnNpb249IjEuMSIgY3JlYWVhdG9yPSJYY29kZSI+CiAgICA8d3B0IGxhdD0iMTguMzMxNzA1IiBsbzBuPSItMzAyMzciPgogICBuYW1lPjU1NSBvbiA9bnNwbGF0ejwvbmFtZT4KICAgIDxydGVwdCBsYXQ9IjQ4LjEzNzQzMCIgbG9uPSIxMS41NzU0OTAiPjxuYW1lPk1hcmllI25wbGF0ejwvbmFtZT48L3J0ZXB0PgogICAgPHJ0ZXB0IGxhdD0iNDguMTM4NjUwIiBsb249IjExLjU3NjEwMCI+MCI+PG5hbWU+T2Rlb25zcGxhdHo8L25hbWU+PC9ydGVwdD4KICA8L3J0ZT4KPC9ncHg+IDxydGU+CiAgICA8bmFtZT5NYXJpZW5wbGF0eiB0byBPZGVvbnNwbGF0ejwvbmFtZT5ydGVwdD4KICAgIDxydGVwdCBsYXQ9IjQ4LjEzODY1MCIgbG9uPSIxMS41NzYxMDAiPjAiPjxuYW1lPk9kZW9uc3BsYXR6PC9uYW1lPjwvcnRlcHQ+CiAgPC9ydGU+CjwvZ3B4Pgo=")!
+        #expect(throws: GPXParseError.self) { try GPXParser.parse(found) }
+        for text in ["<?a <![CDATA[ ?><gpx><?pi?><wpt lat=\"1\" lon=\"2\"/></gpx>",
+                     "<!-- <![CDATA[ --><gpx><?pi?><wpt lat=\"1\" lon=\"2\"/></gpx>",
+                     "<!DOCTYPE gpx SYSTEM \"<![CDATA[\"><gpx><?pi?><wpt lat=\"1\" lon=\"2\"/></gpx>",
+                     "<!DOCTYPE gpx [<!-- <![CDATA[ --> <?pi?>]><gpx><?pi?><wpt lat=\"1\" lon=\"2\"/></gpx>",
+                     "<gpx><wpt lat=\"1\" lon=\"2\"><name a=\"x>y\">n</name></wpt><?pi?></gpx>"] {
+            #expect(try GPXParser.parse(Data(text.utf8)).waypoints.count == 1, "\(text)")
+        }
+        // A real section is still left as written, even after an instruction with data.
+        let cdata = "<?a b?><gpx><wpt lat=\"1\" lon=\"2\"><name><![CDATA[<?pi?>]]></name></wpt></gpx>"
+        #expect(try GPXParser.parse(Data(cdata.utf8)).waypoints.first?.name == "<?pi?>")
+    }
+
     /// UTF-16 files (with or without a byte-order mark) are converted to UTF-8 first, so the checks above
     /// see their markup too; they read as before.
     @Test func utf16FilesStillRead() throws {
@@ -67,5 +86,15 @@ struct GPXRegressionTests {
             let waypoint = try #require(try GPXParser.parse(data).waypoints.first)
             #expect(waypoint.name == "Zürich" && waypoint.coordinate == Coordinate(latitude: 1.5, longitude: 2.5))
         }
+    }
+
+    /// fuzz-gpx: `encoding="UT-F8"` was taken for UTF-8 (names were compared without dashes) and passed
+    /// to libxml2, which resolved it through iconv and crashed on the next invalid byte, as above. Only
+    /// the exact names libxml2 decodes itself are passed through now; the rest are converted here.
+    @Test func nearMissEncodingNamesAreConvertedHere() throws {
+        let found = Array(#"<?xml version="1.0" encoding="UT-F8"?>"#.utf8) + [0x0A, 0xC7, 0x50]
+        #expect(throws: GPXParseError.self) { try GPXParser.parse(Data(found)) }
+        let fine = #"<?xml version="1.0" encoding="utf-8"?><gpx><wpt lat="1" lon="2"/></gpx>"#
+        #expect(try GPXParser.parse(Data(fine.utf8)).waypoints.count == 1)
     }
 }

@@ -110,6 +110,9 @@ final class GeoJSONFramer: RecordFramer {
             advance()
             try skipWhitespace()
             let key = try memberName()
+            // A second "features" would pass through unread, and most JSON readers keep the last of a
+            // repeated member: they would see its features, not the geocoded ones.
+            if key == Array("features".utf8) { throw fail("the FeatureCollection has a second \"features\" member") }
             try memberValue(key: key)
         }
         try skipWhitespace()

@@ -177,7 +177,8 @@ struct JSONScanner {
 
     // MARK: - Decoding the few values the pipeline looks at
 
-    /// The UTF-8 bytes a (validated) JSON string literal stands for. `raw` includes the quotes.
+    /// The UTF-8 bytes a JSON string literal stands for. `raw` includes the quotes. Never reads outside
+    /// `raw`, even when the literal was not validated (a cut-off `\u` escape becomes U+FFFD).
     static func decodeString(_ bytes: UnsafeBufferPointer<UInt8>, _ raw: Range<Int>) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(raw.count)
@@ -195,6 +196,13 @@ struct JSONScanner {
             case UInt8(ascii: "r"): out.append(0x0D)
             case UInt8(ascii: "t"): out.append(0x09)
             case UInt8(ascii: "u"):
+                // Strings the framers only skipped (GeoJSON member names) are not validated: a \u cut
+                // off by the closing quote must not read past it.
+                guard i + 4 <= end else {
+                    out += [0xEF, 0xBF, 0xBD]
+                    i = end
+                    continue
+                }
                 var scalar = hex4(bytes, i)
                 i += 4
                 if (0xD800..<0xDC00).contains(scalar), i + 6 <= end, bytes[i] == UInt8(ascii: "\\"),

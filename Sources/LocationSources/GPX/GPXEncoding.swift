@@ -14,8 +14,10 @@ import Glibc
 /// the declared encoding are a `GPXParseError` naming the line, and libxml2 only ever decodes UTF-8,
 /// UTF-16 or Latin-1, which it does on its own.
 enum GPXEncoding {
-    /// Encodings libxml2 decodes itself (names compared upper-case, without `-` and `_`).
-    static let decodedByLibxml2: Set<String> = ["UTF8", "UTF16", "UTF16LE", "UTF16BE", "ISO88591", "LATIN1", "ASCII", "USASCII"]
+    /// Encoding names libxml2 decodes with its own built-in handlers, upper-case, exactly as spelled
+    /// (a variant such as `UT-F8` goes to iconv). UTF-16 declared in bytes that are not UTF-16 is ignored
+    /// by libxml2; UTF-16/32 text itself is converted before this is consulted.
+    static let decodedByLibxml2: Set<String> = ["UTF-8", "UTF8", "UTF-16", "UTF16", "ISO-8859-1", "ISO-LATIN-1", "ASCII", "US-ASCII"]
 
     /// The data as libxml2 and FoundationXML can safely read it: converted to UTF-8 (or left in Latin-1
     /// or ASCII), its declaration saying so, with no processing instruction lacking data and no entity
@@ -24,7 +26,7 @@ enum GPXEncoding {
         var bytes = try asciiCompatible([UInt8](data), fileName: fileName)
         let hasBOM = bytes.starts(with: [0xEF, 0xBB, 0xBF])
         if let declared = declaredEncoding(bytes, from: hasBOM ? 3 : 0),
-           !decodedByLibxml2.contains(declared.name.uppercased().filter { $0 != "-" && $0 != "_" }) {
+           !decodedByLibxml2.contains(declared.name.uppercased()) {
             if hasBOM {
                 // A UTF-8 byte-order mark says what the bytes are, whatever the declaration claims.
                 bytes = relabelled(bytes, declared.range)
@@ -55,43 +57,128 @@ enum GPXEncoding {
     /// FoundationXML (Swift 6.3.1) calls `strlen` on a processing instruction's data without checking
     /// for NULL, which is what libxml2 passes for one with no data (`<?x?>`): a crash, in the prolog, in
     /// the document or in an entity's replacement text (found by the gpx fuzzer). With a space before
-    /// the `?>` the data is empty instead, which means the same, so such instructions get one (outside
-    /// CDATA sections, where `<?x?>` is text). Entity declarations are refused outright: their values
-    /// can spell a `<?x?>` with character references, GPX has no use for them, and refusing them also
-    /// shuts out entity-expansion bombs.
+    /// the `?>` the data is empty instead, which means the same, so such instructions get one, wherever
+    /// they are except inside a CDATA section, where `<?x?>` is text. Entity declarations are refused
+    /// outright: their values can spell a `<?x?>` with character references, GPX has no use for them,
+    /// and refusing them also shuts out entity-expansion bombs.
+    ///
+    /// A `<![CDATA[` is only text (not a section, and so no reason to leave what follows alone) inside
+    /// a comment, a processing instruction's data, a tag or a DOCTYPE, as the fuzzer found with
+    /// `<?a <![CDATA[ ?> <?x?>`: so the scan follows those, as libxml2 does, and skips a section only
+    /// where it starts in content. Anywhere else padding an instruction is harmless: it changes a
+    /// comment's or an instruction's text at most, or bytes libxml2 refuses anyway.
     static func guardProcessingInstructions(_ bytes: [UInt8], fileName: String) throws(GPXParseError) -> [UInt8] {
+        let n = bytes.count
         func starts(_ text: String, at i: Int) -> Bool {
-            let t = Array(text.utf8)
-            return i + t.count <= bytes.count && bytes[i..<(i + t.count)].elementsEqual(t)
+            let t = text.utf8
+            return i + t.count <= n && bytes[i..<(i + t.count)].elementsEqual(t)
         }
+        let lt = UInt8(ascii: "<"), gt = UInt8(ascii: ">"), question = UInt8(ascii: "?")
+        let quotes: [UInt8] = [UInt8(ascii: "\""), UInt8(ascii: "'")]
+        let spaces: [UInt8] = [0x20, 0x09, 0x0A, 0x0D]
+        /// Where a `<?x?>` starting at `i` has its `?>`, when it has no data (nor space before `?>`).
+        func emptyInstruction(at i: Int) -> Int? {
+            guard i + 1 < n, bytes[i] == lt, bytes[i + 1] == question else { return nil }
+            var j = i + 2
+            while j < n, bytes[j] != question, !spaces.contains(bytes[j]) { j += 1 }
+            return j > i + 2 && starts("?>", at: j) ? j : nil
+        }
+        func line(at i: Int) -> Int { bytes[..<i].reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) } }
+
+        enum Where { case content, tag, comment, instruction, doctype }
+        var place = Where.content
+        var inDoctype = false      // a comment or an instruction inside a DOCTYPE returns there
+        var subset = false         // inside the DOCTYPE's [internal subset]
+        var quote: UInt8?          // inside a quoted value of a tag or a DOCTYPE
         var out: [UInt8] = []
-        out.reserveCapacity(bytes.count + 16)
-        var line = 1
+        out.reserveCapacity(n + 16)
         var i = 0
-        while i < bytes.count {
-            let c = bytes[i]
-            if c == 0x0A { line += 1 }
-            guard c == UInt8(ascii: "<") else { out.append(c); i += 1; continue }
-            if starts("<![CDATA[", at: i) {
-                var end = i + 9
-                while end < bytes.count, !starts("]]>", at: end) { end += 1 }
-                end = min(bytes.count, end + 3)
-                line += bytes[i..<end].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
-                out += bytes[i..<end]
-                i = end
+        while i < n {
+            if let j = emptyInstruction(at: i) {
+                out += bytes[i..<j]
+                out.append(0x20)
+                i = j               // its `?>` is read below, by whatever it ends
                 continue
             }
-            if starts("<!ENTITY", at: i) {
-                throw GPXParseError(file: fileName, line: line, reason: "entity declarations (<!ENTITY) are not supported in GPX files")
-            }
-            if i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "?") {
-                var j = i + 2
-                while j < bytes.count, ![0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: "?")].contains(bytes[j]) { j += 1 }
-                if j > i + 2, starts("?>", at: j) {
-                    out += bytes[i..<j]
-                    out.append(0x20)
-                    i = j
+            let c = bytes[i]
+            switch place {
+            case .content:
+                guard c == lt else { break }
+                if starts("<![CDATA[", at: i) {
+                    var end = i + 9
+                    while end < n, !starts("]]>", at: end) { end += 1 }
+                    end = min(n, end + 3)
+                    out += bytes[i..<end]
+                    i = end
                     continue
+                }
+                if starts("<!ENTITY", at: i) {
+                    throw GPXParseError(file: fileName, line: line(at: i), reason: "entity declarations (<!ENTITY) are not supported in GPX files")
+                }
+                if starts("<!--", at: i) {
+                    place = .comment
+                    out += bytes[i..<(i + 4)]
+                    i += 4
+                    continue
+                }
+                if starts("<?", at: i) {
+                    place = .instruction
+                    out += bytes[i..<(i + 2)]
+                    i += 2
+                    continue
+                }
+                if starts("<!DOCTYPE", at: i) {
+                    place = .doctype
+                    inDoctype = true
+                } else {
+                    place = .tag    // a start or end tag, or markup libxml2 refuses
+                }
+            case .tag:
+                if let q = quote {
+                    if c == q { quote = nil }
+                } else if quotes.contains(c) {
+                    quote = c
+                } else if c == gt {
+                    place = .content
+                }
+            case .comment:
+                if starts("-->", at: i) {
+                    place = inDoctype ? .doctype : .content
+                    out += bytes[i..<(i + 3)]
+                    i += 3
+                    continue
+                }
+            case .instruction:
+                if starts("?>", at: i) {
+                    place = inDoctype ? .doctype : .content
+                    out += bytes[i..<(i + 2)]
+                    i += 2
+                    continue
+                }
+            case .doctype:
+                if let q = quote {
+                    if c == q { quote = nil }
+                } else if quotes.contains(c) {
+                    quote = c
+                } else if starts("<!ENTITY", at: i) {
+                    throw GPXParseError(file: fileName, line: line(at: i), reason: "entity declarations (<!ENTITY) are not supported in GPX files")
+                } else if starts("<!--", at: i) {
+                    place = .comment
+                    out += bytes[i..<(i + 4)]
+                    i += 4
+                    continue
+                } else if starts("<?", at: i) {
+                    place = .instruction
+                    out += bytes[i..<(i + 2)]
+                    i += 2
+                    continue
+                } else if c == UInt8(ascii: "[") {
+                    subset = true
+                } else if c == UInt8(ascii: "]") {
+                    subset = false
+                } else if c == gt, !subset {
+                    place = .content
+                    inDoctype = false
                 }
             }
             out.append(c)

@@ -79,6 +79,10 @@ struct ShapefileValidator {
                 throw GeocoderError.corrupt(file: shpName, record: i, reason: "record too short for a polygon")
             }
             let parts = Int(shpData.leInt32(at: content + 36)), points = Int(shpData.leInt32(at: content + 40))
+            if parts > 0 && points == 0 {
+                // shapelib refuses such a record ("could not read"): say what is wrong with it instead.
+                throw GeocoderError.corrupt(file: shpName, record: i, reason: "\(parts) parts but no points")
+            }
             guard parts >= 0, points >= 0, parts <= points || points == 0,
                   44 + 4 * parts + 16 * points <= length else {
                 throw GeocoderError.corrupt(file: shpName, record: i,

@@ -4,8 +4,9 @@
 //
 // Invariants, against Foundation's JSONSerialization reading the whole document:
 // - a document that is a valid JSON object with a "features" array (and no other "type" than
-//   FeatureCollection) is never refused, and gives exactly one record per feature, in order: record i
-//   parses to the same JSON as feature i;
+//   FeatureCollection, no member given twice) is never refused, and gives exactly one record per
+//   feature, in order: record i parses to the same JSON as feature i; one with two "features" members
+//   is refused;
 // - exactly one output feature per record; when the input is valid, the output is too, with as many
 //   features, and output feature i keeps input feature i's geometry;
 // - however the input is cut into reads and chunks, the same result.
@@ -24,6 +25,39 @@ private func same(_ a: Any?, _ b: Any?) -> Bool {
     }
 }
 
+/// The member names of the top-level object of valid JSON text, in order, decoded.
+private func topLevelNames(_ text: [UInt8]) -> [String] {
+    var names: [String] = []
+    var depth = 0
+    var expectName = false
+    var i = 0
+    while i < text.count {
+        let c = text[i]
+        if c == UInt8(ascii: "\"") {
+            var j = i + 1
+            while j < text.count, text[j] != UInt8(ascii: "\"") { j += text[j] == UInt8(ascii: "\\") ? 2 : 1 }
+            let end = min(j + 1, text.count)
+            if depth == 1, expectName, let name = json(text[i..<end]) as? String { names.append(name) }
+            expectName = false
+            i = end
+            continue
+        }
+        switch c {
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            depth += 1
+            expectName = depth == 1
+        case UInt8(ascii: "}"), UInt8(ascii: "]"):
+            depth -= 1
+        case UInt8(ascii: ","):
+            expectName = depth == 1
+        default:
+            break
+        }
+        i += 1
+    }
+    return names
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size > 0 else { return 0 }
@@ -36,6 +70,15 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let document = json(withoutBOM(content)) as? [String: Any]
     guard let document, let features = document["features"] as? [Any],
           document["type"] == nil || (document["type"] as? String) == "FeatureCollection" else { return 0 }
+    // A repeated member of the collection: JSONSerialization keeps the last; the reader checks every
+    // "type" (each must be FeatureCollection) and refuses a second "features" (it would pass through
+    // unread, and readers that keep the last would see it, not the geocoded features).
+    let names = topLevelNames(Array(withoutBOM(content)))
+    if names.filter({ $0 == "features" }).count > 1 {
+        check(outcome.error != nil, "a collection with two \"features\" members was not refused")
+        return 0
+    }
+    if names.filter({ $0 == "type" }).count > 1 { return 0 }
     check(outcome.error == nil, "refused a valid FeatureCollection: \(outcome.error!)")
     check(outcome.records.count == features.count, "\(features.count) features, \(outcome.records.count) records")
     for (record, feature) in zip(outcome.records, features) {

@@ -114,7 +114,8 @@ private func referenceRecords(shp: [UInt8], shx: [UInt8]) -> [ReferenceRecord]? 
         guard type == fileType, length >= 44 else { return nil }
         let parts = le32(shp, c + 36), points = le32(shp, c + 40)
         guard parts >= 0, points >= 0, 44 + 4 * parts + 16 * points <= length else { return nil }
-        if points == 0 { records.append(.null); continue }
+        // No points: NULL if it has no parts either; parts without points is a broken record.
+        if points == 0 { if parts > 0 { return nil }; records.append(.null); continue }
         var starts: [Int] = []
         for p in 0..<parts { starts.append(le32(shp, c + 44 + 4 * p)) }
         if starts.isEmpty { starts = [0] }

@@ -32,4 +32,43 @@ import Testing
             #expect(framer.usesCRLF == crlf, "\(text.debugDescription), read size \(readSize)")
         }
     }
+
+    /// fuzz-geojson (AddressSanitizer: heap-buffer-overflow): the collection's "type" was
+    /// `"FeatureColl\u{"`. The framer only skips member values, so the \u escape, cut off by the closing
+    /// quote, was decoded anyway and read two bytes past the end of the copied value. Now the decoder
+    /// never reads outside the literal (a cut-off escape is U+FFFD) and the collection is refused.
+    @Test func cutOffUnicodeEscapeInACollectionMember() throws {
+        let found = [UInt8](Data(base64Encoded: "AHsKICAidHlwZSI6ICJGZWF0dXJlQ29sbFx1eyJ0eXBlIjoiRmVhdHVyZUNvbGxlY3Rpb24iLCJmZWF0dXJlcyI6W2F0dXI6ZSBD")!).dropFirst()   // the harness's options byte
+        #expect(throws: CLIError.self) {
+            _ = try BatchSetup.prepare(input: try input(Array(found), readSize: 1 << 20), format: .geojson,
+                                       outputFormat: .geojson, options: BatchOptions())
+        }
+        for literal in [#""ab\u""#, #""ab\u1""#, #""ab\u12""#, #""ab\u123""#] {
+            let raw = Array(literal.utf8)
+            let decoded = raw.withUnsafeBufferPointer { JSONScanner.decodeString($0, 0..<raw.count) }
+            #expect(decoded == Array("ab\u{FFFD}".utf8), "\(literal)")
+        }
+        let whole = Array(#""ab\u0041""#.utf8)
+        #expect(whole.withUnsafeBufferPointer { JSONScanner.decodeString($0, 0..<whole.count) } == Array("abA".utf8))
+    }
+
+    /// fuzz-geojson: a collection giving "type" twice, "Feature" then "FeatureCollection". The reader
+    /// checks every "type" and refuses it; the harness's reference (JSONSerialization) keeps the last and
+    /// called it valid: the harness now leaves repeated members aside. Looking at them showed a real
+    /// gap: a second "features" array was passed through unread, so a reader that keeps the last of a
+    /// repeated member (JSONSerialization, Python's json) saw the input's features, not the geocoded ones.
+    /// It is refused now.
+    @Test func repeatedCollectionMembers() throws {
+        let found = [UInt8](Data(base64Encoded: "AHsKICAgInR5cGUiOiAiRmVhdHVyZSIsCiAgICAgICJpZCI6ICJhIiwKICAgICAgImdlb21ldHJ5IjogeyAidHlwZSI6ICJQb2ludCIsICJjb29yZGluYXRlcyI6IFsxMi4yNSwgNDUuNV0gfSwKICJ0eXBlIjogIkZlYXR1cmVDb2xsZWN0aW9uIiwKICAibmFtZSI6ICJzdG9wcyIsCiAgImNycyI6IHsgInR5cGUiOiAibmFtZSIsICJwcm9wZXJ0aWVzIjogeyAibmFtZSI6ICJ1cm46b2djOmRlZjpjcnM6T0dDOjIuMzpDUlM4NCIgfSB9LAogICJmZWF0dXJlcyI6IFsKICAgIHsKICAgICAgInR5cGUiOiAiRmVhdHVyZSIsCiAgICAgICJpZCI6ICJhIiwKICAgICAgImdlb21ldHJ5IjogeyAidHlwZSI6ICJQb2ludCIsICJjb29yZGluYXRlcyI6IFsxMi4yNSwgNDUuNV0gfSwKICAgIH0KICBdLAogICJiYm94IjogWy0zMCwgLTEyLjUsIDEwNS43NSwgNDUuNV0KfQo=")!).dropFirst()   // the harness's options byte
+        let twoFeatures = #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[1,2]},"properties":{}}],"features":[]}"#
+        for (text, message) in [(Array(found), #"top-level "type" is "Feature", expected "FeatureCollection""#),
+                                (Array(twoFeatures.utf8), #"the FeatureCollection has a second "features" member"#)] {
+            let error = #expect(throws: CLIError.self) {
+                let setup = try BatchSetup.prepare(input: try input(text, readSize: 1 << 20), format: .geojson,
+                                                   outputFormat: .geojson, options: BatchOptions())
+                while try setup.framer.nextChunk(targetBytes: 1 << 16, maxRecords: 1024) != nil {}
+            }
+            #expect("\(String(describing: error))".contains(message), "\(String(describing: error))")
+        }
+    }
 }
