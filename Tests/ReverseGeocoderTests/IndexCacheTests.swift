@@ -107,6 +107,32 @@ struct IndexCacheTests {
         }
     }
 
+    /// Found by the index-cache fuzz harness: a box so wide its width overflows to infinity passed every
+    /// check (finite numbers) and crashed the R-tree's Hilbert sort. Written here with valid checksums,
+    /// as a broken writer would: the load must call it damaged and rebuild.
+    @Test(arguments: [1e308, -1e308, .nan, 1e4])
+    func aCacheWithAnAbsurdCoordinateIsDamaged(_ value: Double) async throws {
+        try await offPool {
+            let s = Setup("absurd\(value)".filter { $0.isLetter || $0.isNumber })
+            let fresh = try s.engine()
+            var bytes = [UInt8](try Data(contentsOf: s.cacheFile))
+            func word(_ at: Int) -> Int { (0..<8).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
+            let metaOffset = word(16)
+            let meta = try JSONDecoder().decode(IndexCache.Meta.self, from: Data(bytes[metaOffset...]))
+            // The second polygon's maxX. (The fuzzer's own input, which spreads two boxes to ±1e308, is
+            // replayed from Tests/Fuzz/Corpus/index-cache/regression-overflowing-box.)
+            let envelopes = meta.layers[0].envelopes.offset
+            withUnsafeBytes(of: value) { for (k, b) in $0.enumerated() { bytes[envelopes + 8 * 6 + k] = b } }
+            func put(_ v: UInt64, _ at: Int) { withUnsafeBytes(of: v.littleEndian) { for (k, b) in $0.enumerated() { bytes[at + k] = b } } }
+            put(bytes[64..<metaOffset].withUnsafeBytes { ContentHash.of(bytes: $0) }, 48)
+            try Data(bytes).write(to: s.cacheFile)
+            let g = try s.engine()
+            #expect(g.datasets[0].cacheStatus == "rebuilt (damaged: layer 0: coordinates or boxes out of range)",
+                    "\(g.datasets[0].cacheStatus ?? "")")
+            #expect(Self.answers(g, s.coverage) == Self.answers(fresh, s.coverage))
+        }
+    }
+
     @Test func anUnwritableCacheDirectoryStillLoads() async throws {
         try await offPool {
             let s = Setup()

@@ -235,6 +235,9 @@ struct IndexCache {
         func check(_ ok: Bool, _ what: @autoclosure () -> String) throws {
             if !ok { throw CacheDamage(reason: what()) }
         }
+        guard meta.layers.map(\.level) == manifest.layers.map(\.level).sorted(by: >) else {
+            throw CacheDamage(reason: "its layers are not the manifest's")
+        }
         var layers: [LayerIndex] = []
         var offset = partOffset
         for (i, l) in meta.layers.enumerated() {
@@ -255,6 +258,14 @@ struct IndexCache {
                 try check(vertices[2 * a] == vertices[2 * b - 2] && vertices[2 * a + 1] == vertices[2 * b - 1], "\(name): ring \(r) not closed")
             }
             try check(parts == 0 || (partRings[0] == 0 && Int(partRings[parts]) == ringStart.count - 1), "\(name): polygon table")
+            // Boxes feed the R-tree's Hilbert sort and vertices GEOS: both must be the degrees the loader
+            // produces (|x| <= 720 after antimeridian unwrapping, |y| <= 90 and a hair), never NaN, never
+            // so large that a box's width overflows (the fuzzer found that one).
+            var sane = true
+            for v in envelopes { sane = sane && abs(v) <= 720 }
+            for k in stride(from: 0, to: vertices.count, by: 2) { sane = sane && abs(vertices[k]) <= 720 && abs(vertices[k + 1]) <= 91 }
+            for p in 0..<parts { sane = sane && envelopes[4 * p] <= envelopes[4 * p + 2] && envelopes[4 * p + 1] <= envelopes[4 * p + 3] }
+            try check(sane, "\(name): coordinates or boxes out of range")
             for p in 0..<parts {
                 try check(partRings[p + 1] > partRings[p], "\(name): polygon \(p) has no ring")
                 try check(partUnit[p] >= 0 && Int(partUnit[p]) < l.units && (p == 0 || partUnit[p] >= partUnit[p - 1]),
@@ -285,7 +296,8 @@ struct IndexCache {
         var grid: WGS84Grid?
         if let g = meta.wgsGrid {
             let entries = try array(g.entries, UInt32.self, "WGS-84 grid")
-            try check(g.columns > 0 && g.rows > 0 && entries.count == g.columns * g.rows && g.cell > 0 && g.cell.isFinite
+            let (cells, overflow) = g.columns.multipliedReportingOverflow(by: g.rows)
+            try check(g.columns > 0 && g.rows > 0 && !overflow && entries.count == cells && g.cell > 0 && g.cell.isFinite
                       && g.originX.isFinite && g.originY.isFinite, "WGS-84 grid size")
             // Every known entry names a layer and a unit that exist.
             for e in entries where e != WGS84Grid.unknown && e != WGS84Grid.none {
