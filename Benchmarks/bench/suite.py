@@ -22,14 +22,14 @@ HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # Benchmarks
 REPO = os.path.dirname(HERE)
 PY = sys.executable
 
-ENGINES = ["ours", "brute", "shapely", "duckdb", "postgis", "rg", "cold"]
+ENGINES = ["ours", "brute", "shapely", "duckdb", "postgis", "rg", "cold", "exact"]
 
 # Sizes: the full profile runs in well under 10 minutes on 2 shared cores, quick in about a minute.
 PROFILES = {
     "full": dict(points=500_000, passes=5, peer_passes=3, brute=2_000, point_driven=50_000, latency=100_000,
-                 cold=5, within=100_000),
+                 cold=5, within=100_000, exact=1_000_000),
     "quick": dict(points=20_000, passes=2, peer_passes=1, brute=200, point_driven=2_000, latency=10_000,
-                  cold=2, within=5_000),
+                  cold=2, within=5_000, exact=20_000),
 }
 WORLD_LAND = (-180.0, -56.0, 180.0, 72.0)  # uniform over the latitudes where land is, minus Antarctica
 COLD_POINT = ("39.9087", "116.3975")  # Tian'anmen, WGS-84: answered by the China data if loaded, else the world's
@@ -225,6 +225,14 @@ def bench_dataset(ds: dict, prof: dict, only: set[str], binary: str, threads: in
     peer = lambda *args: [PY, "-m", "bench.peers", *args, "--work", w]
     extra = ["--cell-size", cell_size] if cell_size else []
     if "ours" in only:
+        # The index cache: built once (timed), then every run below loads from it (timed as load_s).
+        cache = os.path.join(w, "index-cache")
+        shutil.rmtree(cache, ignore_errors=True)
+        extra = extra + ["--cache", cache]
+        builds = {}
+        for key, manifest in (("ours", ds["bench_manifest"]), ("ours-shipped", os.path.join(ds["dir"], "manifest.json"))):
+            builds[key] = run_json([binary, "ours", *extra, "--manifest", manifest, "--points", pts, "--datum", ds["datum"],
+                                    "--load-only", "yes"])
         res["rows"]["ours"] = run_json([binary, "ours", *extra, "--manifest", ds["bench_manifest"], "--points", pts,
                                         "--datum", ds["datum"], "--answers", os.path.join(w, "ours.i32"),
                                         "--threads", str(threads), "--passes", str(prof["passes"]),
@@ -234,6 +242,29 @@ def bench_dataset(ds: dict, prof: dict, only: set[str], binary: str, threads: in
                                                 "--answers-country", os.path.join(w, "ours-country.txt"),
                                                 "--threads", str(threads), "--passes", str(prof["passes"]),
                                                 "--latency", str(prof["latency"])])
+        if ds["datum"] != "wgs84":
+            # The same coordinates as GPS fixes (WGS-84): what a phone or a receiver in China asks.
+            res["rows"]["ours-wgs84"] = run_json([binary, "ours", *extra, "--manifest", ds["bench_manifest"], "--points", pts,
+                                                  "--datum", "wgs84", "--threads", str(threads),
+                                                  "--passes", str(prof["passes"]), "--latency", str(prof["latency"])])
+        for key in builds:
+            res["rows"][key]["build_s"] = builds[key]["load_s"]
+            res["rows"][key]["build_cache"] = builds[key]["cache"]
+            res["rows"][key]["build_peak_rss"] = builds[key]["peak_rss"]
+    if "exact" in only:
+        # The fast path against GEOS: uniform points (another seed than the timed ones) and every vertex and
+        # edge midpoint of the finest layer.
+        uniform = os.path.join(w, "exact-uniform.f64")
+        make_points(uniform, prof["exact"], ds["seed"] + 1, ds["domain"])
+        border = os.path.join(w, "exact-border.f64")
+        write_border_points(ds["shp"], border)
+        res["exact"] = run_json([binary, "exact", "--manifest", ds["bench_manifest"], "--points", f"{uniform},{border}",
+                                 "--datum", ds["datum"]], timeout=3600)
+        if ds["datum"] != "wgs84":
+            # The same uniform points taken as WGS-84 GPS fixes: the path that skips the conversion where
+            # a whole grid cell lands in one unit, against converting every point.
+            res["exact_wgs84"] = run_json([binary, "exact", "--manifest", ds["bench_manifest"], "--points", uniform,
+                                           "--datum", "wgs84"], timeout=3600)
     if "brute" in only:
         res["rows"]["brute"] = run_json([binary, "brute", "--polygons", os.path.join(w, "parts.wkb"), "--points", pts,
                                          "--limit", str(prof["brute"]), "--answers", os.path.join(w, "brute.i32")])
@@ -287,6 +318,23 @@ def bench_dataset(ds: dict, prof: dict, only: set[str], binary: str, threads: in
     return res
 
 
+def write_border_points(shp: str, path: str):
+    """Every vertex of every ring of the shapefile, and the midpoint of every edge."""
+    import shapefile  # pyshp
+    chunks = []
+    for shape in shapefile.Reader(shp).iterShapes():
+        if not shape.points:
+            continue
+        xy = np.asarray(shape.points, dtype="<f8")[:, :2]
+        parts = list(shape.parts) + [len(xy)]
+        for a, b in zip(parts[:-1], parts[1:]):
+            ring = xy[a:b]
+            chunks.append(ring)
+            if len(ring) > 1:
+                chunks.append((ring[:-1] + ring[1:]) / 2)
+    np.concatenate(chunks).astype("<f8").tofile(path)
+
+
 def find_cli(binary_dir: str, data_dir: str, build: bool):
     """The `geocode` CLI, if this checkout's builds and answers `geocode LAT LON --data DIR`."""
     if build:
@@ -307,11 +355,12 @@ def find_cli(binary_dir: str, data_dir: str, build: bool):
     return cli, p.stdout.strip().splitlines()[0]
 
 
-def cold_start(cmd: list[str], reps: int) -> dict:
-    """Process start to the first line of output, `reps` times after one untimed run (page cache warm)."""
+def cold_start(cmd: list[str], reps: int, env: dict | None = None) -> dict:
+    """Process start to the first line of output: once with an empty index cache (the one-time build),
+    then `reps` times with the cache (page cache warm)."""
     def once():
         t = time.perf_counter()
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
         line = p.stdout.readline()
         d = time.perf_counter() - t
         p.stdout.read()
@@ -320,7 +369,7 @@ def cold_start(cmd: list[str], reps: int) -> dict:
             raise RuntimeError(f"{cmd} exited {p.returncode}")
         return d, line.strip()
 
-    once()
+    first, _ = once()
     times, answer = [], ""
     for _ in range(reps):
         d, answer = once()
@@ -328,9 +377,10 @@ def cold_start(cmd: list[str], reps: int) -> dict:
     rss = None
     if os.path.exists("/usr/bin/time"):
         p = subprocess.run(["/usr/bin/time", "-f", "%M", *cmd], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                           text=True)
+                           text=True, env=env)
         rss = int(p.stderr.strip().splitlines()[-1]) * 1024
-    return {"times_s": times, "median_s": float(np.median(times)), "answer": answer, "peak_rss": rss}
+    return {"times_s": times, "median_s": float(np.median(times)), "answer": answer, "peak_rss": rss,
+            "first_run_s": first}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -395,8 +445,11 @@ def main():
         else:
             cmd, how = [binary, "cold-start", "--data", data_dir, *COLD_POINT], f"geocode-bench cold-start ({note})"
         log(f"cold start: {how}")
+        cli_cache = os.path.join(HERE, "work", profile, "cli-index-cache")
+        shutil.rmtree(cli_cache, ignore_errors=True)
+        env = dict(os.environ, GEOCODE_CACHE_DIR=cli_cache)
         results["cold"] = {"how": how, "command": " ".join(os.path.relpath(c, REPO) if c.startswith(REPO) else c
-                                                          for c in cmd), **cold_start(cmd, prof["cold"])}
+                                                          for c in cmd), **cold_start(cmd, prof["cold"], env)}
 
     results["elapsed_s"] = time.time() - started
     results["load_start"] = load_start
@@ -420,6 +473,10 @@ def main():
                 continue
             if k == "brute" or any(c["kinds"].get(x) for x in ("ours wrong", "both wrong")):
                 bad.append(f"{d['info']['name']}/{k}: {c['mismatches']} ({c['kinds']})")
+        if d.get("exact_wgs84", {}).get("mismatches"):
+            bad.append(f"{d['info']['name']}/exact-wgs84: {d['exact_wgs84']['mismatches']} points differ")
+        if d.get("exact", {}).get("mismatches"):
+            bad.append(f"{d['info']['name']}/exact: {d['exact']['mismatches']} points where the fast path and GEOS differ")
     if bad:
         print("suite: OUR ANSWERS DISAGREE: " + "; ".join(bad), file=sys.stderr)
         sys.exit(3)

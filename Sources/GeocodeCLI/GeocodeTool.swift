@@ -6,7 +6,7 @@ public enum GeocodeTool {
     /// Every command, in help order. `reverse` is also what a bare `geocode LAT LON` runs.
     static let commands: [CommandEntry] = [
         CommandEntry(ReverseCommand.self), CommandEntry(BatchCommand.self),
-        CommandEntry(TrackCommand.self), CommandEntry(InfoCommand.self),
+        CommandEntry(TrackCommand.self), CommandEntry(InfoCommand.self), CommandEntry(IndexCommand.self),
     ]
 
     /// Runs the tool on `arguments` (without the program name) and returns the exit status.

@@ -25,13 +25,13 @@ ROOT=$(cd "$HERE/../.." && pwd)
 B=${FUZZ_BUILD_DIR:-$HERE/.build}
 NICE=${FUZZ_NICE:-10}
 JOBS=${FUZZ_JOBS:-1}
-HARNESSES=(nmea nmea-stream gpx gpsd manifest shapefile csv ndjson geojson)
+HARNESSES=(nmea nmea-stream gpx gpsd manifest shapefile index-cache csv ndjson geojson)
 
 # Modules each harness links, in dependency order.
 modules_for() {
     case "$1" in
         nmea|nmea-stream|gpx|gpsd) echo "ReverseGeocoder LocationSources" ;;
-        manifest|shapefile) echo "ReverseGeocoder" ;;
+        manifest|shapefile|index-cache) echo "ReverseGeocoder" ;;
         csv|ndjson|geojson) echo "ReverseGeocoder LocationSources LocationKit GeocodeCLI" ;;
         *) echo "unknown harness '$1' (try: ${HARNESSES[*]})" >&2; exit 2 ;;
     esac

@@ -14,6 +14,8 @@ struct OursBenchmark {
     let passes: Int
     let latencySamples: Int
     let options: ReverseGeocoder.Options
+    /// --load-only yes: load (building or reading the index cache), print the load time, stop.
+    let loadOnly: Bool
 
     init(_ o: Options) throws {
         manifestURL = URL(fileURLWithPath: try o.string("manifest"))
@@ -36,7 +38,10 @@ struct OursBenchmark {
                 throw UsageError("--cell-size takes degrees or off, not \(text)")
             }
         }
+        // --cache DIR: load through the index cache in DIR (built and written there on first use).
+        if let dir = o.optional("cache") { options.cacheDirectory = URL(fileURLWithPath: dir) }
         self.options = options
+        loadOnly = o.optional("load-only") == "yes"
     }
 
     func run() throws {
@@ -47,7 +52,13 @@ struct OursBenchmark {
                                            options: options)
         let loadWall = Double(nowNanos() - t0) / 1e9
         let rssAfterLoad = currentRSSBytes()
-        log("loaded \(manifest.name) in \(String(format: "%.3f", loadWall)) s")
+        log("loaded \(manifest.name) in \(String(format: "%.3f", loadWall)) s (\(geocoder.datasets.first?.cacheStatus ?? "no cache"))")
+        if loadOnly {
+            try printJSON(["engine": "ours-load", "cache": geocoder.datasets.first?.cacheStatus ?? "off", "load_wall_s": loadWall,
+                           "load_s": Double(geocoder.loadTime.components.seconds) + Double(geocoder.loadTime.components.attoseconds) / 1e18,
+                           "peak_rss": peakRSSBytes()])
+            return
+        }
 
         let (xs, ys) = try readPoints(pointsPath)
         let n = xs.count
@@ -145,6 +156,7 @@ struct OursBenchmark {
             },
             "points": n,
             "found": found,
+            "cache": geocoder.datasets.first?.cacheStatus ?? "off",
             "load_s": Double(geocoder.loadTime.components.seconds) + Double(geocoder.loadTime.components.attoseconds) / 1e18,
             "load_wall_s": loadWall,
             "rss_before_load": rssStart,

@@ -122,7 +122,9 @@ final class WorkerPool: @unchecked Sendable {
         count = threads
         start = (0..<threads).map { _ in DispatchSemaphore(value: 0) }
         for i in 0..<threads {
-            let t = Thread { [unowned self] in
+            // Strong: the workers keep the pool alive until the process ends. (Unowned, a worker looping
+            // back after the last job could read a pool already freed: a crash at exit.)
+            let t = Thread { [self] in
                 while true {
                     self.start[i].wait()
                     self.job?(i)

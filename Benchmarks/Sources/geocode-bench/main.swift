@@ -4,6 +4,7 @@
 //                       [--threads N] [--passes K] [--latency N] [--cell-size DEGREES|off]
 //   geocode-bench brute --polygons G.wkb --points P.f64 [--limit N] [--answers A.i32]
 //   geocode-bench cold-start --data DIR [--datum D] LAT LON
+//   geocode-bench exact --manifest M.json --points P1.f64[,P2.f64...] --datum D
 //
 // `ours` and `brute` print one JSON object on stdout (the suite's orchestrator reads it); points files are
 // little-endian float64 (x = longitude, y = latitude) pairs, answers files little-endian int32 per point
@@ -12,13 +13,14 @@ import Foundation
 
 do {
     var args = Array(CommandLine.arguments.dropFirst())
-    guard let command = args.first else { throw UsageError("no command (ours, brute, cold-start)") }
+    guard let command = args.first else { throw UsageError("no command (ours, brute, cold-start, exact)") }
     args.removeFirst()
     let options = try Options(args)
     switch command {
     case "ours": try OursBenchmark(options).run()
     case "brute": try BruteForceBenchmark(options).run()
     case "cold-start", "--cold-start": try ColdStart(options).run()
+    case "exact": try ExactnessCheck(options).run()
     default: throw UsageError("unknown command \(command)")
     }
 } catch {

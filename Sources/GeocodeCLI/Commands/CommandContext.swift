@@ -17,6 +17,11 @@ public struct CommandContext: Sendable {
         self.executablePath = executablePath
     }
 
+    /// The data directory the command uses (exit 4 when there is none).
+    func dataDirectory(option: String?) throws(CLIError) -> URL {
+        try DataDirectoryResolver.resolve(option: option, environment: environment, executablePath: executablePath)
+    }
+
     /// Resolves the data directory and opens the lookup (exit 4 when either fails).
     func openLookup(dataOption: String?, manyQueries: Bool = false) throws(CLIError) -> any PlacemarkLookup {
         let directory: URL
@@ -27,7 +32,7 @@ public struct CommandContext: Sendable {
             directory = URL(fileURLWithPath: dataOption ?? ".")
         }
         do {
-            return try lookupFactory.open(directory, manyQueries)
+            return try lookupFactory.open(directory, manyQueries, environment)
         } catch {
             throw CLIError(.dataUnavailable, "cannot load data from \(directory.path): \(error)")
         }

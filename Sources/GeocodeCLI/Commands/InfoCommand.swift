@@ -43,6 +43,7 @@ enum InfoCommand: Command {
             out += "\n"
             if let s = d.source { out += "   source:  \(s)" + (d.sourceVersion.map { " (\($0))" } ?? "") + "\n" }
             if let l = d.license { out += "   licence: \(l)\n" }
+            if let file = d.cacheFile { out += "   index cache: \(file) (\(d.cacheStatus ?? "?"))\n" }
             for l in d.layers {
                 out += "   \(l.level.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(l.file): \(l.units) units, "
                     + "\(l.polygons) polygons, \(l.vertices) vertices, \(l.encoding)"

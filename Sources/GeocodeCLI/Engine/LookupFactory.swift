@@ -7,32 +7,39 @@ import ReverseGeocoder
 /// the hidden `GEOCODE_TEST_LOOKUP=grid` switch use ``GridTestLookup`` instead.
 public struct LookupFactory: Sendable {
     /// Opens the data in `directory`. Errors are shown to the user as "cannot load data from DIR: …".
-    /// `manyQueries` says whether the command will ask many points (batch, track): then the engine builds
-    /// its cell quadtree, which costs load time and pays back per point; one point skips it.
-    public let open: @Sendable (_ directory: URL, _ manyQueries: Bool) throws -> any PlacemarkLookup
+    /// `manyQueries` says whether the command will ask many points (batch, track); `environment` is the
+    /// command's (for `GEOCODE_CACHE_DIR`, `GEOCODE_CELL_SIZE`).
+    public let open: @Sendable (_ directory: URL, _ manyQueries: Bool, _ environment: [String: String]) throws -> any PlacemarkLookup
     /// Whether this factory needs a data directory at all (the test grid does not).
     public let needsData: Bool
 
-    public init(needsData: Bool = true, open: @escaping @Sendable (_ directory: URL, _ manyQueries: Bool) throws -> any PlacemarkLookup) {
+    public init(needsData: Bool = true,
+                open: @escaping @Sendable (_ directory: URL, _ manyQueries: Bool, _ environment: [String: String]) throws -> any PlacemarkLookup) {
         self.open = open
         self.needsData = needsData
     }
 
-    /// The real engine on the data directory.
-    /// `GEOCODE_CELL_SIZE` (degrees; 0 turns the quadtree off) overrides the cell size for batch and track.
-    public static let engine = LookupFactory { directory, manyQueries in
-        var options = ReverseGeocoder.Options(cellSize: nil)
-        if manyQueries {
-            options = ReverseGeocoder.Options()
-            if let text = ProcessInfo.processInfo.environment["GEOCODE_CELL_SIZE"], let size = Double(text), size >= 0 {
-                options.cellSize = size > 0 ? size : nil
-            }
+    /// The real engine on the data directory, through the index cache (``options(manyQueries:environment:)``).
+    public static let engine = LookupFactory { directory, manyQueries, environment in
+        try ReverseGeocoder(directory: directory, options: options(manyQueries: manyQueries, environment: environment))
+    }
+
+    /// The engine's options for a command: the index cache in `$GEOCODE_CACHE_DIR` (`off` for none), else
+    /// the per-user cache directory, with the cell quadtree (the cache makes it cheap to start with).
+    /// Without a cache, a single point is answered sooner without building the quadtree.
+    /// `GEOCODE_CELL_SIZE` (degrees; 0 turns the quadtree off) overrides the cell size.
+    public static func options(manyQueries: Bool, environment: [String: String]) -> ReverseGeocoder.Options {
+        var options = ReverseGeocoder.Options(cacheDirectory: ReverseGeocoder.Options.defaultCacheDirectory(environment: environment),
+                                              hugePages: manyQueries)
+        if options.cacheDirectory == nil && !manyQueries { options.cellSize = nil }
+        if let text = environment["GEOCODE_CELL_SIZE"], let size = Double(text), size >= 0 {
+            options.cellSize = size > 0 ? size : nil
         }
-        return try ReverseGeocoder(directory: directory, options: options)
+        return options
     }
 
     /// The deterministic test double (see ``GridTestLookup``); needs no data directory.
-    public static let testGrid = LookupFactory(needsData: false) { _, _ in GridTestLookup() }
+    public static let testGrid = LookupFactory(needsData: false) { _, _, _ in GridTestLookup() }
 }
 
 /// The engine answers exactly what the CLI asks: a coordinate in a datum.

@@ -14,6 +14,10 @@ public struct DatasetInfo: Sendable, Codable, Equatable {
     public var directory: String?
     /// Finest layer first.
     public var layers: [LayerInfo]
+    /// The index cache file consulted, when ``ReverseGeocoder/Options/cacheDirectory`` is set.
+    public var cacheFile: String?
+    /// What happened with it: "loaded", or "rebuilt (why)" (with "; not written: why" if writing failed).
+    public var cacheStatus: String?
 }
 
 /// Load statistics of one shapefile.

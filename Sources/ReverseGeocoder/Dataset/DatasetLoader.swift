@@ -11,22 +11,38 @@ final class LoadedDataset: Sendable {
     let reach: (Double, Double, Double, Double)
     let layers: [LayerIndex]
     let info: DatasetInfo
+    /// For a GCJ-02 dataset with cells: answers for WGS-84 queries that need no conversion.
+    let wgsGrid: WGS84Grid?
 
-    init(manifest: DatasetManifest, layers: [LayerIndex], info: DatasetInfo) {
+    init(manifest: DatasetManifest, layers: [LayerIndex], info: DatasetInfo, wgsGrid: WGS84Grid?) {
         self.manifest = manifest
         datum = manifest.datum
         self.layers = layers
+        reach = Self.reach(layers)
+        self.info = info
+        self.wgsGrid = wgsGrid
+    }
+
+    /// A freshly built dataset, with its WGS-84 grid when it is a GCJ-02 one indexed with cells.
+    convenience init(manifest: DatasetManifest, layers: [LayerIndex], info: DatasetInfo, cellSize: Double?) {
+        var grid: WGS84Grid?
+        if manifest.datum == .gcj02, let cellSize {
+            grid = WGS84Grid.build(layers: layers, box: Self.reach(layers), cell: cellSize)
+        }
+        self.init(manifest: manifest, layers: layers, info: info, wgsGrid: grid)
+    }
+
+    static func reach(_ layers: [LayerIndex]) -> (Double, Double, Double, Double) {
         var box = (Double.infinity, Double.infinity, -Double.infinity, -Double.infinity)
         for layer in layers {
-            for part in layer.parts {
-                let e = part.envelope
+            for p in 0..<layer.store.count {
+                let e = layer.store.envelope(p)
                 box = (min(box.0, e.0), min(box.1, e.1), max(box.2, e.2), max(box.3, e.3))
             }
         }
         // Antimeridian units are stored east of 180°, where a query's western twin may fall.
         if box.2 > 180 { box.0 = -180; box.2 = 180 }
-        reach = (box.0 - 0.05, box.1 - 0.05, box.2 + 0.05, box.3 + 0.05)
-        self.info = info
+        return (box.0 - 0.05, box.1 - 0.05, box.2 + 0.05, box.3 + 0.05)
     }
 
     /// The unit containing a point given in this dataset's datum: the finest layer that has one answers.
@@ -93,8 +109,9 @@ struct DatasetLoader: Sendable {
         func lookup(_ j: Int) -> LayerIndex {
             if let l = lookups[j] { return l }
             let (parts, partUnit) = Self.flatten(raw[j].units)
-            let l = LayerIndex(level: raw[j].spec.level, file: raw[j].spec.file, placemarks: resolved[j], parts: parts,
-                               partUnit: partUnit, partOffset: partOffset + globalOffsets[j], cellSize: nil)
+            let l = LayerIndex(level: raw[j].spec.level, file: raw[j].spec.file, placemarks: resolved[j],
+                               store: PolygonStore(polygons: parts), partUnit: partUnit,
+                               partOffset: partOffset + globalOffsets[j], cells: nil)
             lookups[j] = l
             return l
         }
@@ -156,9 +173,11 @@ struct DatasetLoader: Sendable {
         let placemarksByLayer = resolved, offsets = globalOffsets
         DispatchQueue.concurrentPerform(iterations: raw.count) { i in
             let (parts, partUnit) = Self.flatten(raw[i].units)
+            let store = PolygonStore(polygons: parts)
+            let cells = cellSize.flatMap { LayerIndex.buildCells(store: store, partUnit: partUnit, cellSize: $0) }
             indexes.set(i, .success(LayerIndex(level: raw[i].spec.level, file: raw[i].spec.file, placemarks: placemarksByLayer[i],
-                                               parts: parts, partUnit: partUnit, partOffset: partOffset + offsets[i],
-                                               cellSize: cellSize)))
+                                               store: store, partUnit: partUnit, partOffset: partOffset + offsets[i],
+                                               cells: cells)))
         }
         let built = try indexes.values()
 
@@ -167,7 +186,7 @@ struct DatasetLoader: Sendable {
         let info = DatasetInfo(name: manifest.name, title: manifest.title, datum: manifest.datum, priority: manifest.priority,
                                source: manifest.source, sourceVersion: manifest.sourceVersion, license: manifest.license,
                                build: manifest.build, directory: directory?.path, layers: layers.map { raw[$0].info })
-        return LoadedDataset(manifest: manifest, layers: layers.map { built[$0] }, info: info)
+        return LoadedDataset(manifest: manifest, layers: layers.map { built[$0] }, info: info, cellSize: options.cellSize)
     }
 
     private static func flatten(_ units: [Unit]) -> ([Geometry], [Int32]) {
@@ -178,7 +197,10 @@ struct DatasetLoader: Sendable {
         return (parts, partUnit)
     }
 
-    private func url(of file: String) -> URL {
+    private func url(of file: String) -> URL { Self.resolve(file, in: directory) }
+
+    /// A manifest's file path: absolute as given, else relative to the manifest's directory.
+    static func resolve(_ file: String, in directory: URL?) -> URL {
         if file.hasPrefix("/") || directory == nil { return URL(fileURLWithPath: file) }
         return directory!.appendingPathComponent(file)
     }

@@ -10,8 +10,10 @@ final class LayerIndex: Sendable {
     let file: String
     /// One per unit (record with geometry), fully resolved: coarser levels, fallback, dataset name.
     let placemarks: [Placemark]
+    /// The same, in raw memory: reading one on the hot path then costs no reference counting of the array.
+    nonisolated(unsafe) private let placemarkTable: UnsafeMutableBufferPointer<Placemark>
     /// The polygons (multipolygon records contribute one per part), in unit order.
-    let parts: [Geometry]
+    let store: PolygonStore
     /// The unit each polygon belongs to.
     let partUnit: [Int32]
     /// Index of `parts[0]` among all polygons of the geocoder: slot in each thread's prepared cache.
@@ -22,40 +24,57 @@ final class LayerIndex: Sendable {
     /// True when some polygon extends east of 180° (an antimeridian-crossing unit moved into one frame).
     let hasWrappedParts: Bool
 
-    init(level: AdminLevel, file: String, placemarks: [Placemark], parts: [Geometry], partUnit: [Int32], partOffset: Int,
-         cellSize: Double?) {
+    /// A layer from its parts: the R-tree is built here (it takes milliseconds); `cells` is built by
+    /// ``buildCells(store:partUnit:cellSize:)`` or mapped from the index cache.
+    init(level: AdminLevel, file: String, placemarks: [Placemark], store: PolygonStore, partUnit: [Int32], partOffset: Int,
+         cells: CellIndex?) {
         self.level = level
         self.file = file
         self.placemarks = placemarks
-        self.parts = parts
+        placemarkTable = .allocate(capacity: max(1, placemarks.count))
+        _ = placemarkTable.initialize(from: placemarks)
+        self.store = store
         self.partUnit = partUnit
         self.partOffset = partOffset
         var builder = PackedRTree.Builder()
         var wrapped = false
-        for part in parts {
-            let (minX, minY, maxX, maxY) = part.envelope
+        for p in 0..<store.count {
+            let (minX, minY, maxX, maxY) = store.envelope(p)
             builder.add(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
             if maxX > 180 { wrapped = true }
         }
         tree = builder.finish()
         hasWrappedParts = wrapped
-        if let cellSize, !parts.isEmpty {
-            // One context and one reusable point for the whole build (this runs on the loading thread).
-            let pointCache = QueryContext(partCount: 0)
-            let context = pointCache.geos
-            var prepared = [PreparedGeometry?](repeating: nil, count: parts.count)
-            let boxes = parts.map(\.envelope)
-            var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
-            for b in boxes { minX = min(minX, b.0); minY = min(minY, b.1); maxX = max(maxX, b.2); maxY = max(maxY, b.3) }
-            // Deep enough that leaves are about cellSize wide: border cells then hold few points.
-            let side = max(maxX - minX, maxY - minY, cellSize)
-            let depth = min(20, max(1, Int((log2(side / cellSize)).rounded(.up))))
-            cells = CellIndex(rings: parts.map { $0.rings() }, boxes: boxes, unitOf: partUnit, maxDepth: depth) { p, x, y in
-                if prepared[p] == nil { prepared[p] = PreparedGeometry(parts[p], context: context) }
-                return prepared[p]!.containsProperly(pointCache.point(x: x, y: y))
-            }
-        } else {
-            cells = nil
+        self.cells = cells
+    }
+
+    deinit {
+        placemarkTable.baseAddress!.deinitialize(count: placemarks.count)
+        placemarkTable.deallocate()
+    }
+
+    /// Unit `unit`'s placemark.
+    @inline(__always)
+    func placemark(_ unit: Int) -> Placemark { placemarkTable[unit] }
+
+    /// The cell quadtree (with its crossing lists) over a layer's polygons, leaves about `cellSize` wide.
+    static func buildCells(store: PolygonStore, partUnit: [Int32], cellSize: Double) -> CellIndex? {
+        guard store.count > 0 else { return nil }
+        // One context and one reusable point for the whole build (this runs on the loading thread).
+        let pointCache = QueryContext(partCount: 0)
+        let context = pointCache.geos
+        var prepared = [PreparedGeometry?](repeating: nil, count: store.count)
+        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+        for p in 0..<store.count {
+            let b = store.envelope(p)
+            minX = min(minX, b.0); minY = min(minY, b.1); maxX = max(maxX, b.2); maxY = max(maxY, b.3)
+        }
+        // Deep enough that leaves are about cellSize wide: border cells then hold few points.
+        let side = max(maxX - minX, maxY - minY, cellSize)
+        let depth = min(20, max(1, Int((log2(side / cellSize)).rounded(.up))))
+        return CellIndex(store: store, unitOf: partUnit, maxDepth: depth) { p, x, y in
+            if prepared[p] == nil { prepared[p] = PreparedGeometry(store.geometry(p, context: context), context: context) }
+            return prepared[p]!.containsProperly(pointCache.point(x: x, y: y))
         }
     }
 
@@ -72,14 +91,10 @@ final class LayerIndex: Sendable {
             case (.empty, .empty): return nil
             case (.unit(let u), .empty): return u
             case (.empty, .unit(let u)): return u
-            case (.candidates(let list), .empty):
-                context.candidates.removeAll(keepingCapacity: true)
-                context.candidates.append(contentsOf: list)
-                return test(x: x, y: y, direct: list.count, in: context)
-            case (.empty, .candidates(let list)):
-                context.candidates.removeAll(keepingCapacity: true)
-                context.candidates.append(contentsOf: list)
-                return test(x: x, y: y, direct: 0, in: context)
+            case (.candidates(let entries), .empty):
+                return crossingTest(x: x, y: y, entries: entries, cells: cells, in: context)
+            case (.empty, .candidates(let entries)):
+                return crossingTest(x: x + 360, y: y, entries: entries, cells: cells, in: context)
             default:
                 break  // both frames have something: the R-tree path below sorts it out by the rule
             }
@@ -90,6 +105,28 @@ final class LayerIndex: Sendable {
         // West of 180° the point may also be inside a unit stored east of 180° (see RingAssembler).
         if hasWrappedParts && x < 0 { tree.search(x: x + 360, y: y, into: &context.candidates) }
         return test(x: x, y: y, direct: direct, in: context)
+    }
+
+    /// Applies the boundary rule to a border cell's candidates by their crossing lists (exactly GEOS's
+    /// answer, see CrossingLists); a candidate whose list cannot be sure of a point asks GEOS itself.
+    @inline(__always)
+    private func crossingTest(x: Double, y: Double, entries: Range<Int>, cells: CellIndex, in context: QueryContext) -> Int? {
+        var onBoundary: Int?
+        for e in entries {
+            let part = cells.part(entry: e)
+            switch cells.locate(entry: e, x: x, y: y) {
+            case .interior: return Int(partUnit[part])
+            case .exterior: continue
+            case .boundary: break
+            case .uncertain:
+                let prepared = context.prepared(partOffset + part) { store.geometry(part, context: $0) }
+                let point = context.point(x: x, y: y)
+                if prepared.containsProperly(point) { return Int(partUnit[part]) }
+                if !prepared.covers(point) { continue }
+            }
+            if onBoundary == nil { onBoundary = Int(partUnit[part]) }
+        }
+        return onBoundary
     }
 
     /// Applies the boundary rule with GEOS to `context.candidates` (the first `direct` are tested at x,
@@ -112,12 +149,14 @@ final class LayerIndex: Sendable {
         for key in keyed {
             let part = key >> 1
             let p = key & 1 == 0 ? point : wrappedPoint!
-            if context.prepared(partOffset + part, parts[part]).containsProperly(p) { return Int(partUnit[part]) }
+            if context.prepared(partOffset + part, { store.geometry(part, context: $0) }).containsProperly(p) {
+                return Int(partUnit[part])
+            }
         }
         for key in keyed {
             let part = key >> 1
             let p = key & 1 == 0 ? point : wrappedPoint!
-            if context.prepared(partOffset + part, parts[part]).covers(p) { return Int(partUnit[part]) }
+            if context.prepared(partOffset + part, { store.geometry(part, context: $0) }).covers(p) { return Int(partUnit[part]) }
         }
         return nil
     }

@@ -100,7 +100,37 @@ public enum DatumTransform {
     }
 
     /// The GCJ-02 offset (degrees) at a WGS-84 point inside China.
+    ///
+    /// The published formula, with its sines shared: sin(2xπ) and sin(6xπ) come from sin(xπ) and cos(xπ)
+    /// by the double- and triple-angle identities, and the latitude's sine is taken once. Eleven trig
+    /// calls instead of fifteen; this runs on every WGS-84 query against a GCJ-02 dataset, where it
+    /// was most of the query. The results agree with the formula as written to within a few ulps of
+    /// the offset (about 1e-18°), far below a coordinate's own rounding.
     static func offset(_ c: Coordinate) -> (Double, Double) {
+        let x = c.longitude - 105.0, y = c.latitude - 35.0
+        let sx = sin(x * .pi), cx = cos(x * .pi)
+        let s2x = 2.0 * sx * cx
+        let s6x = s2x * (3.0 - 4.0 * s2x * s2x)
+        let common = (20.0 * s6x + 20.0 * s2x) * 2.0 / 3.0
+        var dLat = -100.0 + 2.0 * x + 3.0 * y + 0.2 * y * y + 0.1 * x * y + 0.2 * abs(x).squareRoot()
+        dLat += common
+        dLat += (20.0 * sin(y * .pi) + 40.0 * sin(y / 3.0 * .pi)) * 2.0 / 3.0
+        dLat += (160.0 * sin(y / 12.0 * .pi) + 320.0 * sin(y * .pi / 30.0)) * 2.0 / 3.0
+        var dLon = 300.0 + x + 2.0 * y + 0.1 * x * x + 0.1 * x * y + 0.1 * abs(x).squareRoot()
+        dLon += common
+        dLon += (20.0 * sx + 40.0 * sin(x / 3.0 * .pi)) * 2.0 / 3.0
+        dLon += (150.0 * sin(x / 12.0 * .pi) + 300.0 * sin(x / 30.0 * .pi)) * 2.0 / 3.0
+        let radLat = c.latitude / 180.0 * .pi
+        let sinLat = sin(radLat)
+        let magic = 1 - ee * sinLat * sinLat
+        let sqrtMagic = magic.squareRoot()
+        dLat = (dLat * 180.0) / ((a * (1 - ee)) / (magic * sqrtMagic) * .pi)
+        dLon = (dLon * 180.0) / (a / sqrtMagic * cos(radLat) * .pi)
+        return (dLat, dLon)
+    }
+
+    /// The formula exactly as published (fifteen trig calls), kept as the tests' reference for ``offset(_:)``.
+    static func referenceOffset(_ c: Coordinate) -> (Double, Double) {
         let x = c.longitude - 105.0, y = c.latitude - 35.0
         var dLat = -100.0 + 2.0 * x + 3.0 * y + 0.2 * y * y + 0.1 * x * y + 0.2 * abs(x).squareRoot()
         dLat += (20.0 * sin(6.0 * x * .pi) + 20.0 * sin(2.0 * x * .pi)) * 2.0 / 3.0

@@ -3,8 +3,9 @@
 /// Built by pushing every polygon edge down the tree: a cell that no edge comes near (within `margin`)
 /// lies wholly inside or wholly outside each polygon whose box touches it, so one exact GEOS test of its
 /// centre decides the whole cell, and the cell stores the answer: a unit, or "no unit in this layer".
-/// Cells that edges still cross at the deepest level store their short candidate list, which the query
-/// tests with GEOS exactly as the R-tree path does.
+/// Cells that edges still cross at the deepest level store their short candidate list, and for each
+/// candidate the few edges a ray-crossing count needs (``CrossingLists``), so the query decides those
+/// points exactly too, still without GEOS (except for points within rounding distance of an edge).
 ///
 /// Exactness: the edge/cell test runs against the cell grown by `margin` (1e-9°, ~0.1 mm) and errs only
 /// towards "crossed", so a point that floating-point rounding files into a neighbouring cell is still
@@ -16,21 +17,47 @@ final class CellIndex: Sendable {
         case empty
         /// Every point of the cell is in the interior of this unit (and of no lower-numbered unit).
         case unit(Int)
-        /// Test these polygons (ascending), as `LayerIndex.locate` does.
-        case candidates(UnsafeBufferPointer<Int32>)
+        /// Test these polygons (ascending), as `LayerIndex.locate` does: entries `range` of this index,
+        /// each a part (``part(entry:)``) and its crossing list (``locate(entry:x:y:)``).
+        case candidates(Range<Int>)
     }
 
     // Node entries: 2-bit tag + 30-bit value; node n's four children are nodes[4n ..< 4n+4], ordered
     // (west-south, east-south, west-north, east-north).
     private static let tagNode: UInt32 = 0, tagUnit: UInt32 = 1, tagEmpty: UInt32 = 2, tagMixed: UInt32 = 3
-    // Raw buffers, allocated once and freed in deinit: the query path then does no reference counting,
-    // no bounds checks and no exclusivity checks. Immutable after init, hence Sendable.
-    nonisolated(unsafe) private let nodes: UnsafeMutableBufferPointer<UInt32>
-    nonisolated(unsafe) private let mixedStart: UnsafeMutableBufferPointer<Int32>
-    nonisolated(unsafe) private let mixedParts: UnsafeMutableBufferPointer<Int32>
-    /// The tree's top `topLevels` levels flattened into a dense grid of entries, so a query starts a few
-    /// levels from the leaves instead of chasing a dozen scattered nodes (each a likely cache miss).
-    nonisolated(unsafe) private let top: UnsafeMutableBufferPointer<UInt32>
+    /// Everything the index is, as flat arrays and numbers: what the index cache writes and maps back.
+    struct Layout {
+        var originX: Double, originY: Double, size: Double
+        var depth: Int, topLevels: Int
+        /// Cells by kind, for statistics.
+        var unitCells: Int, emptyCells: Int, mixedCells: Int
+        var nodes: UnsafeBufferPointer<UInt32>
+        var mixedStart: UnsafeBufferPointer<Int32>
+        var mixedParts: UnsafeBufferPointer<Int32>
+        /// The tree's top `topLevels` levels flattened into a dense grid of entries, so a query starts a
+        /// few levels from the leaves instead of chasing a dozen scattered nodes (each a likely cache miss).
+        var top: UnsafeBufferPointer<UInt32>
+        /// The crossing lists of the mixed cells' entries (see CrossingLists).
+        var reach: UnsafeBufferPointer<Double>
+        var edgeStart: UnsafeBufferPointer<UInt32>
+        var edgeEnd: UnsafeBufferPointer<UInt32>
+        var edges: UnsafeBufferPointer<UInt32>
+    }
+
+    // Raw buffers, allocated once and freed in deinit (or mapped from the index cache and owned by
+    // `owner`): the query path then does no reference counting, no bounds checks and no exclusivity
+    // checks. Immutable after init, hence Sendable.
+    nonisolated(unsafe) private let nodes: UnsafeBufferPointer<UInt32>
+    nonisolated(unsafe) private let mixedStart: UnsafeBufferPointer<Int32>
+    nonisolated(unsafe) private let mixedParts: UnsafeBufferPointer<Int32>
+    nonisolated(unsafe) private let top: UnsafeBufferPointer<UInt32>
+    nonisolated(unsafe) private let reach: UnsafeBufferPointer<Double>
+    nonisolated(unsafe) private let edgeStart: UnsafeBufferPointer<UInt32>
+    nonisolated(unsafe) private let edgeEnd: UnsafeBufferPointer<UInt32>
+    nonisolated(unsafe) private let edges: UnsafeBufferPointer<UInt32>
+    /// The layer's polygons; the crossing lists index its vertices.
+    let store: PolygonStore
+    private let owner: (any AnyObject & Sendable)?
     private let topLevels: Int
     let originX: Double, originY: Double, size: Double
     let depth: Int
@@ -38,17 +65,93 @@ final class CellIndex: Sendable {
     /// Cells by kind, for statistics.
     let unitCells: Int, emptyCells: Int, mixedCells: Int
 
+    var layout: Layout {
+        Layout(originX: originX, originY: originY, size: size, depth: depth, topLevels: topLevels, unitCells: unitCells,
+               emptyCells: emptyCells, mixedCells: mixedCells, nodes: nodes, mixedStart: mixedStart, mixedParts: mixedParts,
+               top: top, reach: reach, edgeStart: edgeStart, edgeEnd: edgeEnd, edges: edges)
+    }
+
+    /// What is wrong with a layout read from the cache, or nil: every index it holds must point inside
+    /// the array it indexes, so that a damaged file can never make a query read out of bounds.
+    static func inconsistency(_ l: Layout, parts: Int, units: Int, vertices: Int) -> String? {
+        guard l.depth >= 1, l.depth <= 20, l.topLevels >= 1, l.topLevels <= l.depth else { return "depth" }
+        guard l.size > 0, l.size.isFinite, l.originX.isFinite, l.originY.isFinite else { return "extent" }
+        guard l.top.count == 1 << (2 * l.topLevels), l.nodes.count % 4 == 0 else { return "table sizes" }
+        guard l.mixedStart.count == l.mixedCells + 1, l.mixedStart.first == 0,
+              l.mixedStart.last.map(Int.init) == l.mixedParts.count else { return "border cell table" }
+        let entries = l.mixedParts.count
+        guard l.reach.count == entries, l.edgeStart.count == entries, l.edgeEnd.count == entries else { return "crossing table sizes" }
+        // Plain loops that fold into one flag: this runs over every array at each cached start.
+        let nodeCount = UInt32(l.nodes.count / 4), units = UInt32(clamping: units), mixed = UInt32(l.mixedCells)
+        // Branch-free: the limit for each tag (node, unit, empty, mixed), and nodes must point forward.
+        let limits: SIMD4<UInt32> = [nodeCount, units, .max, mixed]
+        @inline(__always) func valid(_ entry: UInt32, parent: UInt32) -> Bool {
+            let value = entry & 0x3FFF_FFFF, tag = entry >> 30
+            return (value < limits[Int(tag)]) && (tag != tagNode || value &+ 1 > parent &+ 1)
+        }
+        var ok = true
+        for e in l.top { ok = ok && valid(e, parent: UInt32.max) }
+        for i in 0..<l.nodes.count { ok = valid(l.nodes[i], parent: UInt32(i / 4)) && ok }
+        guard ok else { return "cell tree" }
+        for m in 0..<l.mixedCells { ok = ok && l.mixedStart[m] <= l.mixedStart[m + 1] }
+        var maxPart: Int32 = 0, minPart: Int32 = 0
+        for p in l.mixedParts { maxPart = max(maxPart, p); minPart = min(minPart, p) }
+        guard ok, minPart >= 0, entries == 0 || Int(maxPart) < parts else { return "border cells" }
+        let edgeCount = UInt32(l.edges.count)
+        for e in 0..<entries {
+            let first = l.edgeStart[e] & 0x7FFF_FFFF, last = l.edgeEnd[e] & 0x7FFF_FFFF
+            ok = ok && first <= last && last <= edgeCount && !l.reach[e].isNaN
+        }
+        guard ok else { return "crossing lists" }
+        var maxEdge: UInt32 = 0
+        for k in l.edges { maxEdge = max(maxEdge, k) }
+        guard l.edges.isEmpty || Int(maxEdge) + 1 < vertices else { return "edge" }
+        return nil
+    }
+
+    /// An index mapped from the cache (its arrays already checked), kept alive by `owner`.
+    init(layout l: Layout, store: PolygonStore, owner: any AnyObject & Sendable) {
+        originX = l.originX; originY = l.originY; size = l.size; depth = l.depth; topLevels = l.topLevels
+        scale = Double(1 << l.depth) / l.size
+        unitCells = l.unitCells; emptyCells = l.emptyCells; mixedCells = l.mixedCells
+        nodes = l.nodes; mixedStart = l.mixedStart; mixedParts = l.mixedParts; top = l.top
+        reach = l.reach; edgeStart = l.edgeStart; edgeEnd = l.edgeEnd; edges = l.edges
+        self.store = store
+        self.owner = owner
+    }
+
     static let margin = 1e-9
 
     deinit {
-        nodes.deallocate()
-        mixedStart.deallocate()
-        mixedParts.deallocate()
-        top.deallocate()
+        guard owner == nil else { return }
+        for b in [UnsafeRawPointer(nodes.baseAddress), UnsafeRawPointer(mixedStart.baseAddress),
+                  UnsafeRawPointer(mixedParts.baseAddress), UnsafeRawPointer(top.baseAddress),
+                  UnsafeRawPointer(reach.baseAddress), UnsafeRawPointer(edgeStart.baseAddress),
+                  UnsafeRawPointer(edgeEnd.baseAddress), UnsafeRawPointer(edges.baseAddress)] {
+            UnsafeMutableRawPointer(mutating: b)?.deallocate()
+        }
     }
 
     /// Memory held by the tree, in bytes.
-    var byteCount: Int { (nodes.count + mixedStart.count + mixedParts.count + top.count) * 4 }
+    var byteCount: Int {
+        (nodes.count + mixedStart.count + mixedParts.count + top.count + 2 * edgeStart.count + edges.count) * 4
+            + reach.count * 8
+    }
+
+    /// Number of stored crossing-list edges (statistics).
+    var crossingEdgeCount: Int { edges.count }
+
+    /// The part of a candidate entry.
+    @inline(__always)
+    func part(entry: Int) -> Int { Int(mixedParts[entry]) }
+
+    /// Where a point of the entry's cell lies against the entry's part, exactly as GEOS would say, or
+    /// `.uncertain` (ask GEOS).
+    @inline(__always)
+    func locate(entry: Int, x: Double, y: Double) -> CrossingLists.Location {
+        CrossingLists.locate(x: x, y: y, entry: entry, reach: reach.baseAddress!, start: edgeStart.baseAddress!,
+                             end: edgeEnd.baseAddress!, edges: edges.baseAddress!, vertices: store.vertices.baseAddress!)
+    }
 
     /// The answer for a point. Points outside the root square are `.empty`.
     @inline(__always)
@@ -70,15 +173,68 @@ final class CellIndex: Sendable {
         case CellIndex.tagUnit: return .unit(value)
         case CellIndex.tagEmpty: return .empty
         default:
-            let start = Int(mixedStart[value])
-            return .candidates(UnsafeBufferPointer(rebasing: mixedParts[start..<Int(mixedStart[value + 1])]))
+            return .candidates(Int(mixedStart[value])..<Int(mixedStart[value + 1]))
         }
     }
 
-    /// Builds the index. `rings[p]` are part p's rings (closed, interleaved x, y); `boxes[p]` its box;
-    /// `unitOf[p]` its unit; `containsProperly(p, x, y)` an exact interior test of part p (GEOS).
-    init(rings: [[[Double]]], boxes: [(Double, Double, Double, Double)], unitOf: [Int32], maxDepth: Int,
-         containsProperly: @escaping (Int, Double, Double) -> Bool) {
+    /// What every cell overlapping a box says, if they all say the same.
+    enum BoxAnswer: Equatable {
+        case empty
+        case unit(Int)
+        case mixed
+    }
+
+    /// The common answer of all cells that overlap the box (x0...x1, y0...y1) grown by `margin`: `.unit(u)`
+    /// or `.empty` when every point of the box gets that answer from ``answer(x:y:)``, else `.mixed`.
+    func boxAnswer(x0: Double, y0: Double, x1: Double, y1: Double) -> BoxAnswer {
+        let m = CellIndex.margin
+        let fx0 = (x0 - m - originX) * scale, fy0 = (y0 - m - originY) * scale
+        let fx1 = (x1 + m - originX) * scale, fy1 = (y1 + m - originY) * scale
+        let cells = Double(1 << depth)
+        var state: BoxAnswer?
+        // Outside the root square `answer` says empty.
+        if fx0 < 0 || fy0 < 0 || fx1 > cells || fy1 > cells { state = .empty }
+        if fx1 < 0 || fy1 < 0 || fx0 > cells || fy0 > cells { return .empty }
+        let last = (1 << depth) - 1
+        let ix0 = max(0, min(last, Int(fx0))), iy0 = max(0, min(last, Int(fy0)))
+        let ix1 = max(0, min(last, Int(fx1))), iy1 = max(0, min(last, Int(fy1)))
+        func combine(_ b: BoxAnswer) -> Bool {
+            if state == nil { state = b } else if state != b { state = .mixed }
+            return state != .mixed
+        }
+        // Visits a tree entry covering cells (cx, cy) at `level` (cells of side 2^(depth - level)).
+        func visit(_ entry: UInt32, level: Int, cx: Int, cy: Int) -> Bool {
+            let value = Int(entry & 0x3FFF_FFFF)
+            switch entry >> 30 {
+            case CellIndex.tagUnit: return combine(.unit(value))
+            case CellIndex.tagEmpty: return combine(.empty)
+            case CellIndex.tagMixed: return combine(.mixed)
+            default:
+                let shift = depth - level - 1
+                for child in 0..<4 {
+                    let ccx = 2 * cx + (child & 1), ccy = 2 * cy + (child >> 1)
+                    // Child covers cells ccx << shift ... ((ccx + 1) << shift) - 1.
+                    if (ccx + 1) << shift <= ix0 || ccx << shift > ix1 || (ccy + 1) << shift <= iy0 || ccy << shift > iy1 { continue }
+                    if !visit(nodes[4 * value + child], level: level + 1, cx: ccx, cy: ccy) { return false }
+                }
+                return true
+            }
+        }
+        let shift = depth - topLevels
+        for ty in (iy0 >> shift)...(iy1 >> shift) {
+            for tx in (ix0 >> shift)...(ix1 >> shift) {
+                if !visit(top[(ty << topLevels) | tx], level: topLevels, cx: tx, cy: ty) { return .mixed }
+            }
+        }
+        return state ?? .empty
+    }
+
+    /// Builds the index over a layer's polygons. `unitOf[p]` is polygon p's unit; `containsProperly(p, x, y)`
+    /// an exact interior test of polygon p (GEOS).
+    init(store: PolygonStore, unitOf: [Int32], maxDepth: Int, containsProperly: @escaping (Int, Double, Double) -> Bool) {
+        self.store = store
+        owner = nil
+        let boxes = (0..<store.count).map(store.envelope)
         var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
         for b in boxes { minX = min(minX, b.0); minY = min(minY, b.1); maxX = max(maxX, b.2); maxY = max(maxY, b.3) }
         if boxes.isEmpty { minX = 0; minY = 0; maxX = 1; maxY = 1 }
@@ -93,12 +249,11 @@ final class CellIndex: Sendable {
         // Segments, flattened: part p's segments are segX1[...] etc. for s in segStart[p]..<segStart[p+1].
         var sx1: [Double] = [], sy1: [Double] = [], sx2: [Double] = [], sy2: [Double] = []
         var segStart: [Int32] = [0]
-        for partRings in rings {
-            for r in partRings {
-                var j = 0
-                while j + 3 < r.count {
-                    sx1.append(r[j]); sy1.append(r[j + 1]); sx2.append(r[j + 2]); sy2.append(r[j + 3])
-                    j += 2
+        let v = store.vertices
+        for p in 0..<store.count {
+            for range in store.edgeRanges(p) {
+                for k in range {
+                    sx1.append(v[2 * k]); sy1.append(v[2 * k + 1]); sx2.append(v[2 * k + 2]); sy2.append(v[2 * k + 3])
                 }
             }
             segStart.append(Int32(sx1.count))
@@ -113,22 +268,39 @@ final class CellIndex: Sendable {
             builder.stackSegEnd.append(Int32(builder.stackSegs.count))
         }
         builder.nodes = [0, 0, 0, 0]
-        builder.subdivide(node: 0, x0: originX, y0: originY, side: side, level: 0, frame: 0..<boxes.count)
-        func copy<T>(_ a: [T]) -> UnsafeMutableBufferPointer<T> {
+        builder.subdivide(node: 0, x0: originX, y0: originY, side: side, level: 0, column: 0, row: 0, frame: 0..<boxes.count)
+        func copy<T>(_ a: [T]) -> UnsafeBufferPointer<T> {
             let b = UnsafeMutableBufferPointer<T>.allocate(capacity: max(1, a.count))
             _ = b.initialize(from: a)
-            return b
+            return UnsafeBufferPointer(rebasing: b[0..<a.count])
         }
         nodes = copy(builder.nodes)
         mixedStart = copy(builder.mixedStart)
         mixedParts = copy(builder.mixedParts)
+
+        // Crossing lists for every (mixed cell, candidate) entry, over the store's vertices.
+        let partEdges = (0..<store.count).map(store.edgeRanges)
+        var entries: [(part: Int32, column: Int32, row: Int32)] = []
+        entries.reserveCapacity(builder.mixedParts.count)
+        for (m, cell) in builder.mixedCells.enumerated() {
+            for e in Int(builder.mixedStart[m])..<Int(builder.mixedStart[m + 1]) {
+                entries.append((builder.mixedParts[e], cell.column, cell.row))
+            }
+        }
+        let lists = CrossingLists.build(vertices: store.vertices, partEdges: partEdges, entries: entries, originX: originX,
+                                        originY: originY, cell: side / Double(1 << depth), margin: CellIndex.margin,
+                                        containsProperly: containsProperly)
+        reach = copy(lists.reach)
+        edgeStart = copy(lists.start)
+        edgeEnd = copy(lists.end)
+        edges = copy(lists.edges)
 
         // Dense top grid: for each cell at level `topLevels`, the entry found by descending to it (a node
         // at that level, or the leaf that covers it from higher up).
         let levels = min(depth, 9)
         topLevels = levels
         let side1 = 1 << levels
-        top = .allocate(capacity: side1 * side1)
+        let topGrid = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: side1 * side1)
         for j in 0..<side1 {
             for i in 0..<side1 {
                 let ix = i << (depth - levels), iy = j << (depth - levels)
@@ -140,9 +312,10 @@ final class CellIndex: Sendable {
                     entry = builder.nodes[4 * Int(entry & 0x3FFF_FFFF) + child]
                     bit -= 1
                 }
-                top[j * side1 + i] = entry
+                topGrid[j * side1 + i] = entry
             }
         }
+        top = UnsafeBufferPointer(topGrid)
         unitCells = builder.unitCells
         emptyCells = builder.emptyCells
         mixedCells = builder.mixedStart.count - 1
@@ -157,6 +330,8 @@ final class CellIndex: Sendable {
         var nodes: [UInt32] = []
         var mixedStart: [Int32] = [0]
         var mixedParts: [Int32] = []
+        /// Column and row (at the deepest level) of each mixed cell.
+        var mixedCells: [(column: Int32, row: Int32)] = []
         var unitCells = 0, emptyCells = 0
         // One stack for the whole recursion instead of arrays per cell: a frame is a range of entries;
         // entry e is part stackParts[e] with segments stackSegs[stackSegEnd[e-1] ..< stackSegEnd[e]].
@@ -172,10 +347,12 @@ final class CellIndex: Sendable {
 
         /// Fills the four children of `node`, whose cell is (x0, y0, side) at `level`, given the stack
         /// frame of parts (with their segments) that reach the cell.
-        mutating func subdivide(node: Int, x0: Double, y0: Double, side: Double, level: Int, frame: Range<Int>) {
+        mutating func subdivide(node: Int, x0: Double, y0: Double, side: Double, level: Int, column: Int, row: Int,
+                                frame: Range<Int>) {
             let half = side / 2
             for child in 0..<4 {
                 let cx0 = x0 + (child & 1 == 1 ? half : 0), cy0 = y0 + (child & 2 == 2 ? half : 0)
+                let childColumn = 2 * column + (child & 1), childRow = 2 * row + (child >> 1)
                 let m = CellIndex.margin
                 let bx0 = cx0 - m, by0 = cy0 - m, bx1 = cx0 + half + m, by1 = cy0 + half + m
                 let childStart = stackParts.count
@@ -215,11 +392,13 @@ final class CellIndex: Sendable {
                     nodes[slot] = CellIndex.tagMixed << 30 | UInt32(mixedStart.count - 1)
                     mixedParts += stackParts[childFrame]
                     mixedStart.append(Int32(mixedParts.count))
+                    mixedCells.append((Int32(childColumn), Int32(childRow)))
                 } else {
                     let childNode = nodes.count / 4
                     nodes += [0, 0, 0, 0]
                     nodes[slot] = CellIndex.tagNode << 30 | UInt32(childNode)
-                    subdivide(node: childNode, x0: cx0, y0: cy0, side: half, level: level + 1, frame: childFrame)
+                    subdivide(node: childNode, x0: cx0, y0: cy0, side: half, level: level + 1, column: childColumn,
+                              row: childRow, frame: childFrame)
                 }
                 // Pop the child's frame.
                 stackParts.removeSubrange(childStart...)

@@ -24,6 +24,14 @@ final class ContextRegistry: @unchecked Sendable {
         pthread_key_delete(key)
     }
 
+    /// The calling thread's context without taking a reference (the registry owns it): for the query
+    /// path, which uses it inside `_withUnsafeGuaranteedRef` and so pays no reference counting.
+    @inline(__always)
+    func currentUnmanaged() -> Unmanaged<QueryContext> {
+        if let raw = pthread_getspecific(key) { return Unmanaged<QueryContext>.fromOpaque(raw) }
+        return Unmanaged.passUnretained(current())
+    }
+
     /// The calling thread's context, created on first use.
     @inline(__always)
     func current() -> QueryContext {

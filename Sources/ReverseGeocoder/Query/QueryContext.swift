@@ -21,10 +21,12 @@ final class QueryContext {
         for p in points { if let g = p.geometry { GEOSGeom_destroy_r(geos.handle, g) } }
     }
 
+    /// The prepared geometry in `slot`, made on first use from the geometry `make` builds with this
+    /// thread's context.
     @inline(__always)
-    func prepared(_ slot: Int, _ base: Geometry) -> PreparedGeometry {
+    func prepared(_ slot: Int, _ make: (GEOSContext) -> Geometry) -> PreparedGeometry {
         if let p = preparedCache[slot] { return p }
-        let p = PreparedGeometry(base, context: geos)
+        let p = PreparedGeometry(make(geos), context: geos)
         preparedCache[slot] = p
         return p
     }

@@ -229,13 +229,15 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     check(info.units + info.nullShapes + info.emptyRecords == info.records,
           "stats do not add up: \(info.units) units + \(info.nullShapes) null + \(info.emptyRecords) empty != \(info.records) records")
     check(info.records == reader.recordCount, "stats say \(info.records) records, the file has \(reader.recordCount)")
-    check(info.polygons == layer.parts.count, "stats say \(info.polygons) polygons, the index has \(layer.parts.count)")
+    check(info.polygons == layer.store.count, "stats say \(info.polygons) polygons, the index has \(layer.store.count)")
     check(layer.placemarks.count == info.units, "\(layer.placemarks.count) placemarks for \(info.units) units")
     for p in layer.placemarks {
         if let name = p.administrativeArea { check(fieldValues.contains(name), "placemark name \(name.debugDescription) is no field value") }
     }
-    let context = QueryContext(partCount: layer.parts.count)
-    for (i, part) in layer.parts.enumerated() {
+    let context = QueryContext(partCount: layer.store.count)
+    for i in 0..<layer.store.count {
+        // The polygon as the engine keeps it (flat rings), rebuilt in GEOS as a query needing GEOS would.
+        let part = layer.store.geometry(i, context: context.geos)
         check(GEOSGeomTypeId_r(context.geos.handle, part.pointer) == Int32(GEOS_POLYGON.rawValue), "part \(i) is not a Polygon")
         check(GEOSisEmpty_r(context.geos.handle, part.pointer) == 0, "part \(i) is empty")
         check(GEOSisValid_r(context.geos.handle, part.pointer) == 1, "part \(i) is not valid: \(part.invalidReason)")

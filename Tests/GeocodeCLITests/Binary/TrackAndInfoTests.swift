@@ -15,9 +15,9 @@ struct TrackAndInfoTests {
                            "GEOCODE_CELL_SIZE": "0"]
 
     /// Runs the binary on a thread of its own, so waiting for it does not hold the cooperative pool.
-    static func run(_ arguments: [String]) async throws -> GeocodeBinary.Result {
+    static func run(_ arguments: [String], environment extra: [String: String] = [:]) async throws -> GeocodeBinary.Result {
         try await withCheckedThrowingContinuation { c in
-            Thread { c.resume(with: Result { try GeocodeBinary.run(arguments, environment: realData) }) }.start()
+            Thread { c.resume(with: Result { try GeocodeBinary.run(arguments, environment: realData.merging(extra) { $1 }) }) }.start()
         }
     }
 
@@ -141,5 +141,26 @@ struct TrackAndInfoTests {
         let json = try await Self.run(["info", "--json"])
         let object = try #require(try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any])
         #expect((object["datasets"] as? [[String: Any]])?.map { $0["name"] as? String } == ["china", "world"])
+    }
+
+    @Test func indexBuildsTheCacheThatLaterCommandsMap() async throws {
+        let cache = try TemporaryDirectory.shared.newFolder("index-command")
+        let env = ["GEOCODE_CACHE_DIR": cache.path]
+        let first = try await Self.run(["index"], environment: env)
+        #expect(first.status == 0, "\(first.err)")
+        let lines = first.out.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3 && lines[2].hasPrefix("ready in "), "\(first.out)")
+        #expect(lines[0].hasPrefix("china: \(cache.path)/china-") && lines[0].hasSuffix(": rebuilt (no cache file yet)"), "\(lines[0])")
+        #expect(lines[1].hasPrefix("world: \(cache.path)/world-") && lines[1].contains(".geoidx ("), "\(lines[1])")
+        let again = try await Self.run(["index"], environment: env)
+        #expect(again.out.split(separator: "\n").prefix(2).allSatisfy { $0.hasSuffix(": loaded") }, "\(again.out)")
+        let info = try await Self.run(["info"], environment: env)
+        #expect(info.out.contains("index cache: \(cache.path)/china-") && info.out.contains(".geoidx (loaded)"), "\(info.out)")
+        let point = try await Self.run(["39.9087", "116.3975"], environment: env)
+        #expect(point.out.contains("东城区"))
+        let rebuilt = try await Self.run(["index", "--rebuild"], environment: env)
+        #expect(rebuilt.out.split(separator: "\n").prefix(2).allSatisfy { $0.hasSuffix(": rebuilt (no cache file yet)") }, "\(rebuilt.out)")
+        let off = try await Self.run(["index"], environment: ["GEOCODE_CACHE_DIR": "off"])
+        #expect(off.status == 2 && off.err.contains("the index cache is off"))
     }
 }

@@ -28,11 +28,17 @@ struct GeocodeBinary {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }()
 
-    /// The environment for a run: the test grid, and no GEOCODE_DATA from the developer's shell.
+    /// One index cache for the whole test run, so the real engine's tests neither write into the user's
+    /// ~/.cache nor depend on what is there.
+    static let cacheDirectory: URL = try! TemporaryDirectory.shared.newFolder("index-cache")
+
+    /// The environment for a run: the test grid, no GEOCODE_DATA from the developer's shell, and the
+    /// test run's own index cache.
     static func environment(_ extra: [String: String] = [:]) -> [String: String] {
         var env = ProcessInfo.processInfo.environment
         env["GEOCODE_TEST_LOOKUP"] = "grid"
         env.removeValue(forKey: "GEOCODE_DATA")
+        env["GEOCODE_CACHE_DIR"] = cacheDirectory.path
         return env.merging(extra) { $1 }
     }
 

@@ -1,0 +1,80 @@
+/// Answers WGS-84 queries against a GCJ-02 dataset without converting them, where that is safe.
+///
+/// A GPS fix in China has to be shifted into GCJ-02 before it can be looked up in Amap-derived
+/// boundaries, and the shift (the published formula, eleven sines) costs twice what the lookup does.
+/// But for most of the country it does not matter exactly where in its neighbourhood a point lands: this
+/// grid, in WGS-84 coordinates, stores for each cell the dataset's answer when every point of the cell
+/// gets the same one. A cell's image in GCJ-02 lies inside the cell moved by the offset's bounds over
+/// the cell (``OffsetBounds``, rigorous), so if every cell of every layer's quadtree overlapping that
+/// image agrees (``CellIndex/boxAnswer(x0:y0:x1:y1:)``), that is the answer for the whole cell.
+/// Other cells say "unknown" and the query converts as before. Same answers, by construction; the
+/// tests and the benchmark's exactness check compare them with the converting path.
+final class WGS84Grid: Sendable {
+    /// Entry meanings: 0 = unknown (convert and look up), `none` = no unit in any layer, else
+    /// (layer + 1) << 28 | unit, the layer counted finest first.
+    static let unknown: UInt32 = 0, none: UInt32 = 0xFFFF_FFFF
+
+    let originX: Double, originY: Double, cell: Double
+    let columns: Int, rows: Int
+    nonisolated(unsafe) let entries: UnsafeBufferPointer<UInt32>
+    private let owner: (any AnyObject & Sendable)?
+    /// Cells by kind (statistics).
+    var knownCells: Int { entries.reduce(0) { $0 + ($1 == WGS84Grid.unknown ? 0 : 1) } }
+
+    init(originX: Double, originY: Double, cell: Double, columns: Int, rows: Int, entries: UnsafeBufferPointer<UInt32>,
+         owner: (any AnyObject & Sendable)?) {
+        self.originX = originX; self.originY = originY; self.cell = cell
+        self.columns = columns; self.rows = rows
+        self.entries = entries
+        self.owner = owner
+    }
+
+    deinit {
+        if owner == nil { UnsafeMutableRawPointer(mutating: entries.baseAddress)?.deallocate() }
+    }
+
+    /// The entry for a WGS-84 point (`unknown` outside the grid).
+    @inline(__always)
+    func lookup(x: Double, y: Double) -> UInt32 {
+        let fx = (x - originX) / cell, fy = (y - originY) / cell
+        guard fx >= 0, fy >= 0, fx < Double(columns), fy < Double(rows) else { return WGS84Grid.unknown }
+        return entries[Int(fy) * columns + Int(fx)]
+    }
+
+    /// Builds the grid over `box` (WGS-84) for a GCJ-02 dataset's layers (finest first, each with cells,
+    /// none wrapped across the antimeridian); nil when there is nothing to build.
+    static func build(layers: [LayerIndex], box: (Double, Double, Double, Double), cell: Double) -> WGS84Grid? {
+        guard !layers.isEmpty, layers.count < 15, layers.allSatisfy({ $0.cells != nil && !$0.hasWrappedParts }) else { return nil }
+        // Only where the GCJ-02 formula applies to every point of a cell (inside its rectangle).
+        let x0 = max(box.0, 72.004 + 1e-9), y0 = max(box.1, 0.8293 + 1e-9)
+        let x1 = min(box.2, 137.8347 - 1e-9), y1 = min(box.3, 55.8271 - 1e-9)
+        guard x1 > x0, y1 > y0, cell > 0 else { return nil }
+        let columns = Int(((x1 - x0) / cell).rounded(.down)), rows = Int(((y1 - y0) / cell).rounded(.down))
+        guard columns > 0, rows > 0, columns * rows < 1 << 26 else { return nil }
+        let entries = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: columns * rows)
+        entries.initialize(repeating: unknown)
+        // Cell (i, j) holds the points with floor((x - x0) / cell) == i, which may reach a hair past its
+        // nominal edges by rounding: bound a slightly larger box.
+        let slack = 1e-9
+        for j in 0..<rows {
+            let lat0 = y0 + Double(j) * cell - slack, lat1 = y0 + Double(j + 1) * cell + slack
+            for i in 0..<columns {
+                let lon0 = x0 + Double(i) * cell - slack, lon1 = x0 + Double(i + 1) * cell + slack
+                let off = OffsetBounds.offset(longitudes: lon0...lon1, latitudes: lat0...lat1)
+                // The image of the cell in GCJ-02, grown for the rounding of adding the offset.
+                let gx0 = lon0 + off.lon.lo - slack, gx1 = lon1 + off.lon.hi + slack
+                let gy0 = lat0 + off.lat.lo - slack, gy1 = lat1 + off.lat.hi + slack
+                var entry = none
+                for (l, layer) in layers.enumerated() {
+                    let answer = layer.cells!.boxAnswer(x0: gx0, y0: gy0, x1: gx1, y1: gy1)
+                    if answer == .empty { continue }
+                    if case .unit(let u) = answer, u < 1 << 28 { entry = UInt32(l + 1) << 28 | UInt32(u) } else { entry = unknown }
+                    break
+                }
+                entries[j * columns + i] = entry
+            }
+        }
+        return WGS84Grid(originX: x0, originY: y0, cell: cell, columns: columns, rows: rows,
+                         entries: UnsafeBufferPointer(entries), owner: nil)
+    }
+}

@@ -1,0 +1,418 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The index cache: one file per dataset holding everything a load produces (resolved placemarks,
+/// polygons, cell quadtree, crossing lists), so a start maps it instead of re-reading the shapefiles,
+/// repairing polygons and rebuilding the cells.
+///
+/// - **Where**: `directory/<dataset name>-<key>.geoidx`, the key a hash of the manifest's location, the
+///   cell size and the format version (``ReverseGeocoder/Options/cacheDirectory``; the CLI uses
+///   `$GEOCODE_CACHE_DIR`, else `$XDG_CACHE_HOME/geocode`, else `~/.cache/geocode`).
+/// - **Fresh or stale**: the file records the manifest's content hash and each source file's (`.shp`,
+///   `.shx`, `.dbf`, `.cpg`, `.prj`) size, modification time and content hash. A source whose size or
+///   time differs is hashed again; any real difference (or a format change) makes the cache stale, and
+///   the load rebuilds it from the shapefiles and replaces it.
+/// - **Safety**: written to a temporary file and renamed, so readers see the old file or the new, never
+///   a torn one. On load the body's checksum is verified, every array is checked against the file's size
+///   and its indices against the arrays they index, so a truncated or damaged file is rebuilt, never
+///   trusted.
+/// - **Memory**: the file is read whole into huge-page memory (see ``FileInMemory``): about 20 ms per
+///   100 MB, and the arrays are used in place, never decoded.
+struct IndexCache {
+    let directory: URL
+    /// Load into 2 MB pages (see ``FileInMemory``).
+    var hugePages = false
+
+    /// Bumped whenever what is stored, or what the engine computes from it, changes.
+    static let formatVersion: UInt32 = 2
+    private static let magic: [UInt8] = Array("GEOIDX\0\0".utf8)
+    private static let headerSize = 64
+
+    /// One source file's identity.
+    struct SourceStamp: Codable, Equatable {
+        var path: String
+        /// -1 when the file does not exist (a `.cpg` added later must invalidate the cache).
+        var size: Int64
+        var mtimeNanos: Int64
+        var hash: UInt64
+    }
+
+    /// Where an array lies in the file (byte offset, element count).
+    struct Section: Codable {
+        var offset: Int
+        var count: Int
+    }
+
+    struct CellsMeta: Codable {
+        var originX: Double, originY: Double, size: Double
+        var depth: Int, topLevels: Int, unitCells: Int, emptyCells: Int, mixedCells: Int
+        var nodes: Section, mixedStart: Section, mixedParts: Section, top: Section
+        var reach: Section, edgeStart: Section, edgeEnd: Section, edges: Section
+    }
+
+    struct LayerMeta: Codable {
+        var level: AdminLevel
+        var file: String
+        var units: Int
+        var placemarkSlots: Section
+        var text: Section
+        var partUnit: Section
+        var vertices: Section, ringStart: Section, partRings: Section, envelopes: Section
+        var cells: CellsMeta?
+    }
+
+    struct GridMeta: Codable {
+        var originX: Double, originY: Double, cell: Double
+        var columns: Int, rows: Int
+        var entries: Section
+    }
+
+    struct Meta: Codable {
+        var format: UInt32
+        var wgsGrid: GridMeta?
+        var dataset: String
+        var manifestHash: UInt64
+        var cellSize: Double?
+        var sources: [SourceStamp]
+        var info: DatasetInfo
+        var layers: [LayerMeta]
+    }
+
+    /// Why a cache was not used (for `geocode info` and the tests); nil when it was.
+    enum Miss: Error, Equatable, CustomStringConvertible {
+        case absent
+        case stale(String)
+        case damaged(String)
+
+        var description: String {
+            switch self {
+            case .absent: return "no cache file yet"
+            case .stale(let why): return "stale: \(why)"
+            case .damaged(let why): return "damaged: \(why)"
+            }
+        }
+    }
+
+    // MARK: - Naming and fingerprints
+
+    /// The cache file for a dataset.
+    func file(for manifest: DatasetManifest, directory manifestDirectory: URL?, cellSize: Double?) -> URL {
+        let location = manifestDirectory?.standardizedFileURL.path ?? manifest.layers.map(\.file).joined(separator: "\n")
+        let key = "\(location)\n\(cellSize.map { "\($0)" } ?? "off")\n\(Self.formatVersion)"
+        let hash = ContentHash.of(data: Data(key.utf8))
+        let safeName = String(manifest.name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" }.prefix(40))
+        return directory.appendingPathComponent("\(safeName)-\(String(hash, radix: 16)).geoidx")
+    }
+
+    static func manifestHash(_ manifest: DatasetManifest) -> UInt64 {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return ContentHash.of(data: (try? encoder.encode(manifest)) ?? Data())
+    }
+
+    /// The files a dataset is built from (each layer's shapefile and its sidecars).
+    static func sourcePaths(_ manifest: DatasetManifest, directory: URL?) -> [String] {
+        var paths: [String] = []
+        for layer in manifest.layers {
+            let shp = DatasetLoader.resolve(layer.file, in: directory)
+            let base = shp.deletingPathExtension()
+            for ext in ["shp", "shx", "dbf", "cpg", "prj"] { paths.append(base.appendingPathExtension(ext).path) }
+        }
+        return paths
+    }
+
+    static func fileStamp(_ path: String) -> (size: Int64, mtimeNanos: Int64) {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return (-1, 0) }
+        return (Int64(st.st_size), Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
+    }
+
+    static func stamps(_ paths: [String]) throws -> [SourceStamp] {
+        try paths.map { path in
+            let (size, mtime) = fileStamp(path)
+            return SourceStamp(path: path, size: size, mtimeNanos: mtime, hash: size < 0 ? 0 : try ContentHash.of(file: path))
+        }
+    }
+
+    // MARK: - Reading
+
+    /// The dataset from its cache file, or why not.
+    func load(manifest: DatasetManifest, directory manifestDirectory: URL?, cellSize: Double?,
+              partOffset: Int) -> Result<LoadedDataset, Miss> {
+        let url = file(for: manifest, directory: manifestDirectory, cellSize: cellSize)
+        guard FileManager.default.fileExists(atPath: url.path) else { return .failure(.absent) }
+        let mapped: FileInMemory
+        do { mapped = try FileInMemory(path: url.path, hugePages: hugePages) } catch { return .failure(.damaged("\(error)")) }
+        do {
+            let meta = try Self.readMeta(mapped)
+            if let why = Self.staleness(meta, manifest: manifest, directory: manifestDirectory, cellSize: cellSize) {
+                return .failure(.stale(why))
+            }
+            return .success(try Self.dataset(meta, mapped: mapped, manifest: manifest, partOffset: partOffset))
+        } catch let e as CacheDamage {
+            return .failure(.damaged(e.reason))
+        } catch {
+            return .failure(.damaged("\(error)"))
+        }
+    }
+
+    /// Whether the cache file is fresh, without loading it.
+    func status(manifest: DatasetManifest, directory manifestDirectory: URL?, cellSize: Double?) -> (file: URL, miss: Miss?) {
+        let url = file(for: manifest, directory: manifestDirectory, cellSize: cellSize)
+        guard FileManager.default.fileExists(atPath: url.path) else { return (url, .absent) }
+        do {
+            let mapped = try FileInMemory(path: url.path)
+            let meta = try Self.readMeta(mapped)
+            return (url, Self.staleness(meta, manifest: manifest, directory: manifestDirectory, cellSize: cellSize).map(Miss.stale))
+        } catch let e as CacheDamage {
+            return (url, .damaged(e.reason))
+        } catch {
+            return (url, .damaged("\(error)"))
+        }
+    }
+
+    struct CacheDamage: Error { var reason: String }
+
+    private static func readMeta(_ mapped: FileInMemory) throws -> Meta {
+        let raw = UnsafeRawBufferPointer(start: mapped.base, count: mapped.count)
+        guard raw.count >= headerSize, Array(raw[0..<8]) == magic else { throw CacheDamage(reason: "not an index cache file") }
+        let format = raw.loadUnaligned(fromByteOffset: 8, as: UInt32.self)
+        guard format == formatVersion else { throw CacheDamage(reason: "format \(format), this engine writes \(formatVersion)") }
+        guard raw.loadUnaligned(fromByteOffset: 12, as: UInt32.self) == 0x0102_0304 else { throw CacheDamage(reason: "other byte order") }
+        let metaOffset = Int(raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
+        let metaLength = Int(raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+        let fileLength = Int(raw.loadUnaligned(fromByteOffset: 32, as: UInt64.self))
+        let metaHash = raw.loadUnaligned(fromByteOffset: 40, as: UInt64.self)
+        let bodyHash = raw.loadUnaligned(fromByteOffset: 48, as: UInt64.self)
+        guard fileLength == raw.count else { throw CacheDamage(reason: "\(raw.count) bytes, expected \(fileLength) (truncated?)") }
+        guard metaOffset >= headerSize, metaLength >= 0, metaOffset <= raw.count - metaLength else {
+            throw CacheDamage(reason: "metadata out of bounds")
+        }
+        // The whole body is hashed (about 20 ms per 100 MB): a flipped bit in a coordinate would pass every
+        // structural check and answer wrongly, silently.
+        guard ContentHash.of(bytes: UnsafeRawBufferPointer(rebasing: raw[headerSize..<metaOffset])) == bodyHash else {
+            throw CacheDamage(reason: "checksum mismatch")
+        }
+        let metaBytes = UnsafeRawBufferPointer(rebasing: raw[metaOffset..<(metaOffset + metaLength)])
+        guard ContentHash.of(bytes: metaBytes) == metaHash else { throw CacheDamage(reason: "metadata checksum mismatch") }
+        do {
+            return try JSONDecoder().decode(Meta.self, from: Data(metaBytes))
+        } catch {
+            throw CacheDamage(reason: "metadata unreadable: \(error)")
+        }
+    }
+
+    /// Why the cache does not describe the current sources, or nil when it does.
+    private static func staleness(_ meta: Meta, manifest: DatasetManifest, directory: URL?, cellSize: Double?) -> String? {
+        if meta.cellSize != cellSize { return "built with cell size \(meta.cellSize.map { "\($0)" } ?? "off")" }
+        if meta.manifestHash != manifestHash(manifest) { return "the manifest changed" }
+        let paths = sourcePaths(manifest, directory: directory)
+        guard paths == meta.sources.map(\.path) else { return "the dataset's files moved" }
+        for stamp in meta.sources {
+            let (size, mtime) = fileStamp(stamp.path)
+            if size == stamp.size && mtime == stamp.mtimeNanos { continue }
+            if size != stamp.size {
+                return size < 0 ? "\(stamp.path) is gone" : stamp.size < 0 ? "\(stamp.path) appeared" : "\(stamp.path) changed size"
+            }
+            // Same size, new time: only the contents can tell.
+            guard let hash = try? ContentHash.of(file: stamp.path), hash == stamp.hash else { return "\(stamp.path) changed" }
+        }
+        return nil
+    }
+
+    private static func dataset(_ meta: Meta, mapped: FileInMemory, manifest: DatasetManifest, partOffset: Int) throws -> LoadedDataset {
+        let raw = UnsafeRawBufferPointer(start: mapped.base, count: mapped.count)
+        func array<T>(_ s: Section, _ type: T.Type, _ what: String) throws -> UnsafeBufferPointer<T> {
+            let stride = MemoryLayout<T>.stride
+            guard s.offset >= headerSize, s.count >= 0, s.offset % MemoryLayout<T>.alignment == 0,
+                  s.count <= (raw.count - s.offset) / stride else {
+                throw CacheDamage(reason: "\(what) out of bounds")
+            }
+            return UnsafeBufferPointer(start: (raw.baseAddress! + s.offset).assumingMemoryBound(to: T.self), count: s.count)
+        }
+        func check(_ ok: Bool, _ what: @autoclosure () -> String) throws {
+            if !ok { throw CacheDamage(reason: what()) }
+        }
+        guard meta.layers.map(\.level) == manifest.layers.map(\.level).sorted(by: >) else {
+            throw CacheDamage(reason: "its layers are not the manifest's")
+        }
+        var layers: [LayerIndex] = []
+        var offset = partOffset
+        for (i, l) in meta.layers.enumerated() {
+            let name = "layer \(i)"
+            let vertices = try array(l.vertices, Double.self, "\(name) vertices")
+            let ringStart = try array(l.ringStart, UInt32.self, "\(name) rings")
+            let partRings = try array(l.partRings, UInt32.self, "\(name) polygons")
+            let envelopes = try array(l.envelopes, Double.self, "\(name) boxes")
+            let partUnit = try array(l.partUnit, Int32.self, "\(name) units")
+            let parts = partRings.count - 1
+            try check(vertices.count % 2 == 0 && ringStart.count >= 1 && parts >= 0, "\(name): empty arrays")
+            try check(envelopes.count == 4 * parts && partUnit.count == parts, "\(name): array sizes disagree")
+            try check(ringStart[0] == 0 && Int(ringStart[ringStart.count - 1]) == vertices.count / 2, "\(name): ring table")
+            for r in 0..<(ringStart.count - 1) {
+                let a = Int(ringStart[r]), b = Int(ringStart[r + 1])
+                // GEOS rebuilds rings from these: each closed, at least 4 vertices.
+                try check(b - a >= 4 && b <= vertices.count / 2, "\(name): ring \(r) malformed")
+                try check(vertices[2 * a] == vertices[2 * b - 2] && vertices[2 * a + 1] == vertices[2 * b - 1], "\(name): ring \(r) not closed")
+            }
+            try check(parts == 0 || (partRings[0] == 0 && Int(partRings[parts]) == ringStart.count - 1), "\(name): polygon table")
+            // Boxes feed the R-tree's Hilbert sort and vertices GEOS: both must be the degrees the loader
+            // produces (|x| <= 720 after antimeridian unwrapping, |y| <= 90 and a hair), never NaN, never
+            // so large that a box's width overflows (the fuzzer found that one).
+            var sane = true
+            for v in envelopes { sane = sane && abs(v) <= 720 }
+            for k in stride(from: 0, to: vertices.count, by: 2) { sane = sane && abs(vertices[k]) <= 720 && abs(vertices[k + 1]) <= 91 }
+            for p in 0..<parts { sane = sane && envelopes[4 * p] <= envelopes[4 * p + 2] && envelopes[4 * p + 1] <= envelopes[4 * p + 3] }
+            try check(sane, "\(name): coordinates or boxes out of range")
+            for p in 0..<parts {
+                try check(partRings[p + 1] > partRings[p], "\(name): polygon \(p) has no ring")
+                try check(partUnit[p] >= 0 && Int(partUnit[p]) < l.units && (p == 0 || partUnit[p] >= partUnit[p - 1]),
+                          "\(name): polygon \(p) unit")
+            }
+            let store = PolygonStore(vertices: vertices, ringStart: ringStart, partRings: partRings, envelopes: envelopes,
+                                     owner: mapped)
+            let placemarks = try readPlacemarks(l, dataset: meta.info.name, array: array)
+            try check(placemarks.count == l.units, "\(name): \(placemarks.count) placemarks for \(l.units) units")
+            var cells: CellIndex?
+            if let c = l.cells {
+                let layout = CellIndex.Layout(
+                    originX: c.originX, originY: c.originY, size: c.size, depth: c.depth, topLevels: c.topLevels,
+                    unitCells: c.unitCells, emptyCells: c.emptyCells, mixedCells: c.mixedCells,
+                    nodes: try array(c.nodes, UInt32.self, "\(name) cells"), mixedStart: try array(c.mixedStart, Int32.self, "\(name) cells"),
+                    mixedParts: try array(c.mixedParts, Int32.self, "\(name) cells"), top: try array(c.top, UInt32.self, "\(name) cells"),
+                    reach: try array(c.reach, Double.self, "\(name) cells"), edgeStart: try array(c.edgeStart, UInt32.self, "\(name) cells"),
+                    edgeEnd: try array(c.edgeEnd, UInt32.self, "\(name) cells"), edges: try array(c.edges, UInt32.self, "\(name) cells"))
+                if let why = CellIndex.inconsistency(layout, parts: parts, units: l.units, vertices: vertices.count / 2) {
+                    throw CacheDamage(reason: "\(name) cells: \(why)")
+                }
+                cells = CellIndex(layout: layout, store: store, owner: mapped)
+            }
+            layers.append(LayerIndex(level: l.level, file: l.file, placemarks: placemarks, store: store,
+                                     partUnit: Array(partUnit), partOffset: offset, cells: cells))
+            offset += parts
+        }
+        var grid: WGS84Grid?
+        if let g = meta.wgsGrid {
+            let entries = try array(g.entries, UInt32.self, "WGS-84 grid")
+            let (cells, overflow) = g.columns.multipliedReportingOverflow(by: g.rows)
+            try check(g.columns > 0 && g.rows > 0 && !overflow && entries.count == cells && g.cell > 0 && g.cell.isFinite
+                      && g.originX.isFinite && g.originY.isFinite, "WGS-84 grid size")
+            // Every known entry names a layer and a unit that exist.
+            for e in entries where e != WGS84Grid.unknown && e != WGS84Grid.none {
+                let l = Int(e >> 28) - 1, u = Int(e & 0x0FFF_FFFF)
+                try check(l >= 0 && l < layers.count && u < layers[l].placemarks.count, "WGS-84 grid entry")
+            }
+            grid = WGS84Grid(originX: g.originX, originY: g.originY, cell: g.cell, columns: g.columns, rows: g.rows,
+                             entries: entries, owner: mapped)
+        }
+        return LoadedDataset(manifest: manifest, layers: layers, info: meta.info, wgsGrid: grid)
+    }
+
+    /// Placemarks: per unit 8 text slots (offset, length into the text section; length 0xFFFF_FFFF for
+    /// none) in the order country, ISO code, province, code, city, code, district, code; then a flags word.
+    private static let slotsPerPlacemark = 17
+
+    private static func readPlacemarks(_ l: LayerMeta, dataset: String,
+                                       array: (Section, UInt32.Type, String) throws -> UnsafeBufferPointer<UInt32>) throws -> [Placemark] {
+        let slots = try array(l.placemarkSlots, UInt32.self, "placemarks")
+        let text = try array(l.text, UInt32.self, "placemark text")  // bytes, stored in 4-byte words
+        let bytes = UnsafeRawBufferPointer(start: text.baseAddress, count: text.count * 4)
+        guard slots.count == slotsPerPlacemark * l.units else { throw CacheDamage(reason: "placemark table size") }
+        var result: [Placemark] = []
+        result.reserveCapacity(l.units)
+        for u in 0..<l.units {
+            var fields: [String?] = []
+            for f in 0..<8 {
+                let start = Int(slots[u * slotsPerPlacemark + 2 * f]), length = slots[u * slotsPerPlacemark + 2 * f + 1]
+                if length == UInt32.max { fields.append(nil); continue }
+                guard start <= bytes.count, Int(length) <= bytes.count - start else { throw CacheDamage(reason: "placemark text out of bounds") }
+                fields.append(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<(start + Int(length))]), as: UTF8.self))
+            }
+            result.append(Placemark(country: fields[0], isoCountryCode: fields[1], administrativeArea: fields[2],
+                                    administrativeAreaCode: fields[3], locality: fields[4], localityCode: fields[5],
+                                    subLocality: fields[6], subLocalityCode: fields[7],
+                                    localityIsProvinceFallback: slots[u * slotsPerPlacemark + 16] & 1 == 1, dataset: dataset))
+        }
+        return result
+    }
+
+    // MARK: - Writing
+
+    /// Writes a freshly loaded dataset's cache file (atomically: temporary file, then rename).
+    func write(_ set: LoadedDataset, manifest: DatasetManifest, directory manifestDirectory: URL?, cellSize: Double?) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let url = file(for: manifest, directory: manifestDirectory, cellSize: cellSize)
+        var body = Data()
+        var position = Self.headerSize
+        func put<T>(_ buffer: UnsafeBufferPointer<T>) -> Section {
+            let alignment = 16
+            let pad = (alignment - position % alignment) % alignment
+            body.append(Data(count: pad))
+            position += pad
+            let section = Section(offset: position, count: buffer.count)
+            if let base = buffer.baseAddress, buffer.count > 0 {
+                body.append(UnsafeBufferPointer(start: UnsafeRawPointer(base).assumingMemoryBound(to: UInt8.self),
+                                                count: buffer.count * MemoryLayout<T>.stride))
+            }
+            position += buffer.count * MemoryLayout<T>.stride
+            return section
+        }
+        func put<T>(_ array: [T]) -> Section { array.withUnsafeBufferPointer { put($0) } }
+
+        var layers: [LayerMeta] = []
+        for layer in set.layers {
+            var slots: [UInt32] = [], text: [UInt8] = []
+            for p in layer.placemarks {
+                for value in [p.country, p.isoCountryCode, p.administrativeArea, p.administrativeAreaCode,
+                              p.locality, p.localityCode, p.subLocality, p.subLocalityCode] {
+                    if let value {
+                        slots += [UInt32(text.count), UInt32(value.utf8.count)]
+                        text += value.utf8
+                    } else {
+                        slots += [0, UInt32.max]
+                    }
+                }
+                slots.append(p.localityIsProvinceFallback ? 1 : 0)
+            }
+            while text.count % 4 != 0 { text.append(0) }
+            let words = text.withUnsafeBytes { Array($0.bindMemory(to: UInt32.self)) }
+            let s = layer.store
+            var meta = LayerMeta(level: layer.level, file: layer.file, units: layer.placemarks.count,
+                                 placemarkSlots: put(slots), text: put(words), partUnit: put(layer.partUnit),
+                                 vertices: put(s.vertices), ringStart: put(s.ringStart), partRings: put(s.partRings),
+                                 envelopes: put(s.envelopes), cells: nil)
+            if let c = layer.cells?.layout {
+                meta.cells = CellsMeta(originX: c.originX, originY: c.originY, size: c.size, depth: c.depth, topLevels: c.topLevels,
+                                       unitCells: c.unitCells, emptyCells: c.emptyCells, mixedCells: c.mixedCells,
+                                       nodes: put(c.nodes), mixedStart: put(c.mixedStart), mixedParts: put(c.mixedParts),
+                                       top: put(c.top), reach: put(c.reach), edgeStart: put(c.edgeStart), edgeEnd: put(c.edgeEnd),
+                                       edges: put(c.edges))
+            }
+            layers.append(meta)
+        }
+        let grid = set.wgsGrid.map {
+            GridMeta(originX: $0.originX, originY: $0.originY, cell: $0.cell, columns: $0.columns, rows: $0.rows, entries: put($0.entries))
+        }
+        let meta = Meta(format: Self.formatVersion, wgsGrid: grid, dataset: manifest.name, manifestHash: Self.manifestHash(manifest),
+                        cellSize: cellSize, sources: try Self.stamps(Self.sourcePaths(manifest, directory: manifestDirectory)),
+                        info: set.info, layers: layers)
+        let metaData = try JSONEncoder().encode(meta)
+        let metaOffset = position
+        var header = Data(Self.magic)
+        func word<T: FixedWidthInteger>(_ v: T) { withUnsafeBytes(of: v.littleEndian) { header.append(contentsOf: $0) } }
+        word(Self.formatVersion)
+        word(UInt32(0x0102_0304))
+        word(UInt64(metaOffset))
+        word(UInt64(metaData.count))
+        word(UInt64(metaOffset + metaData.count))
+        word(ContentHash.of(data: metaData))
+        word(ContentHash.of(data: body))
+        header.append(Data(count: Self.headerSize - header.count))
+        var file = header
+        file.append(body)
+        file.append(metaData)
+        try file.write(to: url, options: .atomic)
+    }
+}

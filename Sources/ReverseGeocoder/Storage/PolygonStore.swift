@@ -1,0 +1,99 @@
+import CGEOS
+
+/// The polygons of one layer as flat arrays: every ring's vertices (interleaved x, y, each ring closed),
+/// where each ring starts, which rings each polygon has, and each polygon's box.
+///
+/// This is what the indexes and the index cache share: the crossing lists index `vertices` directly, and
+/// a GEOS geometry is made from a polygon's rings only when a query needs GEOS (a point within rounding
+/// of an edge, or an index built without cells), by that thread's own context.
+final class PolygonStore: @unchecked Sendable {
+    // @unchecked: immutable after init; the buffers are either owned (freed in deinit) or point into
+    // `owner`, a mapped index cache that outlives them.
+    nonisolated(unsafe) let vertices: UnsafeBufferPointer<Double>
+    /// Ring r's vertices are `ringStart[r] ..< ringStart[r + 1]` (vertex numbers, not array offsets).
+    nonisolated(unsafe) let ringStart: UnsafeBufferPointer<UInt32>
+    /// Polygon p's rings are `partRings[p] ..< partRings[p + 1]`, shell first.
+    nonisolated(unsafe) let partRings: UnsafeBufferPointer<UInt32>
+    /// minX, minY, maxX, maxY of each polygon.
+    nonisolated(unsafe) let envelopes: UnsafeBufferPointer<Double>
+    private let owner: (any AnyObject & Sendable)?
+
+    var count: Int { partRings.count - 1 }
+    var vertexCount: Int { vertices.count / 2 }
+
+    /// Takes the arrays of a mapped cache (already checked for size and consistency).
+    init(vertices: UnsafeBufferPointer<Double>, ringStart: UnsafeBufferPointer<UInt32>, partRings: UnsafeBufferPointer<UInt32>,
+         envelopes: UnsafeBufferPointer<Double>, owner: any AnyObject & Sendable) {
+        self.vertices = vertices
+        self.ringStart = ringStart
+        self.partRings = partRings
+        self.envelopes = envelopes
+        self.owner = owner
+    }
+
+    /// Copies the rings out of GEOS polygons.
+    init(polygons: [Geometry]) {
+        var xy: [Double] = [], rs: [UInt32] = [0], pr: [UInt32] = [0], env: [Double] = []
+        for g in polygons {
+            for ring in g.rings() where ring.count >= 8 {
+                xy += ring
+                rs.append(UInt32(xy.count / 2))
+            }
+            pr.append(UInt32(rs.count - 1))
+            let e = g.envelope
+            env += [e.0, e.1, e.2, e.3]
+        }
+        precondition(xy.count / 2 < Int(UInt32.max), "a layer with more than 4 billion vertices")
+        func copy<T>(_ a: [T]) -> UnsafeBufferPointer<T> {
+            let b = UnsafeMutableBufferPointer<T>.allocate(capacity: max(1, a.count))
+            _ = b.initialize(from: a)
+            return UnsafeBufferPointer(rebasing: b[0..<a.count])
+        }
+        vertices = copy(xy)
+        ringStart = copy(rs)
+        partRings = copy(pr)
+        envelopes = copy(env)
+        owner = nil
+    }
+
+    deinit {
+        guard owner == nil else { return }
+        for b in [UnsafeRawPointer(vertices.baseAddress), UnsafeRawPointer(ringStart.baseAddress),
+                  UnsafeRawPointer(partRings.baseAddress), UnsafeRawPointer(envelopes.baseAddress)] {
+            UnsafeMutableRawPointer(mutating: b)?.deallocate()
+        }
+    }
+
+    @inline(__always)
+    func envelope(_ p: Int) -> (Double, Double, Double, Double) {
+        (envelopes[4 * p], envelopes[4 * p + 1], envelopes[4 * p + 2], envelopes[4 * p + 3])
+    }
+
+    /// The edge ranges of polygon p: one per ring (a ring of n vertices has n - 1 edges; edge k runs from
+    /// vertex k to vertex k + 1).
+    func edgeRanges(_ p: Int) -> [Range<Int>] {
+        (Int(partRings[p])..<Int(partRings[p + 1])).map { r in Int(ringStart[r])..<(Int(ringStart[r + 1]) - 1) }
+    }
+
+    /// Polygon p as a GEOS geometry owned by `context`.
+    func geometry(_ p: Int, context: GEOSContext) -> Geometry {
+        let ctx = context.handle
+        func ring(_ r: Int) -> OpaquePointer {
+            let first = Int(ringStart[r]), n = Int(ringStart[r + 1]) - first
+            guard let seq = GEOSCoordSeq_copyFromBuffer_r(ctx, vertices.baseAddress! + 2 * first, UInt32(n), 0, 0),
+                  let g = GEOSGeom_createLinearRing_r(ctx, seq) else {
+                fatalError("GEOS could not rebuild a ring it made before: \(context.error("ring"))")
+            }
+            return g
+        }
+        let rings = Int(partRings[p])..<Int(partRings[p + 1])
+        let shell = ring(rings.lowerBound)
+        var holes = rings.dropFirst().map { Optional(ring($0)) }
+        guard let polygon = holes.withUnsafeMutableBufferPointer({
+            GEOSGeom_createPolygon_r(ctx, shell, $0.baseAddress, UInt32($0.count))
+        }) else {
+            fatalError("GEOS could not rebuild a polygon it made before: \(context.error("polygon"))")
+        }
+        return Geometry(polygon, context: context)
+    }
+}

@@ -1,0 +1,76 @@
+import CGEOS
+import Foundation
+import Testing
+@testable import ReverseGeocoder
+
+/// The border cells' crossing lists must say exactly what GEOS says, or admit they are unsure.
+///
+/// Oracle: GEOS itself on the same polygon (prepared containsProperly → interior, intersects →
+/// boundary, else exterior), for every candidate of every border cell a point falls in. The points are
+/// random ones (which must never be "unsure": that would mean the fast path is not taken) and points
+/// on and within 1e-13…1e-6 of the coverage's vertices and edge midpoints (where "unsure" is allowed,
+/// and GEOS then decides in the engine).
+struct CrossingListsTests {
+    final class Oracle {
+        let context = GEOSContext()
+        var prepared: [Int: PreparedGeometry] = [:]
+        func location(_ store: PolygonStore, part: Int, x: Double, y: Double) -> CrossingLists.Location {
+            let p = prepared[part] ?? PreparedGeometry(store.geometry(part, context: context), context: context)
+            prepared[part] = p
+            let point = GEOSGeom_createPointFromXY_r(context.handle, x, y)!
+            defer { GEOSGeom_destroy_r(context.handle, point) }
+            if p.containsProperly(point) { return .interior }
+            return p.covers(point) ? .boundary : .exterior
+        }
+    }
+
+    static let cellSizes: [Double] = [0.02, 0.07, 0.3]
+
+    @Test(arguments: cellSizes)
+    func listsAgreeWithGEOS(cellSize: Double) async throws {
+        try await offPool { try Self.check(cellSize: cellSize) }
+    }
+
+    static func check(cellSize: Double) throws {
+        let coverage = SyntheticCoverage(n: 10, seed: 7)
+        let shp = coverage.write(to: TestShapefile.directory("crossing\(cellSize)").appendingPathComponent("cov"))
+        let g = try ReverseGeocoder(manifests: [(TestShapefile.manifest("cov", file: shp), nil)], options: .init(cellSize: cellSize))
+        let layer = g.loaded[0].layers[0]
+        let cells = try #require(layer.cells)
+        let oracle = Oracle()
+        var compared = 0, unsureRandom = 0, unsureNear = 0, interior = 0, boundary = 0
+        func probe(_ x: Double, _ y: Double, random: Bool) {
+            guard case .candidates(let entries) = cells.answer(x: x, y: y) else { return }
+            for e in entries {
+                let part = cells.part(entry: e)
+                let got = cells.locate(entry: e, x: x, y: y)
+                if got == .uncertain {
+                    if random { unsureRandom += 1 } else { unsureNear += 1 }
+                    continue
+                }
+                let expected = oracle.location(layer.store, part: part, x: x, y: y)
+                compared += 1
+                if got == .interior { interior += 1 }
+                if got == .boundary { boundary += 1 }
+                if got != expected {
+                    Issue.record("(\(x), \(y)) part \(part): lists say \(got), GEOS \(expected)")
+                }
+            }
+        }
+        var rng = SplitMix64(seed: 99)
+        for _ in 0..<60_000 {
+            probe(coverage.minX - 0.2 + rng.unit() * (coverage.maxX - coverage.minX + 0.4),
+                  coverage.minY - 0.2 + rng.unit() * (coverage.maxY - coverage.minY + 0.4), random: true)
+        }
+        let offsets = [0, 1e-13, -1e-13, 1e-10, -1e-10, 1e-6, -1e-6]
+        for (i, v) in coverage.borderPoints.enumerated() {
+            for dx in offsets { for dy in offsets where dx == 0 || dy == 0 || i % 7 == 0 { probe(v.0 + dx, v.1 + dy, random: false) } }
+            let w = coverage.borderPoints[(i + 1) % coverage.borderPoints.count]
+            probe((v.0 + w.0) / 2, (v.1 + w.1) / 2, random: false)
+        }
+        #expect(unsureRandom == 0, "random points must be decided by the lists")
+        #expect(compared > 20_000 && interior > 5_000 && boundary > 500, "compared \(compared), boundary \(boundary)")
+        // Being unsure is for points within rounding of an edge: a small share of the near-border probes.
+        #expect(unsureNear < compared / 4, "unsure \(unsureNear) of \(compared)")
+    }
+}

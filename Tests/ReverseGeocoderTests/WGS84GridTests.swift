@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+@testable import ReverseGeocoder
+
+/// WGS-84 queries against a GCJ-02 dataset: the grid that answers them without converting must give
+/// exactly what converting and looking up gives. Oracle: the same data loaded without cells (no grid;
+/// every query converted, R-tree, GEOS).
+struct WGS84GridTests {
+    @Test func offsetBoundsHoldTheComputedOffset() {
+        var rng = SplitMix64(seed: 5)
+        for _ in 0..<20_000 {
+            let w = [0.001, 0.05, 0.3, 2.0][Int(rng.next() % 4)]
+            let lon0 = 73 + rng.unit() * 60, lat0 = 1 + rng.unit() * 52
+            let b = OffsetBounds.offset(longitudes: lon0...(lon0 + w), latitudes: lat0...(lat0 + w))
+            for _ in 0..<5 {
+                let c = Coordinate(latitude: lat0 + rng.unit() * w, longitude: lon0 + rng.unit() * w)
+                let (dLat, dLon) = DatumTransform.offset(c)
+                #expect(dLat >= b.lat.lo && dLat <= b.lat.hi && dLon >= b.lon.lo && dLon <= b.lon.hi, "\(c) in \(lon0), \(lat0) +\(w)")
+            }
+            // Tight enough to be useful: a 0.05° cell's bounds span well under a metre-scale 1e-3°.
+            if w == 0.05 { #expect(b.lat.hi - b.lat.lo < 1e-3 && b.lon.hi - b.lon.lo < 1e-3) }
+        }
+    }
+
+    @Test func gridAnswersEqualConvertingAnswers() async throws {
+        try await offPool {
+            // A coverage in GCJ-02 inside China's rectangle, with units small enough that cells straddle borders.
+            let coverage = SyntheticCoverage(n: 14, seed: 9, origin: (112, 28), size: 3)
+            let shp = coverage.write(to: TestShapefile.directory().appendingPathComponent("cov"))
+            let manifest = TestShapefile.manifest("cov", file: shp, datum: .gcj02)
+            let fast = try ReverseGeocoder(manifests: [(manifest, nil)], options: .init(cellSize: 0.02))
+            let grid = try #require(fast.loaded[0].wgsGrid)
+            let known = grid.entries.filter { $0 != WGS84Grid.unknown && $0 != WGS84Grid.none }.count
+            #expect(known > grid.entries.count / 4, "\(known) of \(grid.entries.count) cells known")
+            let slow = try ReverseGeocoder(manifests: [(manifest, nil)], options: .init(cellSize: nil))
+            #expect(slow.loaded[0].wgsGrid == nil)
+            var rng = SplitMix64(seed: 77)
+            var points: [(Double, Double)] = []
+            for _ in 0..<60_000 {
+                points.append((coverage.minX - 0.2 + rng.unit() * (coverage.maxX - coverage.minX + 0.4),
+                               coverage.minY - 0.2 + rng.unit() * (coverage.maxY - coverage.minY + 0.4)))
+            }
+            // On and next to the grid's own cell edges, where rounding picks the cell.
+            for _ in 0..<20_000 {
+                let i = Double(Int(rng.next() % UInt64(grid.columns))), j = Double(Int(rng.next() % UInt64(grid.rows)))
+                let x = grid.originX + i * grid.cell, y = grid.originY + j * grid.cell + rng.unit() * grid.cell
+                for dx in [-1e-12, 0, 1e-12] { points.append((x + dx, y)) }
+            }
+            // WGS-84 points whose GCJ-02 image is a border vertex of the data.
+            for v in coverage.borderPoints {
+                points.append((v.0 - DatumTransform.offset(Coordinate(latitude: v.1, longitude: v.0)).1,
+                               v.1 - DatumTransform.offset(Coordinate(latitude: v.1, longitude: v.0)).0))
+            }
+            var differ = 0, found = 0
+            for (x, y) in points {
+                let a = fast.placemark(latitude: y, longitude: x), b = slow.placemark(latitude: y, longitude: x)
+                if a != nil { found += 1 }
+                if a != b {
+                    differ += 1
+                    if differ < 10 { Issue.record("(\(y), \(x)): grid \(a?.administrativeAreaCode ?? "none"), converting \(b?.administrativeAreaCode ?? "none")") }
+                }
+            }
+            #expect(differ == 0)
+            #expect(found > points.count / 2)
+        }
+    }
+
+    @Test func theGridSurvivesTheCache() async throws {
+        try await offPool {
+            let coverage = SyntheticCoverage(n: 6, seed: 10, origin: (100, 30), size: 2)
+            let dir = TestShapefile.directory()
+            let shp = coverage.write(to: dir.appendingPathComponent("cov"))
+            let manifest = TestShapefile.manifest("cov", file: shp, datum: .gcj02)
+            let options = ReverseGeocoder.Options(cellSize: 0.05, cacheDirectory: dir.appendingPathComponent("cache"))
+            let built = try ReverseGeocoder(manifests: [(manifest, nil)], options: options)
+            let cached = try ReverseGeocoder(manifests: [(manifest, nil)], options: options)
+            #expect(cached.datasets[0].cacheStatus == "loaded")
+            let a = try #require(built.loaded[0].wgsGrid), b = try #require(cached.loaded[0].wgsGrid)
+            #expect(Array(a.entries) == Array(b.entries) && a.columns == b.columns && a.originX == b.originX)
+        }
+    }
+}
