@@ -55,7 +55,7 @@ struct OursBenchmark {
         log("loaded \(manifest.name) in \(String(format: "%.3f", loadWall)) s (\(geocoder.datasets.first?.cacheStatus ?? "no cache"))")
         if loadOnly {
             try printJSON(["engine": "ours-load", "cache": geocoder.datasets.first?.cacheStatus ?? "off", "load_wall_s": loadWall,
-                           "load_s": Double(geocoder.loadTime.components.seconds) + Double(geocoder.loadTime.components.attoseconds) / 1e18,
+                           "load_s": seconds(geocoder.loadTime),
                            "peak_rss": peakRSSBytes()])
             return
         }
@@ -157,7 +157,7 @@ struct OursBenchmark {
             "points": n,
             "found": found,
             "cache": geocoder.datasets.first?.cacheStatus ?? "off",
-            "load_s": Double(geocoder.loadTime.components.seconds) + Double(geocoder.loadTime.components.attoseconds) / 1e18,
+            "load_s": seconds(geocoder.loadTime),
             "load_wall_s": loadWall,
             "rss_before_load": rssStart,
             "rss_after_load": rssAfterLoad,
@@ -211,4 +211,9 @@ final class SharedPoints: @unchecked Sendable {
     }
 
     var total: Int { (0..<threads).reduce(0) { $0 + counts[$1 * 8] } }
+}
+
+/// A duration in seconds.
+private func seconds(_ d: Duration) -> Double {
+    Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
 }

@@ -52,8 +52,7 @@ enum IndexCommand: Command {
             out += "\(d.name): \(file)" + (size.map { String(format: " (%.1f MB)", Double($0) / 1e6) } ?? "")
                 + ": \(d.cacheStatus ?? "?")\n"
         }
-        let seconds = Double(geocoder.loadTime.components.seconds) + Double(geocoder.loadTime.components.attoseconds) / 1e18
-        out += String(format: "ready in %.2f s\n", seconds)
+        out += String(format: "ready in %.2f s\n", ProgressReporter.seconds(geocoder.loadTime))
         context.stdout.write(out)
         return .success
     }

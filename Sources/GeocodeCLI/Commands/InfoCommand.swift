@@ -26,7 +26,7 @@ enum InfoCommand: Command {
             context.stdout.write("test lookup (no datasets)\n")
             return .success
         }
-        let seconds = Double(geocoder.loadTime.components.seconds) + Double(geocoder.loadTime.components.attoseconds) / 1e18
+        let seconds = ProgressReporter.seconds(geocoder.loadTime)
         if arguments.flag("json") {
             struct Info: Encodable { var loadSeconds: Double; var datasets: [DatasetInfo] }
             let encoder = JSONEncoder()

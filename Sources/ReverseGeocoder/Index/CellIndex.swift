@@ -138,9 +138,6 @@ final class CellIndex: Sendable {
             + reach.count * 8
     }
 
-    /// Number of stored crossing-list edges (statistics).
-    var crossingEdgeCount: Int { edges.count }
-
     /// The part of a candidate entry.
     @inline(__always)
     func part(entry: Int) -> Int { Int(mixedParts[entry]) }

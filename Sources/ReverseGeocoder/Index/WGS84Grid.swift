@@ -18,8 +18,6 @@ final class WGS84Grid: Sendable {
     let columns: Int, rows: Int
     nonisolated(unsafe) let entries: UnsafeBufferPointer<UInt32>
     private let owner: (any AnyObject & Sendable)?
-    /// Cells by kind (statistics).
-    var knownCells: Int { entries.reduce(0) { $0 + ($1 == WGS84Grid.unknown ? 0 : 1) } }
 
     init(originX: Double, originY: Double, cell: Double, columns: Int, rows: Int, entries: UnsafeBufferPointer<UInt32>,
          owner: (any AnyObject & Sendable)?) {

@@ -158,21 +158,6 @@ struct IndexCache {
         }
     }
 
-    /// Whether the cache file is fresh, without loading it.
-    func status(manifest: DatasetManifest, directory manifestDirectory: URL?, cellSize: Double?) -> (file: URL, miss: Miss?) {
-        let url = file(for: manifest, directory: manifestDirectory, cellSize: cellSize)
-        guard FileManager.default.fileExists(atPath: url.path) else { return (url, .absent) }
-        do {
-            let mapped = try FileInMemory(path: url.path)
-            let meta = try Self.readMeta(mapped)
-            return (url, Self.staleness(meta, manifest: manifest, directory: manifestDirectory, cellSize: cellSize).map(Miss.stale))
-        } catch let e as CacheDamage {
-            return (url, .damaged(e.reason))
-        } catch {
-            return (url, .damaged("\(error)"))
-        }
-    }
-
     struct CacheDamage: Error { var reason: String }
 
     private static func readMeta(_ mapped: FileInMemory) throws -> Meta {
