@@ -47,17 +47,26 @@ enum OffsetBounds {
         return Interval(n.squareRoot(), m.squareRoot()).widened(1e-12)
     }
 
-    /// (latitude offset, longitude offset) bounds, in degrees, over the box.
-    static func offset(longitudes: ClosedRange<Double>, latitudes: ClosedRange<Double>) -> (lat: Interval, lon: Interval) {
+    /// The terms of the formula that depend on the longitude only (a grid's column).
+    struct LongitudeTerms {
+        var x: Interval, sqrtLat: Interval, t1: Interval, xx: Interval, sqrtLon: Interval, lonA: Interval, lonB: Interval
+    }
+
+    /// The terms that depend on the latitude only (a grid's row), with the two scale factors.
+    struct LatitudeTerms {
+        var y: Interval, yy: Interval, latA: Interval, latB: Interval, kLat: Interval, kLon: Interval
+    }
+
+    static func terms(longitudes: ClosedRange<Double>) -> LongitudeTerms {
         let x = Interval(longitudes.lowerBound - 105, longitudes.upperBound - 105).widened(1e-12)
+        return LongitudeTerms(x: x, sqrtLat: 0.2 * sqrtAbs(x), t1: (2.0 / 3.0) * (20 * sinPi(6, x) + 20 * sinPi(2, x)),
+                              xx: 0.1 * (x * x), sqrtLon: 0.1 * sqrtAbs(x),
+                              lonA: (2.0 / 3.0) * (20 * sinPi(1, x) + 40 * sinPi(1.0 / 3.0, x)),
+                              lonB: (2.0 / 3.0) * (150 * sinPi(1.0 / 12.0, x) + 300 * sinPi(1.0 / 30.0, x)))
+    }
+
+    static func terms(latitudes: ClosedRange<Double>) -> LatitudeTerms {
         let y = Interval(latitudes.lowerBound - 35, latitudes.upperBound - 35).widened(1e-12)
-        let t1 = (2.0 / 3.0) * (20 * sinPi(6, x) + 20 * sinPi(2, x))
-        var dLat = Interval(-100) + 2 * x + 3 * y + 0.2 * (y * y) + 0.1 * (x * y) + 0.2 * sqrtAbs(x) + t1
-        dLat = dLat + (2.0 / 3.0) * (20 * sinPi(1, y) + 40 * sinPi(1.0 / 3.0, y))
-        dLat = dLat + (2.0 / 3.0) * (160 * sinPi(1.0 / 12.0, y) + 320 * sinPi(1.0 / 30.0, y))
-        var dLon = Interval(300) + x + 2 * y + 0.1 * (x * x) + 0.1 * (x * y) + 0.1 * sqrtAbs(x) + t1
-        dLon = dLon + (2.0 / 3.0) * (20 * sinPi(1, x) + 40 * sinPi(1.0 / 3.0, x))
-        dLon = dLon + (2.0 / 3.0) * (150 * sinPi(1.0 / 12.0, x) + 300 * sinPi(1.0 / 30.0, x))
         // Scale factors from the latitude (monotone in |latitude| over China's rectangle, all north).
         let a = DatumTransform.a, ee = DatumTransform.ee
         func scales(_ lat: Double) -> (Double, Double) {
@@ -67,8 +76,29 @@ enum OffsetBounds {
             return (180 / ((a * (1 - ee)) / (magic * sq) * Double.pi), 180 / (a / sq * cos(rad) * Double.pi))
         }
         let (kLat0, kLon0) = scales(latitudes.lowerBound), (kLat1, kLon1) = scales(latitudes.upperBound)
-        let kLat = Interval(min(kLat0, kLat1), max(kLat0, kLat1)).widened(1e-15 * max(kLat0, kLat1))
-        let kLon = Interval(min(kLon0, kLon1), max(kLon0, kLon1)).widened(1e-15 * max(kLon0, kLon1))
-        return ((dLat * kLat).widened(1e-12), (dLon * kLon).widened(1e-12))
+        return LatitudeTerms(y: y, yy: 0.2 * (y * y),
+                             latA: (2.0 / 3.0) * (20 * sinPi(1, y) + 40 * sinPi(1.0 / 3.0, y)),
+                             latB: (2.0 / 3.0) * (160 * sinPi(1.0 / 12.0, y) + 320 * sinPi(1.0 / 30.0, y)),
+                             kLat: Interval(min(kLat0, kLat1), max(kLat0, kLat1)).widened(1e-15 * max(kLat0, kLat1)),
+                             kLon: Interval(min(kLon0, kLon1), max(kLon0, kLon1)).widened(1e-15 * max(kLon0, kLon1)))
+    }
+
+    /// (latitude offset, longitude offset) bounds, in degrees, over the box whose column and row terms
+    /// are given: only the mixed x·y term is computed here, so a grid pays for the sines once per
+    /// column and once per row, not once per cell.
+    static func offset(_ lx: LongitudeTerms, _ ly: LatitudeTerms) -> (lat: Interval, lon: Interval) {
+        let x = lx.x, y = ly.y, xy = 0.1 * (x * y)
+        var dLat = Interval(-100) + 2 * x + 3 * y + ly.yy + xy + lx.sqrtLat + lx.t1
+        dLat = dLat + ly.latA
+        dLat = dLat + ly.latB
+        var dLon = Interval(300) + x + 2 * y + lx.xx + xy + lx.sqrtLon + lx.t1
+        dLon = dLon + lx.lonA
+        dLon = dLon + lx.lonB
+        return ((dLat * ly.kLat).widened(1e-12), (dLon * ly.kLon).widened(1e-12))
+    }
+
+    /// (latitude offset, longitude offset) bounds, in degrees, over the box.
+    static func offset(longitudes: ClosedRange<Double>, latitudes: ClosedRange<Double>) -> (lat: Interval, lon: Interval) {
+        offset(terms(longitudes: longitudes), terms(latitudes: latitudes))
     }
 }

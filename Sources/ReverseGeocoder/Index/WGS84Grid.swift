@@ -54,11 +54,15 @@ final class WGS84Grid: Sendable {
         // Cell (i, j) holds the points with floor((x - x0) / cell) == i, which may reach a hair past its
         // nominal edges by rounding: bound a slightly larger box.
         let slack = 1e-9
+        let columnTerms = (0..<columns).map { i in
+            OffsetBounds.terms(longitudes: (x0 + Double(i) * cell - slack)...(x0 + Double(i + 1) * cell + slack))
+        }
         for j in 0..<rows {
             let lat0 = y0 + Double(j) * cell - slack, lat1 = y0 + Double(j + 1) * cell + slack
+            let rowTerms = OffsetBounds.terms(latitudes: lat0...lat1)
             for i in 0..<columns {
                 let lon0 = x0 + Double(i) * cell - slack, lon1 = x0 + Double(i + 1) * cell + slack
-                let off = OffsetBounds.offset(longitudes: lon0...lon1, latitudes: lat0...lat1)
+                let off = OffsetBounds.offset(columnTerms[i], rowTerms)
                 // The image of the cell in GCJ-02, grown for the rounding of adding the offset.
                 let gx0 = lon0 + off.lon.lo - slack, gx1 = lon1 + off.lon.hi + slack
                 let gy0 = lat0 + off.lat.lo - slack, gy1 = lat1 + off.lat.hi + slack
