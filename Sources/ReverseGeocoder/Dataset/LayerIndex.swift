@@ -8,10 +8,13 @@ import Glibc
 final class LayerIndex: Sendable {
     let level: AdminLevel
     let file: String
-    /// One per unit (record with geometry), fully resolved: coarser levels, fallback, dataset name.
-    let placemarks: [Placemark]
-    /// The same, in raw memory: reading one on the hot path then costs no reference counting of the array.
-    nonisolated(unsafe) private let placemarkTable: UnsafeMutableBufferPointer<Placemark>
+    /// One placemark per unit (record with geometry), fully resolved: coarser levels, fallback, dataset
+    /// name. Kept in raw memory: reading one on the hot path then costs no reference counting of an array.
+    nonisolated(unsafe) private let placemarkTable: UnsafeMutablePointer<Placemark>
+    /// Number of units (and placemarks).
+    let unitCount: Int
+    /// The placemarks as an array (a copy: for loading and writing, not for queries).
+    var placemarks: [Placemark] { Array(UnsafeBufferPointer(start: placemarkTable, count: unitCount)) }
     /// The polygons (multipolygon records contribute one per part), in unit order.
     let store: PolygonStore
     /// The unit each polygon belongs to.
@@ -30,9 +33,9 @@ final class LayerIndex: Sendable {
          cells: CellIndex?) {
         self.level = level
         self.file = file
-        self.placemarks = placemarks
+        unitCount = placemarks.count
         placemarkTable = .allocate(capacity: max(1, placemarks.count))
-        _ = placemarkTable.initialize(from: placemarks)
+        _ = UnsafeMutableBufferPointer(start: placemarkTable, count: placemarks.count).initialize(from: placemarks)
         self.store = store
         self.partUnit = partUnit
         self.partOffset = partOffset
@@ -49,7 +52,7 @@ final class LayerIndex: Sendable {
     }
 
     deinit {
-        placemarkTable.baseAddress!.deinitialize(count: placemarks.count)
+        placemarkTable.deinitialize(count: unitCount)
         placemarkTable.deallocate()
     }
 

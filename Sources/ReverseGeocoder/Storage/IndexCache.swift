@@ -287,7 +287,7 @@ struct IndexCache {
             // Every known entry names a layer and a unit that exist.
             for e in entries where e != WGS84Grid.unknown && e != WGS84Grid.none {
                 let l = Int(e >> 28) - 1, u = Int(e & 0x0FFF_FFFF)
-                try check(l >= 0 && l < layers.count && u < layers[l].placemarks.count, "WGS-84 grid entry")
+                try check(l >= 0 && l < layers.count && u < layers[l].unitCount, "WGS-84 grid entry")
             }
             grid = WGS84Grid(originX: g.originX, originY: g.originY, cell: g.cell, columns: g.columns, rows: g.rows,
                              entries: entries, owner: mapped)
@@ -364,7 +364,7 @@ struct IndexCache {
             while text.count % 4 != 0 { text.append(0) }
             let words = text.withUnsafeBytes { Array($0.bindMemory(to: UInt32.self)) }
             let s = layer.store
-            var meta = LayerMeta(level: layer.level, file: layer.file, units: layer.placemarks.count,
+            var meta = LayerMeta(level: layer.level, file: layer.file, units: layer.unitCount,
                                  placemarkSlots: put(slots), text: put(words), partUnit: put(layer.partUnit),
                                  vertices: put(s.vertices), ringStart: put(s.ringStart), partRings: put(s.partRings),
                                  envelopes: put(s.envelopes), cells: nil)
