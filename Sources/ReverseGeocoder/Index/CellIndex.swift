@@ -157,13 +157,15 @@ final class CellIndex: Sendable {
         let cells = Double(1 << depth)
         guard fx >= 0, fy >= 0, fx <= cells, fy <= cells else { return .empty }
         let ix = min(Int(fx), (1 << depth) - 1), iy = min(Int(fy), (1 << depth) - 1)
-        let shift = depth - topLevels
-        var entry = top[((iy >> shift) << topLevels) | (ix >> shift)]
-        var level = shift - 1
-        while entry >> 30 == CellIndex.tagNode {
-            let child = ((ix >> level) & 1) | (((iy >> level) & 1) << 1)
-            entry = nodes[4 * Int(entry & 0x3FFF_FFFF) + child]
-            level -= 1
+        // Masking shifts and wrapping arithmetic: depth ≤ 20 and the cache's structure check bound every
+        // index, so Swift's overflow and over-shift checks would only add work to each query.
+        let shift = depth &- topLevels
+        var entry = top[((iy &>> shift) &<< topLevels) | (ix &>> shift)]
+        var level = shift &- 1
+        while entry &>> 30 == CellIndex.tagNode {
+            let child = ((ix &>> level) & 1) | (((iy &>> level) & 1) &<< 1)
+            entry = nodes[4 &* Int(entry & 0x3FFF_FFFF) &+ child]
+            level &-= 1
         }
         let value = Int(entry & 0x3FFF_FFFF)
         switch entry >> 30 {
