@@ -41,9 +41,9 @@ struct CrossingListsTests {
         var compared = 0, unsureRandom = 0, unsureNear = 0, interior = 0, boundary = 0
         func probe(_ x: Double, _ y: Double, random: Bool) {
             guard case .candidates(let entries) = cells.answer(x: x, y: y) else { return }
-            for e in entries {
-                let part = cells.part(entry: e)
-                let got = cells.locate(entry: e, x: x, y: y)
+            for r in cells.records(entries) {
+                let part = cells.part(record: r)
+                let got = cells.locate(record: r, x: x, y: y)
                 if got == .uncertain {
                     if random { unsureRandom += 1 } else { unsureNear += 1 }
                     continue

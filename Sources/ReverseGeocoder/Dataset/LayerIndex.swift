@@ -115,9 +115,9 @@ final class LayerIndex: Sendable {
     @inline(__always)
     private func crossingTest(x: Double, y: Double, entries: Range<Int>, cells: CellIndex, in context: QueryContext) -> Int? {
         var onBoundary: Int?
-        for e in entries {
-            let part = cells.part(entry: e)
-            switch cells.locate(entry: e, x: x, y: y) {
+        for r in cells.records(entries) {
+            let part = cells.part(record: r)
+            switch cells.locate(record: r, x: x, y: y) {
             case .interior: return Int(partUnit[part])
             case .exterior: continue
             case .boundary: break

@@ -17,8 +17,9 @@ final class CellIndex: Sendable {
         case empty
         /// Every point of the cell is in the interior of this unit (and of no lower-numbered unit).
         case unit(Int)
-        /// Test these polygons (ascending), as `LayerIndex.locate` does: entries `range` of this index,
-        /// each a part (``part(entry:)``) and its crossing list (``locate(entry:x:y:)``).
+        /// Test these polygons (ascending), as `LayerIndex.locate` does: the border cell's records, words
+        /// `range` of this index (``records(_:)``), each a part (``part(record:)``) and its crossing list
+        /// (``locate(record:x:y:)``).
         case candidates(Range<Int>)
     }
 
@@ -32,29 +33,23 @@ final class CellIndex: Sendable {
         /// Cells by kind, for statistics.
         var unitCells: Int, emptyCells: Int, mixedCells: Int
         var nodes: UnsafeBufferPointer<UInt32>
-        var mixedStart: UnsafeBufferPointer<Int32>
-        var mixedParts: UnsafeBufferPointer<Int32>
+        /// Border cell m's records are words `mixedStart[m] ..< mixedStart[m + 1]` of `borders`.
+        var mixedStart: UnsafeBufferPointer<UInt32>
         /// The tree's top `topLevels` levels flattened into a dense grid of entries, so a query starts a
         /// few levels from the leaves instead of chasing a dozen scattered nodes (each a likely cache miss).
         var top: UnsafeBufferPointer<UInt32>
-        /// The crossing lists of the mixed cells' entries (see CrossingLists).
-        var reach: UnsafeBufferPointer<Double>
-        var edgeStart: UnsafeBufferPointer<UInt32>
-        var edgeEnd: UnsafeBufferPointer<UInt32>
-        var edges: UnsafeBufferPointer<UInt32>
+        /// The border cells' candidates with their crossing lists, one ``CrossingLists/Record`` each, cell
+        /// after cell.
+        var borders: UnsafeBufferPointer<UInt32>
     }
 
     // Raw buffers, allocated once and freed in deinit (or mapped from the index cache and owned by
     // `owner`): the query path then does no reference counting, no bounds checks and no exclusivity
     // checks. Immutable after init, hence Sendable.
     nonisolated(unsafe) private let nodes: UnsafeBufferPointer<UInt32>
-    nonisolated(unsafe) private let mixedStart: UnsafeBufferPointer<Int32>
-    nonisolated(unsafe) private let mixedParts: UnsafeBufferPointer<Int32>
+    nonisolated(unsafe) private let mixedStart: UnsafeBufferPointer<UInt32>
     nonisolated(unsafe) private let top: UnsafeBufferPointer<UInt32>
-    nonisolated(unsafe) private let reach: UnsafeBufferPointer<Double>
-    nonisolated(unsafe) private let edgeStart: UnsafeBufferPointer<UInt32>
-    nonisolated(unsafe) private let edgeEnd: UnsafeBufferPointer<UInt32>
-    nonisolated(unsafe) private let edges: UnsafeBufferPointer<UInt32>
+    nonisolated(unsafe) private let borders: UnsafeBufferPointer<UInt32>
     /// The layer's polygons; the crossing lists index its vertices.
     let store: PolygonStore
     private let owner: (any AnyObject & Sendable)?
@@ -67,8 +62,7 @@ final class CellIndex: Sendable {
 
     var layout: Layout {
         Layout(originX: originX, originY: originY, size: size, depth: depth, topLevels: topLevels, unitCells: unitCells,
-               emptyCells: emptyCells, mixedCells: mixedCells, nodes: nodes, mixedStart: mixedStart, mixedParts: mixedParts,
-               top: top, reach: reach, edgeStart: edgeStart, edgeEnd: edgeEnd, edges: edges)
+               emptyCells: emptyCells, mixedCells: mixedCells, nodes: nodes, mixedStart: mixedStart, top: top, borders: borders)
     }
 
     /// What is wrong with a layout read from the cache, or nil: every index it holds must point inside
@@ -78,9 +72,7 @@ final class CellIndex: Sendable {
         guard l.size > 0, l.size.isFinite, l.originX.isFinite, l.originY.isFinite else { return "extent" }
         guard l.top.count == 1 << (2 * l.topLevels), l.nodes.count % 4 == 0 else { return "table sizes" }
         guard l.mixedStart.count == l.mixedCells + 1, l.mixedStart.first == 0,
-              l.mixedStart.last.map(Int.init) == l.mixedParts.count else { return "border cell table" }
-        let entries = l.mixedParts.count
-        guard l.reach.count == entries, l.edgeStart.count == entries, l.edgeEnd.count == entries else { return "crossing table sizes" }
+              l.mixedStart.last.map(Int.init) == l.borders.count else { return "border cell table" }
         // Plain loops that fold into one flag: this runs over every array at each cached start.
         let nodeCount = UInt32(l.nodes.count / 4), units = UInt32(clamping: units), mixed = UInt32(l.mixedCells)
         // Branch-free: the limit for each tag (node, unit, empty, mixed), and nodes must point forward.
@@ -93,19 +85,28 @@ final class CellIndex: Sendable {
         for e in l.top { ok = ok && valid(e, parent: UInt32.max) }
         for i in 0..<l.nodes.count { ok = valid(l.nodes[i], parent: UInt32(i / 4)) && ok }
         guard ok else { return "cell tree" }
-        for m in 0..<l.mixedCells { ok = ok && l.mixedStart[m] <= l.mixedStart[m + 1] }
-        var maxPart: Int32 = 0, minPart: Int32 = 0
-        for p in l.mixedParts { maxPart = max(maxPart, p); minPart = min(minPart, p) }
-        guard ok, minPart >= 0, entries == 0 || Int(maxPart) < parts else { return "border cells" }
-        let edgeCount = UInt32(l.edges.count)
-        for e in 0..<entries {
-            let first = l.edgeStart[e] & 0x7FFF_FFFF, last = l.edgeEnd[e] & 0x7FFF_FFFF
-            ok = ok && first <= last && last <= edgeCount && !l.reach[e].isNaN
+        // Each border cell: one or more records that end exactly where the next cell begins, each with a
+        // known part, a reach that is a number, and edges whose second vertex exists.
+        let b = l.borders, partLimit = UInt32(clamping: parts), vertexLimit = UInt32(clamping: max(0, vertices - 1))
+        let flagsAndCount = CrossingLists.Record.insideFlag | CrossingLists.Record.noListFlag | CrossingLists.Record.countMask
+        var r = 0
+        for m in 0..<l.mixedCells {
+            let end = Int(l.mixedStart[m + 1])
+            guard r == Int(l.mixedStart[m]), r < end else { return "border cells" }
+            while r < end {
+                guard r + CrossingLists.Record.headerWords <= end else { return "border cells" }
+                let header = b[r + 1], count = Int(header & CrossingLists.Record.countMask)
+                let next = r + CrossingLists.Record.headerWords + count
+                let reach = Double(bitPattern: UInt64(b[r + 2]) | UInt64(b[r + 3]) << 32)
+                guard b[r] < partLimit, header & ~flagsAndCount == 0, count <= CrossingLists.maxListed,
+                      header & CrossingLists.Record.noListFlag == 0 || count == 0, !reach.isNaN, next <= end else {
+                    return "crossing lists"
+                }
+                for k in (r + CrossingLists.Record.headerWords)..<next { ok = ok && b[k] < vertexLimit }
+                r = next
+            }
         }
-        guard ok else { return "crossing lists" }
-        var maxEdge: UInt32 = 0
-        for k in l.edges { maxEdge = max(maxEdge, k) }
-        guard l.edges.isEmpty || Int(maxEdge) + 1 < vertices else { return "edge" }
+        guard ok else { return "edge" }
         return nil
     }
 
@@ -114,8 +115,7 @@ final class CellIndex: Sendable {
         originX = l.originX; originY = l.originY; size = l.size; depth = l.depth; topLevels = l.topLevels
         scale = Double(1 << l.depth) / l.size
         unitCells = l.unitCells; emptyCells = l.emptyCells; mixedCells = l.mixedCells
-        nodes = l.nodes; mixedStart = l.mixedStart; mixedParts = l.mixedParts; top = l.top
-        reach = l.reach; edgeStart = l.edgeStart; edgeEnd = l.edgeEnd; edges = l.edges
+        nodes = l.nodes; mixedStart = l.mixedStart; top = l.top; borders = l.borders
         self.store = store
         self.owner = owner
     }
@@ -125,29 +125,44 @@ final class CellIndex: Sendable {
     deinit {
         guard owner == nil else { return }
         for b in [UnsafeRawPointer(nodes.baseAddress), UnsafeRawPointer(mixedStart.baseAddress),
-                  UnsafeRawPointer(mixedParts.baseAddress), UnsafeRawPointer(top.baseAddress),
-                  UnsafeRawPointer(reach.baseAddress), UnsafeRawPointer(edgeStart.baseAddress),
-                  UnsafeRawPointer(edgeEnd.baseAddress), UnsafeRawPointer(edges.baseAddress)] {
+                  UnsafeRawPointer(top.baseAddress), UnsafeRawPointer(borders.baseAddress)] {
             UnsafeMutableRawPointer(mutating: b)?.deallocate()
         }
     }
 
     /// Memory held by the tree, in bytes.
     var byteCount: Int {
-        (nodes.count + mixedStart.count + mixedParts.count + top.count + 2 * edgeStart.count + edges.count) * 4
-            + reach.count * 8
+        (nodes.count + mixedStart.count + top.count + borders.count) * 4
     }
 
-    /// The part of a candidate entry.
-    @inline(__always)
-    func part(entry: Int) -> Int { Int(mixedParts[entry]) }
+    /// The records of a border cell (its candidates, ascending), as word positions.
+    struct Records: Sequence, IteratorProtocol {
+        fileprivate let words: UnsafePointer<UInt32>
+        fileprivate var at: Int
+        fileprivate let end: Int
 
-    /// Where a point of the entry's cell lies against the entry's part, exactly as GEOS would say, or
+        @inline(__always)
+        mutating func next() -> Int? {
+            guard at < end else { return nil }
+            let r = at
+            at &+= CrossingLists.Record.words(words + r)
+            return r
+        }
+    }
+
+    /// The records in `words` (from ``Answer/candidates(_:)``).
+    @inline(__always)
+    func records(_ words: Range<Int>) -> Records { Records(words: borders.baseAddress!, at: words.lowerBound, end: words.upperBound) }
+
+    /// The part of the record at `record`.
+    @inline(__always)
+    func part(record: Int) -> Int { Int(borders[record]) }
+
+    /// Where a point of the record's cell lies against the record's part, exactly as GEOS would say, or
     /// `.uncertain` (ask GEOS).
     @inline(__always)
-    func locate(entry: Int, x: Double, y: Double) -> CrossingLists.Location {
-        CrossingLists.locate(x: x, y: y, entry: entry, reach: reach.baseAddress!, start: edgeStart.baseAddress!,
-                             end: edgeEnd.baseAddress!, edges: edges.baseAddress!, vertices: store.vertices.baseAddress!)
+    func locate(record: Int, x: Double, y: Double) -> CrossingLists.Location {
+        CrossingLists.locate(x: x, y: y, record: borders.baseAddress! + record, vertices: store.vertices.baseAddress!)
     }
 
     /// The answer for a point. Points outside the root square are `.empty`.
@@ -172,7 +187,7 @@ final class CellIndex: Sendable {
         case CellIndex.tagUnit: return .unit(value)
         case CellIndex.tagEmpty: return .empty
         default:
-            return .candidates(Int(mixedStart[value])..<Int(mixedStart[value + 1]))
+            return .candidates(Int(mixedStart[value])..<Int(mixedStart[value &+ 1]))
         }
     }
 
@@ -274,8 +289,6 @@ final class CellIndex: Sendable {
             return UnsafeBufferPointer(rebasing: b[0..<a.count])
         }
         nodes = copy(builder.nodes)
-        mixedStart = copy(builder.mixedStart)
-        mixedParts = copy(builder.mixedParts)
 
         // Crossing lists for every (mixed cell, candidate) entry, over the store's vertices.
         let partEdges = (0..<store.count).map(store.edgeRanges)
@@ -289,10 +302,21 @@ final class CellIndex: Sendable {
         let lists = CrossingLists.build(vertices: store.vertices, partEdges: partEdges, entries: entries, originX: originX,
                                         originY: originY, cell: side / Double(1 << depth), margin: CellIndex.margin,
                                         containsProperly: containsProperly)
-        reach = copy(lists.reach)
-        edgeStart = copy(lists.start)
-        edgeEnd = copy(lists.end)
-        edges = copy(lists.edges)
+        // Pack each cell's entries, with their edges, into consecutive records.
+        var words: [UInt32] = [], starts: [UInt32] = [0]
+        words.reserveCapacity(entries.count * CrossingLists.Record.headerWords + lists.edges.count)
+        for m in 0..<builder.mixedCells.count {
+            for e in Int(builder.mixedStart[m])..<Int(builder.mixedStart[m + 1]) {
+                let first = Int(lists.start[e] & 0x7FFF_FFFF), noList = lists.end[e] >> 31 == 1
+                let last = noList ? first : Int(lists.end[e])
+                CrossingLists.Record.append(part: builder.mixedParts[e], reach: lists.reach[e], inside: lists.start[e] >> 31 == 1,
+                                            noList: noList, edges: lists.edges[first..<last], to: &words)
+            }
+            precondition(words.count < 1 << 32, "too many border cells for one layer")
+            starts.append(UInt32(words.count))
+        }
+        mixedStart = copy(starts)
+        borders = copy(words)
 
         // Dense top grid: for each cell at level `topLevels`, the entry found by descending to it (a node
         // at that level, or the leaf that covers it from higher up).

@@ -23,10 +23,12 @@ struct CrossingLists {
     /// Where a point lies with respect to one polygon.
     enum Location { case interior, boundary, exterior, uncertain }
 
-    /// Per entry (a border cell's candidate polygon, parallel to the cell index's `mixedParts`): the
-    /// reach xR, and its edges `edges[start & 0x7FFF_FFFF ..< end]`, bit 31 of start set when xR is
-    /// inside the polygon, bit 31 of end set when the entry has no list (GEOS decides its points).
-    /// (Entries are filled part by part, so their edges are not in entry order.)
+    /// What ``build`` produces per entry (a border cell's candidate polygon, in the order of the entries
+    /// it is given): the reach xR, and its edges `edges[start & 0x7FFF_FFFF ..< end]`, bit 31 of start
+    /// set when xR is inside the polygon, bit 31 of end set when the entry has no list (GEOS decides its
+    /// points). Entries are filled part by part, so their edges are not in entry order; the cell index
+    /// packs them into one record per entry (see ``Record``).
+
     var reach: [Double] = []
     var start: [UInt32] = []
     var end: [UInt32] = []
@@ -52,21 +54,48 @@ struct CrossingLists {
         return 0
     }
 
-    /// The location of (px, py) against the polygon of `entry`, by the stored edges and reach.
+    /// One entry as the cell index stores it: consecutive `UInt32` words, so that a border cell's
+    /// candidates and their edges lie together in memory (a query touches one or two cache lines for
+    /// them instead of a line per array):
+    ///
+    /// - word 0: the part (polygon) number;
+    /// - word 1: bit 31 set when the reach is inside the part, bit 30 set when the entry has no list
+    ///   (GEOS decides its points), bits 0–15 the number of edges n;
+    /// - words 2–3: the reach xR, as the low and high halves of the Double's bits;
+    /// - words 4 ..< 4 + n: the edges, as vertex indices (edge k runs from vertex k to vertex k + 1).
+    enum Record {
+        static let headerWords = 4
+        static let insideFlag: UInt32 = 1 << 31, noListFlag: UInt32 = 1 << 30, countMask: UInt32 = 0xFFFF
+
+        /// The record's length in words.
+        @inline(__always)
+        static func words(_ r: UnsafePointer<UInt32>) -> Int { headerWords &+ Int(r[1] & countMask) }
+
+        /// Appends the record of a part with its reach and edges.
+        static func append(part: Int32, reach: Double, inside: Bool, noList: Bool, edges: ArraySlice<UInt32>, to words: inout [UInt32]) {
+            let bits = reach.bitPattern
+            words.append(UInt32(bitPattern: part))
+            words.append((inside ? insideFlag : 0) | (noList ? noListFlag : 0) | UInt32(edges.count))
+            words.append(UInt32(truncatingIfNeeded: bits))
+            words.append(UInt32(truncatingIfNeeded: bits >> 32))
+            words += edges
+        }
+    }
+
+    /// The location of (px, py) against the polygon of the record at `record`, by its edges and reach.
     @inline(__always)
-    static func locate(x px: Double, y py: Double, entry: Int, reach: UnsafePointer<Double>, start: UnsafePointer<UInt32>,
-                       end: UnsafePointer<UInt32>, edges: UnsafePointer<UInt32>, vertices: UnsafePointer<Double>) -> Location {
-        let rx = reach[entry]
-        let first = start[entry]
-        var parity = first >> 31
-        var k = Int(first & 0x7FFF_FFFF)
-        let last = end[entry]
-        if last >> 31 == 1 { return .uncertain }
-        let end = Int(last)
+    static func locate(x px: Double, y py: Double, record: UnsafePointer<UInt32>, vertices: UnsafePointer<Double>) -> Location {
+        let header = record[1]
+        if header & Record.noListFlag != 0 { return .uncertain }
+        let rx = Double(bitPattern: UInt64(record[2]) | UInt64(record[3]) << 32)
+        var parity = header >> 31
+        var k = Record.headerWords
+        let end = k &+ Int(header & Record.countMask)
+        let edges = record
         while k < end {
-            let v = 2 * Int(edges[k])
-            k += 1
-            let x1 = vertices[v], y1 = vertices[v + 1], x2 = vertices[v + 2], y2 = vertices[v + 3]
+            let v = 2 &* Int(edges[k])
+            k &+= 1
+            let x1 = vertices[v], y1 = vertices[v &+ 1], x2 = vertices[v &+ 2], y2 = vertices[v &+ 3]
             // GEOS RayCrossingCounter::countSegment's cases, in its order.
             if x1 < px && x2 < px { continue }
             if px == x2 && py == y2 { return .boundary }

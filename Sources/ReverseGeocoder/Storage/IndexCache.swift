@@ -26,7 +26,7 @@ struct IndexCache {
     var hugePages = false
 
     /// Bumped whenever what is stored, or what the engine computes from it, changes.
-    static let formatVersion: UInt32 = 2
+    static let formatVersion: UInt32 = 3
     private static let magic: [UInt8] = Array("GEOIDX\0\0".utf8)
     private static let headerSize = 64
 
@@ -48,8 +48,7 @@ struct IndexCache {
     struct CellsMeta: Codable {
         var originX: Double, originY: Double, size: Double
         var depth: Int, topLevels: Int, unitCells: Int, emptyCells: Int, mixedCells: Int
-        var nodes: Section, mixedStart: Section, mixedParts: Section, top: Section
-        var reach: Section, edgeStart: Section, edgeEnd: Section, edges: Section
+        var nodes: Section, mixedStart: Section, top: Section, borders: Section
     }
 
     struct LayerMeta: Codable {
@@ -265,10 +264,8 @@ struct IndexCache {
                 let layout = CellIndex.Layout(
                     originX: c.originX, originY: c.originY, size: c.size, depth: c.depth, topLevels: c.topLevels,
                     unitCells: c.unitCells, emptyCells: c.emptyCells, mixedCells: c.mixedCells,
-                    nodes: try array(c.nodes, UInt32.self, "\(name) cells"), mixedStart: try array(c.mixedStart, Int32.self, "\(name) cells"),
-                    mixedParts: try array(c.mixedParts, Int32.self, "\(name) cells"), top: try array(c.top, UInt32.self, "\(name) cells"),
-                    reach: try array(c.reach, Double.self, "\(name) cells"), edgeStart: try array(c.edgeStart, UInt32.self, "\(name) cells"),
-                    edgeEnd: try array(c.edgeEnd, UInt32.self, "\(name) cells"), edges: try array(c.edges, UInt32.self, "\(name) cells"))
+                    nodes: try array(c.nodes, UInt32.self, "\(name) cells"), mixedStart: try array(c.mixedStart, UInt32.self, "\(name) cells"),
+                    top: try array(c.top, UInt32.self, "\(name) cells"), borders: try array(c.borders, UInt32.self, "\(name) cells"))
                 if let why = CellIndex.inconsistency(layout, parts: parts, units: l.units, vertices: vertices.count / 2) {
                     throw CacheDamage(reason: "\(name) cells: \(why)")
                 }
@@ -371,9 +368,8 @@ struct IndexCache {
             if let c = layer.cells?.layout {
                 meta.cells = CellsMeta(originX: c.originX, originY: c.originY, size: c.size, depth: c.depth, topLevels: c.topLevels,
                                        unitCells: c.unitCells, emptyCells: c.emptyCells, mixedCells: c.mixedCells,
-                                       nodes: put(c.nodes), mixedStart: put(c.mixedStart), mixedParts: put(c.mixedParts),
-                                       top: put(c.top), reach: put(c.reach), edgeStart: put(c.edgeStart), edgeEnd: put(c.edgeEnd),
-                                       edges: put(c.edges))
+                                       nodes: put(c.nodes), mixedStart: put(c.mixedStart), top: put(c.top),
+                                       borders: put(c.borders))
             }
             layers.append(meta)
         }

@@ -138,8 +138,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                 case 5: edit(&meta.layers[0].partRings)
                 case 6: edit(&meta.layers[0].envelopes)
                 case 7: if meta.layers[0].cells != nil { edit(&meta.layers[0].cells!.nodes) }
-                case 8: if meta.layers[0].cells != nil { edit(&meta.layers[0].cells!.mixedParts) }
-                case 9: if meta.layers[0].cells != nil { edit(&meta.layers[0].cells!.edges) }
+                case 8: if meta.layers[0].cells != nil { edit(&meta.layers[0].cells!.borders) }
+                case 9: if meta.layers[0].cells != nil { edit(&meta.layers[0].cells!.mixedStart) }
                 case 10: if meta.layers[0].cells != nil { edit(&meta.layers[0].cells!.top) }
                 case 11: if meta.layers[0].cells != nil { meta.layers[0].cells!.depth = value % 40 }
                 case 12: if meta.layers[0].cells != nil { meta.layers[0].cells!.topLevels = value % 40 }
