@@ -1,6 +1,7 @@
 import CGEOS
 import Foundation
 import ReverseGeocoder
+import Synchronization
 
 /// Our engine on one dataset: load (index build) time, a first pass with cold per-thread caches,
 /// single-thread and all-threads throughput over the same points, per-query latency, peak RSS.
@@ -96,8 +97,17 @@ struct OursBenchmark {
             try (lines.joined(separator: "\n") + "\n").write(toFile: countriesPath, atomically: true, encoding: .utf8)
         }
 
-        // 3. Single thread, warm.
+        // 3 and 4. Single thread and all threads, warm, pass by pass in turn, so that a slow spell of the
+        // (shared) host weighs on both and not on the scaling between them. All threads: chunks of points
+        // handed out as workers ask, persistent workers; one warm-up pass prepares each worker's cache.
+        let pool = WorkerPool(threads: threads)
+        let counts = UnsafeMutableBufferPointer<Int>.allocate(capacity: threads * 8)  // padded against false sharing
+        defer { counts.deallocate() }
+        let shared = SharedPoints(xs: xs, ys: ys, geocoder: geocoder, counts: counts, threads: threads, datum: datum)
+        shared.reset()
+        let warm = Double(pool.run { shared.slice($0) }.wall) / 1e9
         var single: [Double] = [], singleCPU: [Double] = []
+        var multi: [Double] = [], multiCPU: [Double] = []
         for _ in 0..<passes {
             var hits = 0
             let c = processCPUNanos()
@@ -108,22 +118,14 @@ struct OursBenchmark {
             single.append(Double(nowNanos() - t) / 1e9)
             singleCPU.append(Double(processCPUNanos() - c) / 1e9)
             precondition(hits == found, "answers changed between passes")
-        }
-        log("single thread: \(single.map { String(format: "%.3f", $0) }) s")
 
-        // 4. All threads: contiguous slices, persistent workers; one warm-up pass prepares each worker's cache.
-        let pool = WorkerPool(threads: threads)
-        let counts = UnsafeMutableBufferPointer<Int>.allocate(capacity: threads * 8)  // padded against false sharing
-        defer { counts.deallocate() }
-        let shared = SharedPoints(xs: xs, ys: ys, geocoder: geocoder, counts: counts, threads: threads, datum: datum)
-        let warm = Double(pool.run { shared.slice($0) }.wall) / 1e9
-        var multi: [Double] = [], multiCPU: [Double] = []
-        for _ in 0..<passes {
+            shared.reset()
             let (wall, cpu) = pool.run { shared.slice($0) }
             multi.append(Double(wall) / 1e9)
             multiCPU.append(Double(cpu) / 1e9)
             precondition(shared.total == found, "multi-thread answers differ")
         }
+        log("single thread: \(single.map { String(format: "%.3f", $0) }) s")
         log("\(threads) threads: warm-up \(String(format: "%.3f", warm)) s, passes \(multi.map { String(format: "%.3f", $0) }) s")
 
         // 5. Latency of single queries (one thread, warm), each timed on its own.
@@ -195,17 +197,27 @@ final class SharedPoints: @unchecked Sendable {
     let counts: UnsafeMutableBufferPointer<Int>
     let threads: Int
     let datum: Datum
+    /// The next chunk of points to hand out. Workers take chunks as they go, like a server's work queue,
+    /// so a worker the host pauses for a moment does not hold up the pass with a fixed half of the points.
+    private let next = Atomic<Int>(0)
+    private static let chunk = 4096
 
     init(xs: [Double], ys: [Double], geocoder: ReverseGeocoder, counts: UnsafeMutableBufferPointer<Int>, threads: Int, datum: Datum) {
         self.xs = xs; self.ys = ys; self.geocoder = geocoder; self.counts = counts; self.threads = threads; self.datum = datum
     }
 
+    /// Before each pass (while the workers wait).
+    func reset() { next.store(0, ordering: .relaxed) }
+
     func slice(_ worker: Int) {
         let n = xs.count
-        let lo = n * worker / threads, hi = n * (worker + 1) / threads
         var hits = 0
-        for i in lo..<hi where geocoder.placemark(for: Coordinate(latitude: ys[i], longitude: xs[i]), datum: datum) != nil {
-            hits += 1
+        while true {
+            let lo = next.wrappingAdd(Self.chunk, ordering: .relaxed).oldValue
+            if lo >= n { break }
+            for i in lo..<min(n, lo + Self.chunk) where geocoder.placemark(for: Coordinate(latitude: ys[i], longitude: xs[i]), datum: datum) != nil {
+                hits += 1
+            }
         }
         counts[worker * 8] = hits
     }
