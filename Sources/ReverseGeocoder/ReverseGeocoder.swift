@@ -42,7 +42,12 @@ public final class ReverseGeocoder: Sendable {
         var grid: Unmanaged<WGS84Grid>?
     }
     nonisolated(unsafe) private let hotDatasets: UnsafeMutableBufferPointer<HotDataset>
-    nonisolated(unsafe) private let hotLayers: UnsafeMutableBufferPointer<Unmanaged<LayerIndex>>
+    /// A layer on the query path, and where its units' placemarks start in each thread's own table.
+    private struct HotLayer {
+        var layer: Unmanaged<LayerIndex>
+        var placemarkBase: Int
+    }
+    nonisolated(unsafe) private let hotLayers: UnsafeMutableBufferPointer<HotLayer>
     private let contexts: ContextRegistry
     /// The datasets loaded, in the order they are consulted, with their load statistics.
     public let datasets: [DatasetInfo]
@@ -131,16 +136,17 @@ public final class ReverseGeocoder: Sendable {
         datasets = infos
         hotDatasets = UnsafeMutableBufferPointer(rebasing: UnsafeMutableBufferPointer<HotDataset>.allocate(capacity: max(1, sets.count))[0..<sets.count])
         hotLayers = .allocate(capacity: max(1, sets.reduce(0) { $0 + $1.layers.count }))
-        var next = 0
+        var next = 0, placemarkCount = 0
         for (i, set) in sets.enumerated() {
             for layer in set.layers {
-                hotLayers[next] = Unmanaged.passUnretained(layer)
+                hotLayers[next] = HotLayer(layer: Unmanaged.passUnretained(layer), placemarkBase: placemarkCount)
+                placemarkCount += layer.unitCount
                 next += 1
             }
             hotDatasets[i] = HotDataset(reach: set.reach, datum: set.datum, layers: (next - set.layers.count)..<next,
                                         grid: set.wgsGrid.map { Unmanaged.passUnretained($0) })
         }
-        contexts = ContextRegistry(partCount: offset)
+        contexts = ContextRegistry(partCount: offset, placemarkCount: placemarkCount)
         hasChinaDatumDataset = sets.contains { $0.manifest.datum != .wgs84 }
         loadTime = ContinuousClock.now - start
     }
@@ -198,27 +204,9 @@ public final class ReverseGeocoder: Sendable {
     /// Thread-safe; each calling thread uses its own GEOS context.
     public func placemark(for coordinate: Coordinate, datum: Datum = .wgs84) -> Placemark? {
         guard coordinate.isValid else { return nil }
-        return contexts.currentUnmanaged()._withUnsafeGuaranteedRef { context in
-            placemark(for: coordinate, datum: datum, context: context)
-        }
-    }
-
-    /// The query point in a dataset's datum. Out of line: inlined, the compiler hoists the BD-09 formula
-    /// (a square root, sines) out of the dataset loop and pays it on every query (perf: 5 % of a query).
-    @inline(never)
-    private func convert(_ coordinate: Coordinate, from datum: Datum, to target: Datum, missedChina: Bool) -> Coordinate {
-        if target != .wgs84 || datum == .wgs84 || !hasChinaDatumDataset {
-            return Datum.convert(coordinate, from: datum, to: target)
-        }
-        if missedChina {
-            // Outside China's data: GCJ-02 is WGS-84 there; only Baidu's own offset remains.
-            return datum == .bd09 ? DatumTransform.bd09ToGCJ02(coordinate) : coordinate
-        }
-        return Datum.convert(coordinate, from: datum, to: .wgs84)
-    }
-
-    @inline(__always)
-    private func placemark(for coordinate: Coordinate, datum: Datum, context: QueryContext) -> Placemark? {
+        // The thread's context, unretained (the registry owns it); each use below borrows it without
+        // reference counting. One function, not a closure around another: that saved a call frame.
+        let context = contexts.currentUnmanaged()
         var missedChina = false
         for s in 0..<hotDatasets.count {
             let set = hotDatasets[s]
@@ -236,22 +224,43 @@ public final class ReverseGeocoder: Sendable {
                     continue
                 }
                 if entry != WGS84Grid.unknown {
-                    let layer = set.layers.lowerBound + Int(entry >> 28) - 1, unit = Int(entry & 0x0FFF_FFFF)
-                    return hotLayers[layer]._withUnsafeGuaranteedRef { $0.placemark(unit) }
+                    return answer(layer: set.layers.lowerBound + Int(entry >> 28) - 1, unit: Int(entry & 0x0FFF_FFFF), context: context)
                 }
             }
             let c = datum == set.datum ? coordinate : convert(coordinate, from: datum, to: set.datum, missedChina: missedChina)
             // Finest layer first: the first that has a unit answers.
             for l in set.layers {
-                let found = hotLayers[l]._withUnsafeGuaranteedRef { layer -> Placemark? in
-                    guard let unit = layer.locate(x: c.longitude, y: c.latitude, in: context) else { return nil }
-                    return layer.placemark(unit)
+                let unit = context._withUnsafeGuaranteedRef { context in
+                    hotLayers[l].layer._withUnsafeGuaranteedRef { $0.locate(x: c.longitude, y: c.latitude, in: context) }
                 }
-                if let found { return found }
+                if let unit { return answer(layer: l, unit: unit, context: context) }
             }
             if set.datum != .wgs84 { missedChina = true }
         }
         return nil
+    }
+
+    /// The calling thread's copy of a unit's placemark.
+    @inline(__always)
+    private func answer(layer l: Int, unit: Int, context: Unmanaged<QueryContext>) -> Placemark {
+        let hot = hotLayers[l]
+        return context._withUnsafeGuaranteedRef { context in
+            context.placemark(hot.placemarkBase + unit) { hot.layer._withUnsafeGuaranteedRef { $0.placemark(unit) } }
+        }
+    }
+
+    /// The query point in a dataset's datum. Out of line: inlined, the compiler hoists the BD-09 formula
+    /// (a square root, sines) out of the dataset loop and pays it on every query (perf: 5 % of a query).
+    @inline(never)
+    private func convert(_ coordinate: Coordinate, from datum: Datum, to target: Datum, missedChina: Bool) -> Coordinate {
+        if target != .wgs84 || datum == .wgs84 || !hasChinaDatumDataset {
+            return Datum.convert(coordinate, from: datum, to: target)
+        }
+        if missedChina {
+            // Outside China's data: GCJ-02 is WGS-84 there; only Baidu's own offset remains.
+            return datum == .bd09 ? DatumTransform.bd09ToGCJ02(coordinate) : coordinate
+        }
+        return Datum.convert(coordinate, from: datum, to: .wgs84)
     }
 
     /// Convenience for `placemark(for: Coordinate(latitude:longitude:), datum:)`.

@@ -39,6 +39,19 @@ public struct Placemark: Hashable, Sendable, Codable {
             self.localityIsProvinceFallback = localityIsProvinceFallback; self.dataset = dataset
         }
 
+        /// A copy that shares no heap object with this one: its strings get their own buffers too.
+        func unshared() -> Storage {
+            func own(_ s: String?) -> String? {
+                guard let s else { return nil }
+                let utf8 = Array(s.utf8)
+                return String(unsafeUninitializedCapacity: utf8.count) { _ = $0.initialize(fromContentsOf: utf8); return utf8.count }
+            }
+            return Storage(country: own(country), isoCountryCode: own(isoCountryCode), administrativeArea: own(administrativeArea),
+                           administrativeAreaCode: own(administrativeAreaCode), locality: own(locality), localityCode: own(localityCode),
+                           subLocality: own(subLocality), subLocalityCode: own(subLocalityCode),
+                           localityIsProvinceFallback: localityIsProvinceFallback, dataset: own(dataset)!)
+        }
+
         func copy() -> Storage {
             Storage(country: country, isoCountryCode: isoCountryCode, administrativeArea: administrativeArea,
                     administrativeAreaCode: administrativeAreaCode, locality: locality, localityCode: localityCode,
@@ -48,6 +61,14 @@ public struct Placemark: Hashable, Sendable, Codable {
     }
 
     private var storage: Storage
+
+    /// An equal placemark that shares no reference-counted object with this one (see
+    /// `QueryContext.placemark`): threads retaining it never contend for a cache line.
+    func unshared() -> Placemark {
+        var p = self
+        p.storage = storage.unshared()
+        return p
+    }
 
     private mutating func unique() -> Storage {
         if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }

@@ -13,10 +13,11 @@ final class ContextRegistry: @unchecked Sendable {
     private let key: pthread_key_t
     private let lock = NSLock()
     private var all: [QueryContext] = []
-    private let partCount: Int
+    private let partCount: Int, placemarkCount: Int
 
-    init(partCount: Int) {
+    init(partCount: Int, placemarkCount: Int) {
         self.partCount = partCount
+        self.placemarkCount = placemarkCount
         var key = pthread_key_t()
         let rc = pthread_key_create(&key, nil)
         self.key = key
@@ -41,7 +42,7 @@ final class ContextRegistry: @unchecked Sendable {
         if let raw = pthread_getspecific(key) {
             return Unmanaged<QueryContext>.fromOpaque(raw).takeUnretainedValue()
         }
-        let context = QueryContext(partCount: partCount)
+        let context = QueryContext(partCount: partCount, placemarkCount: placemarkCount)
         lock.lock()
         all.append(context)
         lock.unlock()

@@ -1,8 +1,9 @@
 import CGEOS
 
 /// Everything one thread needs to query: its own GEOS context, its own prepared geometries (built lazily,
-/// never shared: GEOS builds their indexes on first use without locking), reusable query points, and
-/// scratch buffers. Owned by the geocoder's ``ContextRegistry``; used only by the thread it belongs to.
+/// never shared: GEOS builds their indexes on first use without locking), its own copies of the
+/// placemarks it answers with, reusable query points, and scratch buffers. Owned by the geocoder's
+/// ``ContextRegistry``; used only by the thread it belongs to.
 final class QueryContext {
     let geos = GEOSContext()
     private var preparedCache: [PreparedGeometry?]
@@ -12,11 +13,23 @@ final class QueryContext {
     /// next query asks about the same position (two slots: the point and its +360° twin).
     private var points: [(x: Double, y: Double, geometry: OpaquePointer?)] = [(.nan, .nan, nil), (.nan, .nan, nil)]
 
-    init(partCount: Int) {
+    /// This thread's own copy of each placemark it has returned (slot: the layer's placemark base + unit),
+    /// made on first use. Returning a placemark retains its storage object; were the threads to share
+    /// the objects, every answer would write to a cache line the other threads also write, and two
+    /// threads answering points of one city ran slower than one (CPU per point 34 -> 118 ns).
+    nonisolated(unsafe) private let placemarks: UnsafeMutablePointer<Placemark?>
+    private let placemarkCount: Int
+
+    init(partCount: Int, placemarkCount: Int = 0) {
         preparedCache = Array(repeating: nil, count: partCount)
+        self.placemarkCount = placemarkCount
+        placemarks = .allocate(capacity: max(1, placemarkCount))
+        placemarks.initialize(repeating: nil, count: placemarkCount)
     }
 
     deinit {
+        placemarks.deinitialize(count: placemarkCount)
+        placemarks.deallocate()
         preparedCache.removeAll()
         for p in points { if let g = p.geometry { GEOSGeom_destroy_r(geos.handle, g) } }
     }
@@ -29,6 +42,20 @@ final class QueryContext {
         let p = PreparedGeometry(make(geos), context: geos)
         preparedCache[slot] = p
         return p
+    }
+
+    /// This thread's copy of the placemark in `slot`, copied from `shared` on first use.
+    @inline(__always)
+    func placemark(_ slot: Int, _ shared: () -> Placemark) -> Placemark {
+        if let own = placemarks[slot] { return own }
+        return adopt(shared(), slot: slot)
+    }
+
+    @inline(never)
+    private func adopt(_ shared: Placemark, slot: Int) -> Placemark {
+        let own = shared.unshared()
+        placemarks[slot] = own
+        return own
     }
 
     /// A GEOS point at (x, y), reused while the position stays the same.
