@@ -57,6 +57,8 @@ final class CellIndex: Sendable {
     let originX: Double, originY: Double, size: Double
     let depth: Int
     private let scale: Double
+    /// 2^depth, as a Double and as the last cell's index (saves recomputing them on each query).
+    private let cellCount: Double, lastCell: Int
     /// Cells by kind, for statistics.
     let unitCells: Int, emptyCells: Int, mixedCells: Int
 
@@ -114,6 +116,7 @@ final class CellIndex: Sendable {
     init(layout l: Layout, store: PolygonStore, owner: any AnyObject & Sendable) {
         originX = l.originX; originY = l.originY; size = l.size; depth = l.depth; topLevels = l.topLevels
         scale = Double(1 << l.depth) / l.size
+        cellCount = Double(1 << l.depth); lastCell = (1 << l.depth) - 1
         unitCells = l.unitCells; emptyCells = l.emptyCells; mixedCells = l.mixedCells
         nodes = l.nodes; mixedStart = l.mixedStart; top = l.top; borders = l.borders
         self.store = store
@@ -169,9 +172,8 @@ final class CellIndex: Sendable {
     @inline(__always)
     func answer(x: Double, y: Double) -> Answer {
         let fx = (x - originX) * scale, fy = (y - originY) * scale
-        let cells = Double(1 << depth)
-        guard fx >= 0, fy >= 0, fx <= cells, fy <= cells else { return .empty }
-        let ix = min(Int(fx), (1 << depth) - 1), iy = min(Int(fy), (1 << depth) - 1)
+        guard fx >= 0, fy >= 0, fx <= cellCount, fy <= cellCount else { return .empty }
+        let ix = min(Int(fx), lastCell), iy = min(Int(fy), lastCell)
         // Masking shifts and wrapping arithmetic: depth ≤ 20 and the cache's structure check bound every
         // index, so Swift's overflow and over-shift checks would only add work to each query.
         let shift = depth &- topLevels
@@ -259,6 +261,7 @@ final class CellIndex: Sendable {
         size = side
         depth = max(1, maxDepth)
         scale = Double(1 << depth) / side
+        cellCount = Double(1 << depth); lastCell = (1 << depth) - 1
 
         // Segments, flattened: part p's segments are segX1[...] etc. for s in segStart[p]..<segStart[p+1].
         var sx1: [Double] = [], sy1: [Double] = [], sx2: [Double] = [], sy2: [Double] = []

@@ -31,8 +31,9 @@ final class WGS84Grid: Sendable {
         if owner == nil { UnsafeMutableRawPointer(mutating: entries.baseAddress)?.deallocate() }
     }
 
-    /// The entry for a WGS-84 point (`unknown` outside the grid).
-    @inline(__always)
+    /// The entry for a WGS-84 point (`unknown` outside the grid). Out of line: inlined into the query, the
+    /// compiler computed it (two divisions) for every query, whatever the datum.
+    @inline(never)
     func lookup(x: Double, y: Double) -> UInt32 {
         let fx = (x - originX) / cell, fy = (y - originY) / cell
         guard fx >= 0, fy >= 0, fx < Double(columns), fy < Double(rows) else { return WGS84Grid.unknown }
