@@ -40,6 +40,7 @@ public final class ReverseGeocoder: Sendable {
         var layers: Range<Int>
         /// The dataset's WGS84Grid, if any (kept alive by `loaded`).
         var grid: Unmanaged<WGS84Grid>?
+        var mask: Unmanaged<EmptyMask>?
     }
     nonisolated(unsafe) private let hotDatasets: UnsafeMutableBufferPointer<HotDataset>
     /// A layer on the query path, and where its units' placemarks start in each thread's own table.
@@ -144,7 +145,8 @@ public final class ReverseGeocoder: Sendable {
                 next += 1
             }
             hotDatasets[i] = HotDataset(reach: set.reach, datum: set.datum, layers: (next - set.layers.count)..<next,
-                                        grid: set.wgsGrid.map { Unmanaged.passUnretained($0) })
+                                        grid: set.wgsGrid.map { Unmanaged.passUnretained($0) },
+                                        mask: set.emptyMask.map { Unmanaged.passUnretained($0) })
         }
         contexts = ContextRegistry(partCount: offset, placemarkCount: placemarkCount)
         hasChinaDatumDataset = sets.contains { $0.manifest.datum != .wgs84 }
@@ -228,6 +230,11 @@ public final class ReverseGeocoder: Sendable {
                 }
             }
             let c = datum == set.datum ? coordinate : convert(coordinate, from: datum, to: set.datum, missedChina: missedChina)
+            // Most points in the box but in no unit: one bit says so for every layer (see EmptyMask).
+            if let mask = set.mask, mask._withUnsafeGuaranteedRef({ $0.isEmpty(x: c.longitude, y: c.latitude) }) {
+                if set.datum != .wgs84 { missedChina = true }
+                continue
+            }
             // Finest layer first: the first that has a unit answers.
             for l in set.layers {
                 let unit = context._withUnsafeGuaranteedRef { context in

@@ -13,23 +13,28 @@ final class LoadedDataset: Sendable {
     let info: DatasetInfo
     /// For a GCJ-02 dataset with cells: answers for WGS-84 queries that need no conversion.
     let wgsGrid: WGS84Grid?
+    /// Where no layer has a unit, over `reach` (nil when the layers have no cells).
+    let emptyMask: EmptyMask?
 
-    init(manifest: DatasetManifest, layers: [LayerIndex], info: DatasetInfo, wgsGrid: WGS84Grid?) {
+    init(manifest: DatasetManifest, layers: [LayerIndex], info: DatasetInfo, wgsGrid: WGS84Grid?, emptyMask: EmptyMask?) {
         self.manifest = manifest
         datum = manifest.datum
         self.layers = layers
         reach = Self.reach(layers)
         self.info = info
         self.wgsGrid = wgsGrid
+        self.emptyMask = emptyMask
     }
 
-    /// A freshly built dataset, with its WGS-84 grid when it is a GCJ-02 one indexed with cells.
+    /// A freshly built dataset, with its empty mask when its layers have cells, and its WGS-84 grid
+    /// when it is a GCJ-02 one.
     convenience init(manifest: DatasetManifest, layers: [LayerIndex], info: DatasetInfo, cellSize: Double?) {
         var grid: WGS84Grid?
         if manifest.datum == .gcj02, let cellSize {
             grid = WGS84Grid.build(layers: layers, box: Self.reach(layers), cell: cellSize)
         }
-        self.init(manifest: manifest, layers: layers, info: info, wgsGrid: grid)
+        let mask = cellSize == nil ? nil : EmptyMask.build(layers: layers, box: Self.reach(layers))
+        self.init(manifest: manifest, layers: layers, info: info, wgsGrid: grid, emptyMask: mask)
     }
 
     static func reach(_ layers: [LayerIndex]) -> (Double, Double, Double, Double) {

@@ -26,7 +26,7 @@ struct IndexCache {
     var hugePages = false
 
     /// Bumped whenever what is stored, or what the engine computes from it, changes.
-    static let formatVersion: UInt32 = 3
+    static let formatVersion: UInt32 = 4
     private static let magic: [UInt8] = Array("GEOIDX\0\0".utf8)
     private static let headerSize = 64
 
@@ -68,9 +68,15 @@ struct IndexCache {
         var entries: Section
     }
 
+    struct MaskMeta: Codable {
+        var originX: Double, originY: Double, scaleX: Double, scaleY: Double
+        var words: Section
+    }
+
     struct Meta: Codable {
         var format: UInt32
         var wgsGrid: GridMeta?
+        var emptyMask: MaskMeta?
         var dataset: String
         var manifestHash: UInt64
         var cellSize: Double?
@@ -289,7 +295,14 @@ struct IndexCache {
             grid = WGS84Grid(originX: g.originX, originY: g.originY, cell: g.cell, columns: g.columns, rows: g.rows,
                              entries: entries, owner: mapped)
         }
-        return LoadedDataset(manifest: manifest, layers: layers, info: meta.info, wgsGrid: grid)
+        var mask: EmptyMask?
+        if let m = meta.emptyMask {
+            let words = try array(m.words, UInt64.self, "empty mask")
+            try check(EmptyMask.isWellFormed(originX: m.originX, originY: m.originY, scaleX: m.scaleX, scaleY: m.scaleY,
+                                             wordCount: words.count), "empty mask size")
+            mask = EmptyMask(originX: m.originX, originY: m.originY, scaleX: m.scaleX, scaleY: m.scaleY, words: words, owner: mapped)
+        }
+        return LoadedDataset(manifest: manifest, layers: layers, info: meta.info, wgsGrid: grid, emptyMask: mask)
     }
 
     /// Placemarks: per unit 8 text slots (offset, length into the text section; length 0xFFFF_FFFF for
@@ -376,7 +389,10 @@ struct IndexCache {
         let grid = set.wgsGrid.map {
             GridMeta(originX: $0.originX, originY: $0.originY, cell: $0.cell, columns: $0.columns, rows: $0.rows, entries: put($0.entries))
         }
-        let meta = Meta(format: Self.formatVersion, wgsGrid: grid, dataset: manifest.name, manifestHash: Self.manifestHash(manifest),
+        let mask = set.emptyMask.map {
+            MaskMeta(originX: $0.originX, originY: $0.originY, scaleX: $0.scaleX, scaleY: $0.scaleY, words: put($0.words))
+        }
+        let meta = Meta(format: Self.formatVersion, wgsGrid: grid, emptyMask: mask, dataset: manifest.name, manifestHash: Self.manifestHash(manifest),
                         cellSize: cellSize, sources: try Self.stamps(Self.sourcePaths(manifest, directory: manifestDirectory)),
                         info: set.info, layers: layers)
         let metaData = try JSONEncoder().encode(meta)

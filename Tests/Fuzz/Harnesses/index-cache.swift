@@ -124,7 +124,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
         var k = rest.startIndex
         while k + 9 <= rest.endIndex {
-            let which = Int(rest[k]) % 15
+            let which = Int(rest[k]) % 16
             let value = rest[k + 1..<k + 9].reduce(0) { $0 << 8 | Int($1) } % (1 << 40) - (1 << 20)
             let setOffset = rest[k + 1] & 1 == 0
             func edit(_ s: inout IndexCache.Section) { if setOffset { s.offset = value } else { s.count = value } }
@@ -144,6 +144,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                 case 11: if meta.layers[0].cells != nil { meta.layers[0].cells!.depth = value % 40 }
                 case 12: if meta.layers[0].cells != nil { meta.layers[0].cells!.topLevels = value % 40 }
                 case 13: if meta.wgsGrid != nil { edit(&meta.wgsGrid!.entries) }
+                case 14: if meta.emptyMask != nil { edit(&meta.emptyMask!.words) }
                 default: meta.layers[0].units = value % 100
                 }
             }

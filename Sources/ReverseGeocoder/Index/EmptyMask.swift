@@ -1,0 +1,78 @@
+import Dispatch
+
+/// Where a dataset has no unit at all: one bit per cell of a 1024 × 1024 grid over its reach.
+///
+/// Most points a geocoder sees inside a dataset's bounding box but outside its units are in the sea or
+/// in a neighbouring country (69 % of uniform points in China's box). Each layer's quadtree answers them
+/// "empty" after a load from its megabyte-sized top table, usually a miss in the L2 cache, and a dataset
+/// of several layers pays that once per layer. This mask is 128 KB, small enough to stay in the L2: a
+/// set bit answers "no unit here" for the whole dataset with one load.
+///
+/// A bit is set only when every layer's quadtree says "empty" for every point of the cell, grown by the
+/// cell index's margin (``CellIndex/boxAnswer(x0:y0:x1:y1:)``), so a point that rounding files into a
+/// neighbouring cell is still covered; and, for a layer with units stored east of 180°, also for the
+/// cell moved by 360°, where `LayerIndex.locate` looks for a western point's twin. So the mask never
+/// changes an answer, only how fast "none" comes.
+final class EmptyMask: Sendable {
+    /// Cells per side; a power of two, so the bit index is shifts.
+    static let side = 1024
+    static let wordCount = side * side / 64
+
+    let originX: Double, originY: Double, scaleX: Double, scaleY: Double
+    nonisolated(unsafe) let words: UnsafeBufferPointer<UInt64>
+    private let owner: (any AnyObject & Sendable)?
+
+    init(originX: Double, originY: Double, scaleX: Double, scaleY: Double, words: UnsafeBufferPointer<UInt64>,
+         owner: (any AnyObject & Sendable)?) {
+        self.originX = originX; self.originY = originY; self.scaleX = scaleX; self.scaleY = scaleY
+        self.words = words
+        self.owner = owner
+    }
+
+    deinit {
+        if owner == nil { UnsafeMutableRawPointer(mutating: words.baseAddress)?.deallocate() }
+    }
+
+    /// Whether the mask proves that no layer has a unit at (x, y) (in the dataset's datum).
+    @inline(__always)
+    func isEmpty(x: Double, y: Double) -> Bool {
+        let fx = (x - originX) * scaleX, fy = (y - originY) * scaleY
+        guard fx >= 0, fy >= 0, fx < Double(Self.side), fy < Double(Self.side) else { return false }
+        let bit = (Int(fy) &<< 10) | Int(fx)
+        return words[bit &>> 6] & (1 &<< UInt64(bit & 63)) != 0
+    }
+
+    /// Whether a mask read from the cache has the shape this engine uses.
+    static func isWellFormed(originX: Double, originY: Double, scaleX: Double, scaleY: Double, wordCount: Int) -> Bool {
+        originX.isFinite && originY.isFinite && scaleX.isFinite && scaleY.isFinite && scaleX > 0 && scaleY > 0
+            && wordCount == Self.wordCount
+    }
+
+    /// Builds the mask over `box` (minX, minY, maxX, maxY) for layers that all have cells; nil otherwise.
+    static func build(layers: [LayerIndex], box: (Double, Double, Double, Double)) -> EmptyMask? {
+        guard !layers.isEmpty, layers.allSatisfy({ $0.cells != nil }), box.2 > box.0, box.3 > box.1 else { return nil }
+        let scaleX = Double(side) / (box.2 - box.0), scaleY = Double(side) / (box.3 - box.1)
+        guard scaleX.isFinite, scaleY.isFinite else { return nil }
+        let words = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: wordCount)
+        words.initialize(repeating: 0)
+        let cells = layers.map { (index: $0.cells!, wrapped: $0.hasWrappedParts) }
+        nonisolated(unsafe) let base = words
+        // Rows are independent (a row is 16 whole words), and the quadtrees are read-only.
+        DispatchQueue.concurrentPerform(iterations: side) { row in
+            let y0 = box.1 + Double(row) / scaleY, y1 = box.1 + Double(row + 1) / scaleY
+            for column in 0..<side {
+                let x0 = box.0 + Double(column) / scaleX, x1 = box.0 + Double(column + 1) / scaleX
+                let empty = cells.allSatisfy { layer in
+                    layer.index.boxAnswer(x0: x0, y0: y0, x1: x1, y1: y1) == .empty
+                        && (!layer.wrapped || x0 >= 0 || layer.index.boxAnswer(x0: x0 + 360, y0: y0, x1: x1 + 360, y1: y1) == .empty)
+                }
+                if empty {
+                    let bit = row << 10 | column
+                    base[bit >> 6] |= 1 << UInt64(bit & 63)
+                }
+            }
+        }
+        return EmptyMask(originX: box.0, originY: box.1, scaleX: scaleX, scaleY: scaleY,
+                         words: UnsafeBufferPointer(words), owner: nil)
+    }
+}
