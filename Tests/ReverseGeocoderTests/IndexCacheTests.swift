@@ -107,6 +107,33 @@ struct IndexCacheTests {
         }
     }
 
+    /// A cache written by another format version lives under another name (the key includes the
+    /// version), so the new file never replaces it: writing the new one deletes it. Files of this
+    /// version under other keys (another cell size), other datasets' files and foreign files stay.
+    @Test func writingACacheDeletesTheDatasetsOtherFormats() async throws {
+        try await offPool {
+            let s = Setup()
+            _ = try s.engine(cellSize: 0.3)  // this version, another key
+            let fm = FileManager.default
+            var old = try Data(contentsOf: IndexCache(directory: s.cache).file(for: s.manifest, directory: nil, cellSize: 0.3))
+            old[8] = 3  // an older format version
+            let stale = s.cache.appendingPathComponent("cov-00000000000000a3.geoidx")
+            let otherDataset = s.cache.appendingPathComponent("world-00000000000000a3.geoidx")
+            let foreign = s.cache.appendingPathComponent("cov-notes.geoidx")
+            try old.write(to: stale)
+            try old.write(to: otherDataset)
+            try Data("not a cache".utf8).write(to: foreign)
+            let before = Set(try fm.contentsOfDirectory(atPath: s.cache.path))
+            _ = try s.engine()
+            let after = Set(try fm.contentsOfDirectory(atPath: s.cache.path))
+            #expect(!after.contains(stale.lastPathComponent))
+            #expect(after.contains(otherDataset.lastPathComponent))
+            #expect(after.contains(foreign.lastPathComponent))
+            #expect(after.contains(s.cacheFile.lastPathComponent))
+            #expect(after == before.subtracting([stale.lastPathComponent]).union([s.cacheFile.lastPathComponent]))
+        }
+    }
+
     /// Found by the index-cache fuzz harness: a box so wide its width overflows to infinity passed every
     /// check (finite numbers) and crashed the R-tree's Hilbert sort. Written here with valid checksums,
     /// as a broken writer would: the load must call it damaged and rebuild.

@@ -107,8 +107,29 @@ struct IndexCache {
         let location = manifestDirectory?.standardizedFileURL.path ?? manifest.layers.map(\.file).joined(separator: "\n")
         let key = "\(location)\n\(cellSize.map { "\($0)" } ?? "off")\n\(Self.formatVersion)"
         let hash = ContentHash.of(data: Data(key.utf8))
-        let safeName = String(manifest.name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" }.prefix(40))
-        return directory.appendingPathComponent("\(safeName)-\(String(hash, radix: 16)).geoidx")
+        return directory.appendingPathComponent("\(Self.safeName(manifest))-\(String(hash, radix: 16)).geoidx")
+    }
+
+    private static func safeName(_ manifest: DatasetManifest) -> String {
+        String(manifest.name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" }.prefix(40))
+    }
+
+    /// Deletes this dataset's cache files written by another format version: their names differ from the
+    /// current one's (the key includes the version), so nothing else would ever replace them, and an
+    /// upgrade would leave tens of megabytes behind for good. Files of this version are left alone, even
+    /// under other keys: another data folder or cell size may still use them.
+    func removeOtherFormats(of manifest: DatasetManifest) {
+        let prefix = Self.safeName(manifest) + "-"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        for name in names where name.hasPrefix(prefix) && name.hasSuffix(".geoidx") {
+            let path = directory.appendingPathComponent(name).path
+            guard let handle = FileHandle(forReadingAtPath: path) else { continue }
+            let head = (try? handle.read(upToCount: 12)) ?? Data()
+            try? handle.close()
+            guard head.count == 12, Array(head.prefix(8)) == Self.magic else { continue }  // not ours: keep
+            let format = head.suffix(4).withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)) }
+            if format != Self.formatVersion { try? FileManager.default.removeItem(atPath: path) }
+        }
     }
 
     static func manifestHash(_ manifest: DatasetManifest) -> UInt64 {
@@ -411,5 +432,6 @@ struct IndexCache {
         file.append(body)
         file.append(metaData)
         try file.write(to: url, options: .atomic)
+        removeOtherFormats(of: manifest)
     }
 }
