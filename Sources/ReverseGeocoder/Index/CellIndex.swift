@@ -23,8 +23,10 @@ final class CellIndex: Sendable {
         case candidates(Range<Int>)
     }
 
-    // Node entries: 2-bit tag + 30-bit value; node n's four children are nodes[4n ..< 4n+4], ordered
-    // (west-south, east-south, west-north, east-north).
+    // Entries: 2-bit tag + 30-bit value. A node spans two levels: node n's sixteen grandchildren are
+    // nodes[16n ..< 16n+16], a 4 × 4 block of cells in rows from the south-west, (column + 4 · row). Its
+    // 64 bytes are one cache line, so a query pays one miss per two levels. (The builder makes a plain
+    // quadtree, four children per node; `widen` turns it into this.)
     private static let tagNode: UInt32 = 0, tagUnit: UInt32 = 1, tagEmpty: UInt32 = 2, tagMixed: UInt32 = 3
     /// Everything the index is, as flat arrays and numbers: what the index cache writes and maps back.
     struct Layout {
@@ -37,6 +39,7 @@ final class CellIndex: Sendable {
         var mixedStart: UnsafeBufferPointer<UInt32>
         /// The tree's top `topLevels` levels flattened into a dense grid of entries, so a query starts a
         /// few levels from the leaves instead of chasing a dozen scattered nodes (each a likely cache miss).
+        /// `depth - topLevels` is even: the nodes below span two levels each.
         var top: UnsafeBufferPointer<UInt32>
         /// The border cells' candidates with their crossing lists, one ``CrossingLists/Record`` each, cell
         /// after cell.
@@ -70,13 +73,15 @@ final class CellIndex: Sendable {
     /// What is wrong with a layout read from the cache, or nil: every index it holds must point inside
     /// the array it indexes, so that a damaged file can never make a query read out of bounds.
     static func inconsistency(_ l: Layout, parts: Int, units: Int, vertices: Int) -> String? {
-        guard l.depth >= 1, l.depth <= 20, l.topLevels >= 1, l.topLevels <= l.depth else { return "depth" }
+        guard l.depth >= 1, l.depth <= 20, l.topLevels >= 1, l.topLevels <= l.depth, (l.depth - l.topLevels) % 2 == 0 else {
+            return "depth"
+        }
         guard l.size > 0, l.size.isFinite, l.originX.isFinite, l.originY.isFinite else { return "extent" }
-        guard l.top.count == 1 << (2 * l.topLevels), l.nodes.count % 4 == 0 else { return "table sizes" }
+        guard l.top.count == 1 << (2 * l.topLevels), l.nodes.count % 16 == 0 else { return "table sizes" }
         guard l.mixedStart.count == l.mixedCells + 1, l.mixedStart.first == 0,
               l.mixedStart.last.map(Int.init) == l.borders.count else { return "border cell table" }
         // Plain loops that fold into one flag: this runs over every array at each cached start.
-        let nodeCount = UInt32(l.nodes.count / 4), units = UInt32(clamping: units), mixed = UInt32(l.mixedCells)
+        let nodeCount = UInt32(l.nodes.count / 16), units = UInt32(clamping: units), mixed = UInt32(l.mixedCells)
         // Branch-free: the limit for each tag (node, unit, empty, mixed), and nodes must point forward.
         let limits: SIMD4<UInt32> = [nodeCount, units, .max, mixed]
         @inline(__always) func valid(_ entry: UInt32, parent: UInt32) -> Bool {
@@ -85,7 +90,7 @@ final class CellIndex: Sendable {
         }
         var ok = true
         for e in l.top { ok = ok && valid(e, parent: UInt32.max) }
-        for i in 0..<l.nodes.count { ok = valid(l.nodes[i], parent: UInt32(i / 4)) && ok }
+        for i in 0..<l.nodes.count { ok = valid(l.nodes[i], parent: UInt32(i / 16)) && ok }
         guard ok else { return "cell tree" }
         // Each border cell: one or more records that end exactly where the next cell begins, each with a
         // known part, a reach that is a number, and edges whose second vertex exists.
@@ -178,11 +183,11 @@ final class CellIndex: Sendable {
         // index, so Swift's overflow and over-shift checks would only add work to each query.
         let shift = depth &- topLevels
         var entry = top[((iy &>> shift) &<< topLevels) | (ix &>> shift)]
-        var level = shift &- 1
+        var level = shift
         while entry &>> 30 == CellIndex.tagNode {
-            let child = ((ix &>> level) & 1) | (((iy &>> level) & 1) &<< 1)
-            entry = nodes[4 &* Int(entry & 0x3FFF_FFFF) &+ child]
-            level &-= 1
+            level &-= 2
+            let child = ((ix &>> level) & 3) | (((iy &>> level) & 3) &<< 2)
+            entry = nodes[16 &* Int(entry & 0x3FFF_FFFF) &+ child]
         }
         let value = Int(entry & 0x3FFF_FFFF)
         switch entry >> 30 {
@@ -226,12 +231,12 @@ final class CellIndex: Sendable {
             case CellIndex.tagEmpty: return combine(.empty)
             case CellIndex.tagMixed: return combine(.mixed)
             default:
-                let shift = depth - level - 1
-                for child in 0..<4 {
-                    let ccx = 2 * cx + (child & 1), ccy = 2 * cy + (child >> 1)
-                    // Child covers cells ccx << shift ... ((ccx + 1) << shift) - 1.
+                let shift = depth - level - 2
+                for child in 0..<16 {
+                    let ccx = 4 * cx + (child & 3), ccy = 4 * cy + (child >> 2)
+                    // Grandchild covers cells ccx << shift ... ((ccx + 1) << shift) - 1.
                     if (ccx + 1) << shift <= ix0 || ccx << shift > ix1 || (ccy + 1) << shift <= iy0 || ccy << shift > iy1 { continue }
-                    if !visit(nodes[4 * value + child], level: level + 1, cx: ccx, cy: ccy) { return false }
+                    if !visit(nodes[16 * value + child], level: level + 2, cx: ccx, cy: ccy) { return false }
                 }
                 return true
             }
@@ -287,11 +292,12 @@ final class CellIndex: Sendable {
         builder.nodes = [0, 0, 0, 0]
         builder.subdivide(node: 0, x0: originX, y0: originY, side: side, level: 0, column: 0, row: 0, frame: 0..<boxes.count)
         func copy<T>(_ a: [T]) -> UnsafeBufferPointer<T> {
-            let b = UnsafeMutableBufferPointer<T>.allocate(capacity: max(1, a.count))
+            // Cache-line aligned, as in the index cache: a node is then exactly one line.
+            let raw = UnsafeMutableRawPointer.allocate(byteCount: max(1, a.count) * MemoryLayout<T>.stride, alignment: 64)
+            let b = UnsafeMutableBufferPointer(start: raw.bindMemory(to: T.self, capacity: max(1, a.count)), count: max(1, a.count))
             _ = b.initialize(from: a)
             return UnsafeBufferPointer(rebasing: b[0..<a.count])
         }
-        nodes = copy(builder.nodes)
 
         // Crossing lists for every (mixed cell, candidate) entry, over the store's vertices.
         let partEdges = (0..<store.count).map(store.edgeRanges)
@@ -323,7 +329,9 @@ final class CellIndex: Sendable {
 
         // Dense top grid: for each cell at level `topLevels`, the entry found by descending to it (a node
         // at that level, or the leaf that covers it from higher up).
-        let levels = min(depth, 9)
+        // At most 9 levels (a 1 MB table), and an even number of levels left for the two-level nodes.
+        var levels = min(depth, 9)
+        if (depth - levels) % 2 == 1 { levels -= 1 }
         topLevels = levels
         let side1 = 1 << levels
         let topGrid = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: side1 * side1)
@@ -341,10 +349,34 @@ final class CellIndex: Sendable {
                 topGrid[j * side1 + i] = entry
             }
         }
+        var wide: [UInt32] = []
+        for k in topGrid.indices { topGrid[k] = Self.widen(topGrid[k], from: builder.nodes, into: &wide) }
+        nodes = copy(wide)
         top = UnsafeBufferPointer(topGrid)
         unitCells = builder.unitCells
         emptyCells = builder.emptyCells
         mixedCells = builder.mixedStart.count - 1
+    }
+
+    /// The entry for the two-level node tree: a leaf as it is; a plain node (four children) as a new
+    /// two-level node whose sixteen entries are its grandchildren, or a child leaf repeated over the
+    /// 2 × 2 block of grandchildren it covers. Parents come before their children, as the cache's
+    /// structure check requires.
+    private static func widen(_ entry: UInt32, from plain: [UInt32], into wide: inout [UInt32]) -> UInt32 {
+        guard entry >> 30 == tagNode else { return entry }
+        let n = Int(entry & 0x3FFF_FFFF), k = wide.count / 16
+        precondition(k < 1 << 30, "too many cells for one layer")
+        wide += repeatElement(0, count: 16)
+        for child in 0..<4 {
+            let c = plain[4 * n + child]
+            for grandchild in 0..<4 {
+                // A plain node at the level before the last always has children: the depth left is even.
+                let g = c >> 30 == tagNode ? plain[4 * Int(c & 0x3FFF_FFFF) + grandchild] : c
+                let column = 2 * (child & 1) + (grandchild & 1), row = 2 * (child >> 1) + (grandchild >> 1)
+                wide[16 * k + column + 4 * row] = widen(g, from: plain, into: &wide)
+            }
+        }
+        return tagNode << 30 | UInt32(k)
     }
 
     private struct Builder {

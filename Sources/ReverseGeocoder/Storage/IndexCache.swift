@@ -26,7 +26,7 @@ struct IndexCache {
     var hugePages = false
 
     /// Bumped whenever what is stored, or what the engine computes from it, changes.
-    static let formatVersion: UInt32 = 4
+    static let formatVersion: UInt32 = 5
     private static let magic: [UInt8] = Array("GEOIDX\0\0".utf8)
     private static let headerSize = 64
 
@@ -363,7 +363,7 @@ struct IndexCache {
         var body = Data()
         var position = Self.headerSize
         func put<T>(_ buffer: UnsafeBufferPointer<T>) -> Section {
-            let alignment = 16
+            let alignment = 64  // a cache line: the cell index's nodes are one line each
             let pad = (alignment - position % alignment) % alignment
             body.append(Data(count: pad))
             position += pad
