@@ -26,7 +26,7 @@ ENGINES = ["ours", "brute", "shapely", "duckdb", "postgis", "rg", "cold", "exact
 
 # Sizes: the full profile runs in well under 10 minutes on 2 shared cores, quick in about a minute.
 PROFILES = {
-    "full": dict(points=500_000, passes=5, peer_passes=3, brute=2_000, point_driven=50_000, latency=100_000,
+    "full": dict(points=500_000, passes=9, peer_passes=3, brute=2_000, point_driven=50_000, latency=100_000,
                  cold=5, within=100_000, exact=1_000_000),
     "quick": dict(points=20_000, passes=2, peer_passes=1, brute=200, point_driven=2_000, latency=10_000,
                   cold=2, within=5_000, exact=20_000),
