@@ -203,7 +203,7 @@ public final class ReverseGeocoder: Sendable {
     }
 
     /// The placemark for a point, or nil when no loaded unit contains it (open sea, or outside the data).
-    /// Thread-safe; each calling thread uses its own GEOS context.
+    /// Thread-safe; each calling thread uses its own GEOS context and its own copies of the placemarks.
     public func placemark(for coordinate: Coordinate, datum: Datum = .wgs84) -> Placemark? {
         guard coordinate.isValid else { return nil }
         // The thread's context, unretained (the registry owns it); each use below borrows it without
