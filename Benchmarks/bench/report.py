@@ -491,7 +491,8 @@ def write(results, out: str, repo: str):
           "finest layer, whose unit code is the record number (an added DBF column; same .shp/.shx), with "
           "`ReverseGeocoder(manifests:)`, then calls `placemark(for:datum:)` per point: one thread, then all threads "
           "(persistent workers taking 4096-point chunks from a shared counter; each single-thread pass is followed by "
-          "an all-threads pass, so a slow spell of the host weighs on both). _As shipped_ loads the dataset's own "
+          "an all-threads pass, so a slow spell of the host weighs on both; in the full profile a pass walks the points "
+          "4 times, so a worker that wakes a few milliseconds late weighs little). _As shipped_ loads the dataset's own "
           "manifest, all layers.",
           "- **brute-force GEOS**: `geocode-bench brute`, the floor: no index; every part GEOS-prepared, tested "
           "in file order with prepared containsProperly, then intersects for border points; on the first points only.",

@@ -26,9 +26,9 @@ ENGINES = ["ours", "brute", "shapely", "duckdb", "postgis", "rg", "cold", "exact
 
 # Sizes: the full profile runs in well under 10 minutes on 2 shared cores, quick in about a minute.
 PROFILES = {
-    "full": dict(points=500_000, passes=9, peer_passes=3, brute=2_000, point_driven=50_000, latency=100_000,
+    "full": dict(points=500_000, passes=9, rounds=4, peer_passes=3, brute=2_000, point_driven=50_000, latency=100_000,
                  cold=5, within=100_000, exact=1_000_000),
-    "quick": dict(points=20_000, passes=2, peer_passes=1, brute=200, point_driven=2_000, latency=10_000,
+    "quick": dict(points=20_000, passes=2, rounds=1, peer_passes=1, brute=200, point_driven=2_000, latency=10_000,
                   cold=2, within=5_000, exact=20_000),
 }
 WORLD_LAND = (-180.0, -56.0, 180.0, 72.0)  # uniform over the latitudes where land is, minus Antarctica
@@ -235,18 +235,18 @@ def bench_dataset(ds: dict, prof: dict, only: set[str], binary: str, threads: in
                                     "--load-only", "yes"])
         res["rows"]["ours"] = run_json([binary, "ours", *extra, "--manifest", ds["bench_manifest"], "--points", pts,
                                         "--datum", ds["datum"], "--answers", os.path.join(w, "ours.i32"),
-                                        "--threads", str(threads), "--passes", str(prof["passes"]),
+                                        "--threads", str(threads), "--passes", str(prof["passes"]), "--rounds", str(prof["rounds"]),
                                         "--latency", str(prof["latency"])])
         res["rows"]["ours-shipped"] = run_json([binary, "ours", *extra, "--manifest", os.path.join(ds["dir"], "manifest.json"),
                                                 "--points", pts, "--datum", ds["datum"],
                                                 "--answers-country", os.path.join(w, "ours-country.txt"),
-                                                "--threads", str(threads), "--passes", str(prof["passes"]),
+                                                "--threads", str(threads), "--passes", str(prof["passes"]), "--rounds", str(prof["rounds"]),
                                                 "--latency", str(prof["latency"])])
         if ds["datum"] != "wgs84":
             # The same coordinates as GPS fixes (WGS-84): what a phone or a receiver in China asks.
             res["rows"]["ours-wgs84"] = run_json([binary, "ours", *extra, "--manifest", ds["bench_manifest"], "--points", pts,
                                                   "--datum", "wgs84", "--threads", str(threads),
-                                                  "--passes", str(prof["passes"]), "--latency", str(prof["latency"])])
+                                                  "--passes", str(prof["passes"]), "--rounds", str(prof["rounds"]), "--latency", str(prof["latency"])])
         for key in builds:
             res["rows"][key]["build_s"] = builds[key]["load_s"]
             res["rows"][key]["build_cache"] = builds[key]["cache"]
