@@ -24,6 +24,9 @@ final class LayerIndex: Sendable {
     let tree: PackedRTree
     /// The cell quadtree answering most points without GEOS (nil when disabled).
     let cells: CellIndex?
+    /// `cells` for the query path, unretained (`cells` owns it): passed on as a strong reference, it was
+    /// retained and released on every border-cell query, atomic writes to one line shared by all threads.
+    private let hotCells: Unmanaged<CellIndex>?
     /// True when some polygon extends east of 180° (an antimeridian-crossing unit moved into one frame).
     let hasWrappedParts: Bool
 
@@ -49,6 +52,7 @@ final class LayerIndex: Sendable {
         tree = builder.finish()
         hasWrappedParts = wrapped
         self.cells = cells
+        hotCells = cells.map { Unmanaged.passUnretained($0) }
     }
 
     deinit {
@@ -86,21 +90,10 @@ final class LayerIndex: Sendable {
     /// "Lowest-numbered" is record order in the file, so a point on a shared border always resolves to
     /// exactly one unit, the same one on every run and every thread.
     func locate(x: Double, y: Double, in context: QueryContext) -> Int? {
-        if let cells {
-            let here = cells.answer(x: x, y: y)
-            // West of 180° a unit stored east of 180° may hold the point too: ask for its twin as well.
-            let twin: CellIndex.Answer = hasWrappedParts && x < 0 ? cells.answer(x: x + 360, y: y) : .empty
-            switch (here, twin) {
-            case (.empty, .empty): return nil
-            case (.unit(let u), .empty): return u
-            case (.empty, .unit(let u)): return u
-            case (.candidates(let entries), .empty):
-                return crossingTest(x: x, y: y, entries: entries, cells: cells, in: context)
-            case (.empty, .candidates(let entries)):
-                return crossingTest(x: x + 360, y: y, entries: entries, cells: cells, in: context)
-            default:
-                break  // both frames have something: the R-tree path below sorts it out by the rule
-            }
+        if let hotCells {
+            // nil: the cells cannot tell (both frames have candidates); the R-tree path below sorts it out.
+            let found: Int?? = hotCells._withUnsafeGuaranteedRef { locate(x: x, y: y, cells: $0, in: context) }
+            if let found { return found }
         }
         context.candidates.removeAll(keepingCapacity: true)
         tree.search(x: x, y: y, into: &context.candidates)
@@ -108,6 +101,26 @@ final class LayerIndex: Sendable {
         // West of 180° the point may also be inside a unit stored east of 180° (see RingAssembler).
         if hasWrappedParts && x < 0 { tree.search(x: x + 360, y: y, into: &context.candidates) }
         return test(x: x, y: y, direct: direct, in: context)
+    }
+
+    /// The cells' answer: the unit or nil (none), or nil-of-nil when both the point and its western twin
+    /// have candidates, which the R-tree path decides.
+    @inline(__always)
+    private func locate(x: Double, y: Double, cells: CellIndex, in context: QueryContext) -> Int?? {
+        let here = cells.answer(x: x, y: y)
+        // West of 180° a unit stored east of 180° may hold the point too: ask for its twin as well.
+        let twin: CellIndex.Answer = hasWrappedParts && x < 0 ? cells.answer(x: x + 360, y: y) : .empty
+        switch (here, twin) {
+        case (.empty, .empty): return .some(nil)
+        case (.unit(let u), .empty): return u
+        case (.empty, .unit(let u)): return u
+        case (.candidates(let entries), .empty):
+            return crossingTest(x: x, y: y, entries: entries, cells: cells, in: context)
+        case (.empty, .candidates(let entries)):
+            return crossingTest(x: x + 360, y: y, entries: entries, cells: cells, in: context)
+        default:
+            return nil
+        }
     }
 
     /// Applies the boundary rule to a border cell's candidates by their crossing lists (exactly GEOS's

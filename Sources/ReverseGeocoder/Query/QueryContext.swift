@@ -6,7 +6,10 @@ import CGEOS
 /// ``ContextRegistry``; used only by the thread it belongs to.
 final class QueryContext {
     let geos = GEOSContext()
-    private var preparedCache: [PreparedGeometry?]
+    /// Raw memory, not an array: an array in a class `var` pays Swift's dynamic exclusivity check on each
+    /// access, and the compiler hoisted that check into every border-cell query.
+    nonisolated(unsafe) private let preparedCache: UnsafeMutablePointer<PreparedGeometry?>
+    private let partCount: Int
     var candidates: [Int32] = []
     var keyed: [Int] = []
     /// GEOS 3.11 has no prepared contains-XY, so a point geometry per query; kept for reuse when the
@@ -21,7 +24,9 @@ final class QueryContext {
     private let placemarkCount: Int
 
     init(partCount: Int, placemarkCount: Int = 0) {
-        preparedCache = Array(repeating: nil, count: partCount)
+        self.partCount = partCount
+        preparedCache = .allocate(capacity: max(1, partCount))
+        preparedCache.initialize(repeating: nil, count: partCount)
         self.placemarkCount = placemarkCount
         placemarks = .allocate(capacity: max(1, placemarkCount))
         placemarks.initialize(repeating: nil, count: placemarkCount)
@@ -30,7 +35,8 @@ final class QueryContext {
     deinit {
         placemarks.deinitialize(count: placemarkCount)
         placemarks.deallocate()
-        preparedCache.removeAll()
+        preparedCache.deinitialize(count: partCount)
+        preparedCache.deallocate()
         for p in points { if let g = p.geometry { GEOSGeom_destroy_r(geos.handle, g) } }
     }
 
