@@ -103,8 +103,8 @@ final class LayerIndex: Sendable {
         return test(x: x, y: y, direct: direct, in: context)
     }
 
-    /// The cells' answer: the unit or nil (none), or nil-of-nil when both the point and its western twin
-    /// have candidates, which the R-tree path decides.
+    /// The cells' answer: `.some(unit)`, `.some(nil)` for no unit, or nil when both the point and its
+    /// western twin have candidates, which the R-tree path decides.
     @inline(__always)
     private func locate(x: Double, y: Double, cells: CellIndex, in context: QueryContext) -> Int?? {
         let here = cells.answer(x: x, y: y)
