@@ -49,16 +49,6 @@ final class LoadedDataset: Sendable {
         if box.2 > 180 { box.0 = -180; box.2 = 180 }
         return (box.0 - 0.05, box.1 - 0.05, box.2 + 0.05, box.3 + 0.05)
     }
-
-    /// The unit containing a point given in this dataset's datum: the finest layer that has one answers.
-    /// Returns indices, not the placemark, so the hot path moves two integers instead of a large struct.
-    @inline(__always)
-    func locate(x: Double, y: Double, context: QueryContext) -> (layer: Int, unit: Int)? {
-        for (i, layer) in layers.enumerated() {
-            if let unit = layer.locate(x: x, y: y, in: context) { return (i, unit) }
-        }
-        return nil
-    }
 }
 
 /// Reads the shapefiles a manifest names and resolves every unit's placemark.

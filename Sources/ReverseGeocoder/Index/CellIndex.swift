@@ -138,11 +138,6 @@ final class CellIndex: Sendable {
         }
     }
 
-    /// Memory held by the tree, in bytes.
-    var byteCount: Int {
-        (nodes.count + mixedStart.count + top.count + borders.count) * 4
-    }
-
     /// The records of a border cell (its candidates, ascending), as word positions.
     struct Records: Sequence, IteratorProtocol {
         fileprivate let words: UnsafePointer<UInt32>
