@@ -231,16 +231,15 @@ public final class ReverseGeocoder: Sendable {
             }
             let c = datum == set.datum ? coordinate : convert(coordinate, from: datum, to: set.datum, missedChina: missedChina)
             // Most points in the box but in no unit: one bit says so for every layer (see EmptyMask).
-            if let mask = set.mask, mask._withUnsafeGuaranteedRef({ $0.isEmpty(x: c.longitude, y: c.latitude) }) {
-                if set.datum != .wgs84 { missedChina = true }
-                continue
-            }
-            // Finest layer first: the first that has a unit answers.
-            for l in set.layers {
-                let unit = context._withUnsafeGuaranteedRef { context in
-                    hotLayers[l].layer._withUnsafeGuaranteedRef { $0.locate(x: c.longitude, y: c.latitude, in: context) }
+            let empty = set.mask?._withUnsafeGuaranteedRef { $0.isEmpty(x: c.longitude, y: c.latitude) } ?? false
+            if !empty {
+                // Finest layer first: the first that has a unit answers.
+                for l in set.layers {
+                    let unit = context._withUnsafeGuaranteedRef { context in
+                        hotLayers[l].layer._withUnsafeGuaranteedRef { $0.locate(x: c.longitude, y: c.latitude, in: context) }
+                    }
+                    if let unit { return answer(layer: l, unit: unit, context: context) }
                 }
-                if let unit { return answer(layer: l, unit: unit, context: context) }
             }
             if set.datum != .wgs84 { missedChina = true }
         }

@@ -29,11 +29,12 @@ final class LoadedDataset: Sendable {
     /// A freshly built dataset, with its empty mask when its layers have cells, and its WGS-84 grid
     /// when it is a GCJ-02 one.
     convenience init(manifest: DatasetManifest, layers: [LayerIndex], info: DatasetInfo, cellSize: Double?) {
+        let box = Self.reach(layers)
         var grid: WGS84Grid?
         if manifest.datum == .gcj02, let cellSize {
-            grid = WGS84Grid.build(layers: layers, box: Self.reach(layers), cell: cellSize)
+            grid = WGS84Grid.build(layers: layers, box: box, cell: cellSize)
         }
-        let mask = cellSize == nil ? nil : EmptyMask.build(layers: layers, box: Self.reach(layers))
+        let mask = cellSize == nil ? nil : EmptyMask.build(layers: layers, box: box)
         self.init(manifest: manifest, layers: layers, info: info, wgsGrid: grid, emptyMask: mask)
     }
 
