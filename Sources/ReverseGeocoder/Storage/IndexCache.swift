@@ -126,9 +126,9 @@ struct IndexCache {
             guard let handle = FileHandle(forReadingAtPath: path) else { continue }
             let head = (try? handle.read(upToCount: 12)) ?? Data()
             try? handle.close()
-            guard head.count == 12, Array(head.prefix(8)) == Self.magic else { continue }  // not ours: keep
-            let format = head.suffix(4).withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)) }
-            if format != Self.formatVersion { try? FileManager.default.removeItem(atPath: path) }
+            // Not ours (no magic): keep.
+            guard let format = head.withUnsafeBytes(Self.format(ofHeader:)), format != Self.formatVersion else { continue }
+            try? FileManager.default.removeItem(atPath: path)
         }
     }
 
@@ -186,10 +186,15 @@ struct IndexCache {
 
     struct CacheDamage: Error { var reason: String }
 
+    /// The format version a file's first bytes declare, or nil when they do not start an index cache.
+    private static func format(ofHeader raw: UnsafeRawBufferPointer) -> UInt32? {
+        guard raw.count >= 12, Array(raw[0..<8]) == magic else { return nil }
+        return raw.loadUnaligned(fromByteOffset: 8, as: UInt32.self)
+    }
+
     private static func readMeta(_ mapped: FileInMemory) throws -> Meta {
         let raw = UnsafeRawBufferPointer(start: mapped.base, count: mapped.count)
-        guard raw.count >= headerSize, Array(raw[0..<8]) == magic else { throw CacheDamage(reason: "not an index cache file") }
-        let format = raw.loadUnaligned(fromByteOffset: 8, as: UInt32.self)
+        guard raw.count >= headerSize, let format = format(ofHeader: raw) else { throw CacheDamage(reason: "not an index cache file") }
         guard format == formatVersion else { throw CacheDamage(reason: "format \(format), this engine writes \(formatVersion)") }
         guard raw.loadUnaligned(fromByteOffset: 12, as: UInt32.self) == 0x0102_0304 else { throw CacheDamage(reason: "other byte order") }
         let metaOffset = Int(raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
