@@ -311,10 +311,9 @@ final class CellIndex: Sendable {
         words.reserveCapacity(entries.count * CrossingLists.Record.headerWords + lists.edges.count)
         for m in 0..<builder.mixedCells.count {
             for e in Int(builder.mixedStart[m])..<Int(builder.mixedStart[m + 1]) {
-                let first = Int(lists.start[e] & 0x7FFF_FFFF), noList = lists.end[e] >> 31 == 1
-                let last = noList ? first : Int(lists.end[e])
-                CrossingLists.Record.append(part: builder.mixedParts[e], reach: lists.reach[e], inside: lists.start[e] >> 31 == 1,
-                                            noList: noList, edges: lists.edges[first..<last], to: &words)
+                let entry = lists.entries[e]
+                CrossingLists.Record.append(part: builder.mixedParts[e], reach: entry.reach, inside: entry.inside,
+                                            noList: entry.list == nil, edges: lists.edges[entry.list ?? (0..<0)], to: &words)
             }
             precondition(words.count < 1 << 32, "too many border cells for one layer")
             starts.append(UInt32(words.count))

@@ -23,15 +23,18 @@ struct CrossingLists {
     /// Where a point lies with respect to one polygon.
     enum Location { case interior, boundary, exterior, uncertain }
 
-    /// What ``build`` produces per entry (a border cell's candidate polygon, in the order of the entries
-    /// it is given): the reach xR, and its edges `edges[start & 0x7FFF_FFFF ..< end]`, bit 31 of start
-    /// set when xR is inside the polygon, bit 31 of end set when the entry has no list (GEOS decides its
-    /// points). Entries are filled part by part, so their edges are not in entry order; the cell index
-    /// packs them into one record per entry (see ``Record``).
+    /// What ``build`` finds for one entry (a border cell's candidate polygon): the reach xR, whether xR is
+    /// inside the polygon, and the entry's edges `edges[list]`, or no list when it would be too long
+    /// (GEOS decides its points). Entries are filled part by part, so their edges are not in entry
+    /// order; the cell index packs each entry into one record (see ``Record``).
+    struct Entry {
+        var reach: Double = 0
+        var inside = false
+        var list: Range<Int>?
+    }
 
-    var reach: [Double] = []
-    var start: [UInt32] = []
-    var end: [UInt32] = []
+    /// One per entry given to ``build``, in that order.
+    var entries: [Entry] = []
     /// Edges as vertex indices: edge k runs from vertex k to vertex k + 1 of `vertices`.
     var edges: [UInt32] = []
 
@@ -138,9 +141,7 @@ struct CrossingLists {
         // Work part by part: file the part's edges into the rows its entries need, then sweep each entry.
         var byPart = [[Int]](repeating: [], count: partEdges.count)
         for (e, entry) in entries.enumerated() { byPart[Int(entry.part)].append(e) }
-        lists.reach = [Double](repeating: 0, count: entries.count)
-        lists.start = [UInt32](repeating: 0, count: entries.count)
-        lists.end = [UInt32](repeating: 0, count: entries.count)
+        lists.entries = [Entry](repeating: Entry(), count: entries.count)
 
         for p in partEdges.indices where !byPart[p].isEmpty {
             let rows = Set(byPart[p].map { entries[$0].row })
@@ -186,13 +187,13 @@ struct CrossingLists {
                 }
                 let inside: Bool
                 if let xR {
-                    lists.reach[e] = xR
+                    lists.entries[e].reach = xR
                     let yMid = originY + (Double(entry.row) + 0.5) * cell
                     inside = locateReach(x: xR, y: yMid, bucket: bucket, vertices: vertices)
                         ?? containsProperly(p, xR, yMid)
                 } else {
                     // Right of every edge of the row: outside.
-                    lists.reach[e] = frontier + 1
+                    lists.entries[e].reach = frontier + 1
                     inside = false
                 }
                 precondition(lists.edges.count < 1 << 31, "too many border edges for one layer")
@@ -200,12 +201,10 @@ struct CrossingLists {
                     // A long straight edge along the row (a border on a parallel) or a huge polygon makes a
                     // list of thousands; GEOS's own index is the better tool for those few cells.
                     lists.edges.removeSubrange(first...)
-                    lists.start[e] = UInt32(first)
-                    lists.end[e] = UInt32(first) | 1 << 31
                     continue
                 }
-                lists.start[e] = UInt32(first) | (inside ? 1 << 31 : 0)
-                lists.end[e] = UInt32(lists.edges.count)
+                lists.entries[e].inside = inside
+                lists.entries[e].list = first..<lists.edges.count
             }
         }
         return lists
