@@ -39,24 +39,12 @@ public struct Placemark: Hashable, Sendable, Codable {
             self.localityIsProvinceFallback = localityIsProvinceFallback; self.dataset = dataset
         }
 
-        /// A copy that shares no heap object with this one: its strings get their own buffers too.
-        func unshared() -> Storage {
-            func own(_ s: String?) -> String? {
-                guard let s else { return nil }
-                let utf8 = Array(s.utf8)
-                return String(unsafeUninitializedCapacity: utf8.count) { _ = $0.initialize(fromContentsOf: utf8); return utf8.count }
-            }
-            return Storage(country: own(country), isoCountryCode: own(isoCountryCode), administrativeArea: own(administrativeArea),
-                           administrativeAreaCode: own(administrativeAreaCode), locality: own(locality), localityCode: own(localityCode),
-                           subLocality: own(subLocality), subLocalityCode: own(subLocalityCode),
-                           localityIsProvinceFallback: localityIsProvinceFallback, dataset: own(dataset)!)
-        }
-
-        func copy() -> Storage {
-            Storage(country: country, isoCountryCode: isoCountryCode, administrativeArea: administrativeArea,
-                    administrativeAreaCode: administrativeAreaCode, locality: locality, localityCode: localityCode,
-                    subLocality: subLocality, subLocalityCode: subLocalityCode,
-                    localityIsProvinceFallback: localityIsProvinceFallback, dataset: dataset)
+        /// A copy; `text` may give each string its own buffer (see ``Placemark/unshared()``).
+        func copy(_ text: (String?) -> String? = { $0 }) -> Storage {
+            Storage(country: text(country), isoCountryCode: text(isoCountryCode), administrativeArea: text(administrativeArea),
+                    administrativeAreaCode: text(administrativeAreaCode), locality: text(locality), localityCode: text(localityCode),
+                    subLocality: text(subLocality), subLocalityCode: text(subLocalityCode),
+                    localityIsProvinceFallback: localityIsProvinceFallback, dataset: text(dataset)!)
         }
     }
 
@@ -66,7 +54,13 @@ public struct Placemark: Hashable, Sendable, Codable {
     /// `QueryContext.placemark`): threads retaining it never contend for a cache line.
     func unshared() -> Placemark {
         var p = self
-        p.storage = storage.unshared()
+        // Strings' own buffers too: a shared string buffer is as much a shared reference count.
+        p.storage = storage.copy { s in
+            s.map { s in
+                let utf8 = Array(s.utf8)
+                return String(unsafeUninitializedCapacity: utf8.count) { _ = $0.initialize(fromContentsOf: utf8); return utf8.count }
+            }
+        }
         return p
     }
 
