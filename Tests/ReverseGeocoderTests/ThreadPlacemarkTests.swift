@@ -25,7 +25,7 @@ struct ThreadPlacemarkTests {
         #expect(checked > 7_000)
     }
 
-    @Test func eachThreadGetsItsOwnCopyAndTheSameAnswer() async throws {
+    @Test func threadsAnsweringWithTheirOwnCopiesAgree() async throws {
         let g = try BundledDataTests.geocoder.get()
         let beijing = Coordinate(latitude: 39.9087, longitude: 116.3975)
         let expected = try #require(g.placemark(for: beijing, datum: .gcj02))
