@@ -21,6 +21,13 @@ public enum GeocoderError: Error, Sendable, Equatable, CustomStringConvertible {
     case missingField(file: String, field: String, available: [String])
     /// GEOS reported an error.
     case geos(String)
+    /// A folder of a data directory that looks like a dataset but cannot be used: it cannot be read, or
+    /// it holds shapefiles without a readable `manifest.json`. Skipped with a warning under
+    /// ``ReverseGeocoder/Options/skipBrokenDatasets``.
+    case brokenDataset(directory: String, reason: String)
+    /// A source file whose SHA-256 is not the one its manifest lists (`actual` is "missing" for a listed
+    /// file that is gone). A warning under ``ReverseGeocoder/Options/allowModifiedData``.
+    case modifiedFile(file: String, expected: String, actual: String)
 
     public var description: String {
         switch self {
@@ -42,6 +49,10 @@ public enum GeocoderError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .missingField(file, field, available):
             return "\(file): no field \"\(field)\" (fields: \(available.joined(separator: ", ")))"
         case let .geos(message): return "GEOS: \(message)"
+        case let .brokenDataset(directory, reason): return "dataset folder \(directory): \(reason)"
+        case let .modifiedFile(file, expected, actual):
+            return "\(file): contents differ from the manifest (sha256 \(actual), manifest lists \(expected)); "
+                + "restore the file, or update the manifest's \"files\" entry if the change is intended"
         }
     }
 }

@@ -52,6 +52,10 @@ public final class ReverseGeocoder: Sendable {
     private let contexts: ContextRegistry
     /// The datasets loaded, in the order they are consulted, with their load statistics.
     public let datasets: [DatasetInfo]
+    /// What the load let pass that a user should hear about: datasets skipped under
+    /// ``Options/skipBrokenDatasets``, files that differ from their manifest under
+    /// ``Options/allowModifiedData``. Empty after a clean load.
+    public let warnings: [String]
     /// Wall time spent loading.
     public let loadTime: Duration
     private let hasChinaDatumDataset: Bool
@@ -78,10 +82,24 @@ public final class ReverseGeocoder: Sendable {
         /// now and then adds tenths of a second to the load. Worth it for many queries, not for one.
         public var hugePages: Bool
 
-        public init(cellSize: Double? = 0.05, cacheDirectory: URL? = nil, hugePages: Bool = true) {
+        /// Whether a broken dataset is skipped instead of failing the load: a folder of the data directory
+        /// that cannot be read, that holds shapefiles without a readable `manifest.json`, or whose files
+        /// cannot be loaded. Each skipped one is listed in ``ReverseGeocoder/warnings``. Off by default:
+        /// a missing dataset changes the answers (Beijing without its districts), so it is an error.
+        public var skipBrokenDatasets: Bool
+
+        /// Whether a source file that differs from its manifest's SHA-256 (checked when an index is
+        /// built from the shapefiles) is only a warning, in ``DatasetInfo/modifiedFiles`` and
+        /// ``ReverseGeocoder/warnings``, instead of ``GeocoderError/modifiedFile(file:expected:actual:)``.
+        public var allowModifiedData: Bool
+
+        public init(cellSize: Double? = 0.05, cacheDirectory: URL? = nil, hugePages: Bool = true,
+                    skipBrokenDatasets: Bool = false, allowModifiedData: Bool = false) {
             self.cellSize = cellSize
             self.cacheDirectory = cacheDirectory
             self.hugePages = hugePages
+            self.skipBrokenDatasets = skipBrokenDatasets
+            self.allowModifiedData = allowModifiedData
         }
 
         /// The per-user cache directory: `$GEOCODE_CACHE_DIR` (`off` for none), else
@@ -95,46 +113,42 @@ public final class ReverseGeocoder: Sendable {
     }
 
     /// Loads datasets from manifests (relative file paths resolve against each manifest's `directory`).
-    public init(manifests: [(manifest: DatasetManifest, directory: URL?)], options: Options = Options()) throws {
+    public convenience init(manifests: [(manifest: DatasetManifest, directory: URL?)], options: Options = Options()) throws {
+        try self.init(manifests: manifests, options: options, skipped: [])
+    }
+
+    /// `skipped`: warnings of datasets the directory scan already passed over.
+    init(manifests: [(manifest: DatasetManifest, directory: URL?)], options: Options, skipped: [String]) throws {
         let start = ContinuousClock.now
         var sets: [LoadedDataset] = []
         var infos: [DatasetInfo] = []
+        var warnings = skipped
         var offset = 0
+        // A writer killed mid-way left its temporary file: no later write would ever replace it.
+        if let directory = options.cacheDirectory { CacheTemporaryFile.removeAbandoned(in: directory) }
         for (manifest, directory) in manifests.sorted(by: { $0.manifest.priority < $1.manifest.priority }) {
-            try manifest.validate(file: directory?.appendingPathComponent("manifest.json").path ?? manifest.name)
-            var set: LoadedDataset?
-            var cacheFile: String?, cacheStatus: String?
-            let cache = options.cacheDirectory.map { IndexCache(directory: $0, hugePages: options.hugePages) }
-            if let cache {
-                cacheFile = cache.file(for: manifest, directory: directory, cellSize: options.cellSize).path
-                switch cache.load(manifest: manifest, directory: directory, cellSize: options.cellSize, partOffset: offset) {
-                case .success(let s):
-                    set = s
-                    cacheStatus = "loaded"
-                case .failure(let miss):
-                    cacheStatus = "rebuilt (\(miss))"
-                }
+            let set: LoadedDataset, info: DatasetInfo
+            do {
+                (set, info) = try Self.open(manifest, directory: directory, options: options, partOffset: offset)
+            } catch {
+                guard options.skipBrokenDatasets else { throw error }
+                warnings.append("skipped dataset \(manifest.name) (\(directory?.path ?? "given in code")): \(error)")
+                continue
             }
-            if set == nil {
-                let built = try DatasetLoader(manifest: manifest, directory: directory, options: options).load(partOffset: offset)
-                if let cache {
-                    do {
-                        try cache.write(built, manifest: manifest, directory: directory, cellSize: options.cellSize)
-                    } catch {
-                        cacheStatus! += "; not written: \(error.localizedDescription)"
-                    }
-                }
-                set = built
+            for m in info.modifiedFiles ?? [] {
+                warnings.append("\(GeocoderError.modifiedFile(file: m.file, expected: m.expected, actual: m.actual)) (allowed)")
             }
-            var info = set!.info
-            info.cacheFile = cacheFile
-            info.cacheStatus = cacheStatus
             infos.append(info)
-            offset += set!.layers.reduce(0) { $0 + $1.store.count }
-            sets.append(set!)
+            offset += set.layers.reduce(0) { $0 + $1.store.count }
+            sets.append(set)
+        }
+        if sets.isEmpty && !warnings.isEmpty {
+            throw GeocoderError.badManifest(file: manifests.first?.directory?.deletingLastPathComponent().path ?? "data",
+                                            reason: "no dataset could be loaded: " + warnings.joined(separator: "; "))
         }
         loaded = sets
         datasets = infos
+        self.warnings = warnings
         hotDatasets = UnsafeMutableBufferPointer(rebasing: UnsafeMutableBufferPointer<HotDataset>.allocate(capacity: max(1, sets.count))[0..<sets.count])
         hotLayers = .allocate(capacity: max(1, sets.reduce(0) { $0 + $1.layers.count }))
         var next = 0, placemarkCount = 0
@@ -155,31 +169,59 @@ public final class ReverseGeocoder: Sendable {
 
     /// Loads every dataset in a data directory: each subdirectory (or the directory itself) holding a
     /// `manifest.json`.
+    /// A folder that cannot be read, or that holds shapefiles but no readable `manifest.json`, is an error
+    /// (``GeocoderError/brokenDataset(directory:reason:)``) unless ``Options/skipBrokenDatasets`` is set;
+    /// folders without shapefiles or manifest (`LICENSES/`) are not datasets and are passed over.
     public convenience init(directory: URL, options: Options = Options()) throws {
-        try self.init(manifests: try Self.manifests(in: directory), options: options)
+        let scan = try DatasetDirectory.scan(directory, skipBroken: options.skipBrokenDatasets)
+        try self.init(manifests: scan.manifests, options: options, skipped: scan.skipped)
     }
 
-    /// The manifests in a data directory: its own `manifest.json` and its subdirectories'.
+    /// The manifests in a data directory: its own `manifest.json` and its subdirectories'. A broken
+    /// dataset folder is an error, as for ``init(directory:options:)``.
     public static func manifests(in directory: URL) throws -> [(manifest: DatasetManifest, directory: URL?)] {
-        var found: [(DatasetManifest, URL?)] = []
-        let fm = FileManager.default
-        let own = directory.appendingPathComponent("manifest.json")
-        if fm.fileExists(atPath: own.path) { found.append((try DatasetManifest.load(from: own), directory)) }
-        let children: [String]
-        do {
-            children = try fm.contentsOfDirectory(atPath: directory.path).sorted()
-        } catch {
-            throw GeocoderError.cannotOpen(file: directory.path, reason: "not a readable directory")
+        try DatasetDirectory.scan(directory, skipBroken: false).manifests
+    }
+
+    /// One dataset, from its cache when that is fresh, else built from its shapefiles (and cached).
+    private static func open(_ manifest: DatasetManifest, directory: URL?, options: Options,
+                             partOffset: Int) throws -> (LoadedDataset, DatasetInfo) {
+        try manifest.validate(file: directory?.appendingPathComponent("manifest.json").path ?? manifest.name)
+        var cacheFile: String?, cacheStatus: String?, writeFailure: String?
+        var set: LoadedDataset?
+        let cache = options.cacheDirectory.map { IndexCache(directory: $0, hugePages: options.hugePages) }
+        if let cache {
+            cacheFile = cache.file(for: manifest, directory: directory, cellSize: options.cellSize).path
+            switch cache.load(manifest: manifest, directory: directory, cellSize: options.cellSize, partOffset: partOffset) {
+            case .success(let s):
+                // Built from files that differed from the manifest, under allowModifiedData: the sources
+                // have not changed since (else the cache would be stale), so they still differ.
+                if !options.allowModifiedData, let m = s.info.modifiedFiles?.first {
+                    throw GeocoderError.modifiedFile(file: m.file, expected: m.expected, actual: m.actual)
+                }
+                set = s
+                cacheStatus = "loaded"
+            case .failure(let miss):
+                cacheStatus = "rebuilt (\(miss))"
+            }
         }
-        for child in children {
-            let sub = directory.appendingPathComponent(child)
-            let manifest = sub.appendingPathComponent("manifest.json")
-            if fm.fileExists(atPath: manifest.path) { found.append((try DatasetManifest.load(from: manifest), sub)) }
+        if set == nil {
+            let built = try DatasetLoader(manifest: manifest, directory: directory, options: options).load(partOffset: partOffset)
+            if let cache {
+                do {
+                    try cache.write(built, manifest: manifest, directory: directory, cellSize: options.cellSize)
+                } catch {
+                    writeFailure = "\(error)"
+                    cacheStatus! += "; not written: \(writeFailure!)"
+                }
+            }
+            set = built
         }
-        if found.isEmpty {
-            throw GeocoderError.badManifest(file: directory.path, reason: "no manifest.json in it or its subdirectories")
-        }
-        return found.map { (manifest: $0.0, directory: $0.1) }
+        var info = set!.info
+        info.cacheFile = cacheFile
+        info.cacheStatus = cacheStatus
+        info.cacheWriteFailure = writeFailure
+        return (set!, info)
     }
 
     /// The index cache files the datasets of a data directory use with these options (existing or

@@ -18,6 +18,22 @@ public struct DatasetInfo: Sendable, Codable, Equatable {
     public var cacheFile: String?
     /// What happened with it: "loaded", or "rebuilt (why)" (with "; not written: why" if writing failed).
     public var cacheStatus: String?
+    /// Why the index cache could not be written after a rebuild (nil when it was, or was not needed):
+    /// the engine works without it, but the next start rebuilds again.
+    public var cacheWriteFailure: String?
+    /// Source files whose SHA-256 differs from the manifest's, loaded anyway under
+    /// ``ReverseGeocoder/Options/allowModifiedData`` (nil or empty when every listed file matched).
+    public var modifiedFiles: [ModifiedFile]?
+}
+
+/// A source file that is not what its manifest says.
+public struct ModifiedFile: Sendable, Codable, Equatable {
+    /// The file's path.
+    public var file: String
+    /// The manifest's SHA-256.
+    public var expected: String
+    /// The file's SHA-256, or "missing".
+    public var actual: String
 }
 
 /// Load statistics of one shapefile.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A dataset ready to answer: its layers, finest first.
 final class LoadedDataset: Sendable {
@@ -52,23 +53,31 @@ final class LoadedDataset: Sendable {
     }
 }
 
+/// Results written by parallel workers, one slot each, read after they all finish.
+final class LoadResults<T>: Sendable {
+    /// One worker's result. @unchecked: T (GEOS geometries) is not Sendable, but each slot is written by
+    /// exactly one worker, under the mutex, and read only after all of them joined.
+    private struct Slot: @unchecked Sendable { var result: Result<T, Error>? }
+    private let slots: Mutex<[Slot]>
+    init(count: Int) { slots = Mutex(Array(repeating: Slot(result: nil), count: count)) }
+    func set(_ i: Int, _ r: Result<T, Error>) {
+        let slot = Slot(result: r)
+        slots.withLock { $0[i] = slot }
+    }
+    /// The values in order, or the first error in order.
+    func values() throws -> [T] { try slots.withLock { $0 }.map { try $0.result!.get() } }
+}
+
 /// Reads the shapefiles a manifest names and resolves every unit's placemark.
+///
+/// Four steps, one method each: ``readLayers()`` (in parallel, checking each source file against the
+/// manifest's SHA-256), ``resolvePlacemarks(_:partOffset:)`` (the hierarchy), ``buildIndexes(_:placemarks:partOffset:)``
+/// (in parallel), then the dataset assembled finest layer first.
 ///
 /// Hierarchy: a unit's coarser levels come from its own fields where the manifest names them; a code
 /// without a name is looked up in the coarser layer by code; a level the file does not carry at all is
 /// taken from the manifest's constants, else from the coarser layer's unit containing a point inside
 /// this unit (GEOS PointOnSurface). All of this happens once at load, so a query returns a ready value.
-/// Results written by parallel workers, one slot each, read after they all finish.
-final class LoadResults<T>: @unchecked Sendable {
-    // @unchecked: each slot is written by exactly one worker, under the lock, and read after the join.
-    private var slots: [Result<T, Error>?]
-    private let lock = NSLock()
-    init(count: Int) { slots = Array(repeating: nil, count: count) }
-    func set(_ i: Int, _ r: Result<T, Error>) { lock.lock(); slots[i] = r; lock.unlock() }
-    /// The values in order, or the first error in order.
-    func values() throws -> [T] { try slots.map { try $0!.get() } }
-}
-
 struct DatasetLoader: Sendable {
     let manifest: DatasetManifest
     let directory: URL?
@@ -84,20 +93,61 @@ struct DatasetLoader: Sendable {
         var spec: DatasetManifest.Layer
         var units: [Unit]
         var info: LayerInfo
+        /// Source files of this layer that differ from the manifest's digests.
+        var modified: [ModifiedFile]
+        /// Parts of this layer's units, and where they start among all the dataset's parts.
+        var partCount: Int { units.reduce(0) { $0 + $1.parts.count } }
     }
 
     func load(partOffset: Int) throws -> LoadedDataset {
-        // Layers are read in parallel (GEOS validity checks dominate loading), each on its own thread
-        // with its own GEOS context: contexts are not thread-safe.
+        let raw = try readLayers()
+        let modified = raw.flatMap(\.modified)
+        let placemarks = resolvePlacemarks(raw, partOffset: partOffset)
+        let built = try buildIndexes(raw, placemarks: placemarks, partOffset: partOffset)
+
+        // Finest first: that is the order queries try them.
+        let layers = raw.indices.sorted { raw[$0].spec.level > raw[$1].spec.level }
+        let info = DatasetInfo(name: manifest.name, title: manifest.title, datum: manifest.datum, priority: manifest.priority,
+                               source: manifest.source, sourceVersion: manifest.sourceVersion, license: manifest.license,
+                               build: manifest.build, directory: directory?.path, layers: layers.map { raw[$0].info },
+                               modifiedFiles: modified.isEmpty ? nil : modified)
+        return LoadedDataset(manifest: manifest, layers: layers.map { built[$0] }, info: info, cellSize: options.cellSize)
+    }
+
+    /// Every layer's records, in parallel (GEOS validity checks dominate loading), each on its own thread
+    /// with its own GEOS context: contexts are not thread-safe.
+    private func readLayers() throws -> [RawLayer] {
         let specs = manifest.layers
         let results = LoadResults<RawLayer>(count: specs.count)
         DispatchQueue.concurrentPerform(iterations: specs.count) { i in
-            results.set(i, Result { try read(specs[i], context: GEOSContext()) })
+            results.set(i, Result {
+                // Checked before reading: a changed file is named as changed, not as whatever it breaks.
+                let modified = try DatasetIntegrity.check(layer: specs[i], manifest: manifest, directory: directory)
+                if !options.allowModifiedData, let m = modified.first {
+                    throw GeocoderError.modifiedFile(file: m.file, expected: m.expected, actual: m.actual)
+                }
+                var layer = try read(specs[i], context: GEOSContext())
+                layer.modified = modified
+                return layer
+            })
         }
-        let raw = try results.values()
+        return try results.values()
+    }
 
-        // Resolve coarse to fine so a finer layer can borrow a coarser unit's complete placemark.
+    /// Where each layer's parts start among the dataset's (the engine numbers parts across layers).
+    private static func partOffsets(_ raw: [RawLayer]) -> [Int] {
+        var offset = 0
+        return raw.map { layer in
+            defer { offset += layer.partCount }
+            return offset
+        }
+    }
+
+    /// Every unit's complete placemark, per layer. Coarse to fine, so a finer layer can borrow a coarser
+    /// unit's complete placemark.
+    private func resolvePlacemarks(_ raw: [RawLayer], partOffset: Int) -> [[Placemark]] {
         let order = raw.indices.sorted { raw[$0].spec.level < raw[$1].spec.level }
+        let globalOffsets = Self.partOffsets(raw)
         var resolved = [[Placemark]](repeating: [], count: raw.count)
         // Only for units whose record lacks a coarser level: an index of the coarser layer, without cells,
         // made on first need. Its placemarks are not used, only unit numbers.
@@ -111,10 +161,7 @@ struct DatasetLoader: Sendable {
             lookups[j] = l
             return l
         }
-        let context = QueryContext(partCount: partOffset + raw.reduce(0) { $0 + $1.units.reduce(0) { $0 + $1.parts.count } })
-        var offset = 0, globalOffsets = [Int](repeating: 0, count: raw.count)
-        for i in raw.indices { globalOffsets[i] = offset; offset += raw[i].units.reduce(0) { $0 + $1.parts.count } }
-
+        let context = QueryContext(partCount: partOffset + raw.reduce(0) { $0 + $1.partCount })
         let hasCityLevel = manifest.layers.contains { $0.level >= .city && $0.fields[AdminLevel.city.rawValue] != nil }
         let municipalities = Set(manifest.municipalityCodes ?? [])
 
@@ -146,43 +193,44 @@ struct DatasetLoader: Sendable {
                     }
                     p.set(level, name: value.name, code: value.code)
                 }
-                // Province-level cities: a unit below province level whose record has no city of its own
-                // (or names the province as its city) shows the province as its locality.
-                if p.administrativeArea != nil {
-                    let listed = p.administrativeAreaCode.map(municipalities.contains) ?? false
-                    let noOwnCity = layer.spec.level >= .city && hasCityLevel &&
-                        (p.locality == nil || p.localityCode == p.administrativeAreaCode || p.locality == p.administrativeArea)
-                    if (listed && (p.locality == nil || p.locality == p.administrativeArea)) || noOwnCity {
-                        p.locality = p.administrativeArea
-                        p.localityCode = p.administrativeAreaCode
-                        p.localityIsProvinceFallback = true
-                    }
-                }
+                Self.applyProvinceLevelCity(&p, layerLevel: layer.spec.level, hasCityLevel: hasCityLevel,
+                                            municipalities: municipalities)
                 placemarks.append(p)
             }
             resolved[i] = placemarks
         }
+        return resolved
+    }
 
-        // The indexes (R-tree and cell quadtree) of all layers, built in parallel.
+    /// Province-level cities: a unit below province level whose record has no city of its own (or names
+    /// the province as its city) shows the province as its locality.
+    private static func applyProvinceLevelCity(_ p: inout Placemark, layerLevel: AdminLevel, hasCityLevel: Bool,
+                                               municipalities: Set<String>) {
+        guard p.administrativeArea != nil else { return }
+        let listed = p.administrativeAreaCode.map(municipalities.contains) ?? false
+        let noOwnCity = layerLevel >= .city && hasCityLevel &&
+            (p.locality == nil || p.localityCode == p.administrativeAreaCode || p.locality == p.administrativeArea)
+        if (listed && (p.locality == nil || p.locality == p.administrativeArea)) || noOwnCity {
+            p.locality = p.administrativeArea
+            p.localityCode = p.administrativeAreaCode
+            p.localityIsProvinceFallback = true
+        }
+    }
+
+    /// The indexes (R-tree and cell quadtree) of all layers, built in parallel.
+    private func buildIndexes(_ raw: [RawLayer], placemarks: [[Placemark]], partOffset: Int) throws -> [LayerIndex] {
         let indexes = LoadResults<LayerIndex>(count: raw.count)
         let cellSize = options.cellSize
-        let placemarksByLayer = resolved, offsets = globalOffsets
+        let offsets = Self.partOffsets(raw)
         DispatchQueue.concurrentPerform(iterations: raw.count) { i in
             let (parts, partUnit) = Self.flatten(raw[i].units)
             let store = PolygonStore(polygons: parts)
             let cells = cellSize.flatMap { LayerIndex.buildCells(store: store, partUnit: partUnit, cellSize: $0) }
-            indexes.set(i, .success(LayerIndex(level: raw[i].spec.level, file: raw[i].spec.file, placemarks: placemarksByLayer[i],
+            indexes.set(i, .success(LayerIndex(level: raw[i].spec.level, file: raw[i].spec.file, placemarks: placemarks[i],
                                                store: store, partUnit: partUnit, partOffset: partOffset + offsets[i],
                                                cells: cells)))
         }
-        let built = try indexes.values()
-
-        // Finest first: that is the order queries try them.
-        let layers = raw.indices.sorted { raw[$0].spec.level > raw[$1].spec.level }
-        let info = DatasetInfo(name: manifest.name, title: manifest.title, datum: manifest.datum, priority: manifest.priority,
-                               source: manifest.source, sourceVersion: manifest.sourceVersion, license: manifest.license,
-                               build: manifest.build, directory: directory?.path, layers: layers.map { raw[$0].info })
-        return LoadedDataset(manifest: manifest, layers: layers.map { built[$0] }, info: info, cellSize: options.cellSize)
+        return try indexes.values()
     }
 
     private static func flatten(_ units: [Unit]) -> ([Geometry], [Int32]) {
@@ -270,7 +318,7 @@ struct DatasetLoader: Sendable {
         info.windingCorrected = stats.windingCorrected
         info.degenerateRings = stats.degenerateRings
         info.antimeridianRecords = stats.antimeridianRecords
-        return RawLayer(spec: spec, units: units, info: info)
+        return RawLayer(spec: spec, units: units, info: info, modified: [])
     }
 }
 

@@ -32,6 +32,18 @@ public struct DatasetManifest: Codable, Sendable, Equatable {
     /// province even where the dataset has no city level at all.
     public var municipalityCodes: [String]?
     public var layers: [Layer]
+    /// Size and SHA-256 of each file, by path relative to the manifest's directory (as `Data/build.py`
+    /// writes them). When an index is built from the shapefiles, every source file listed here is checked
+    /// against its digest (see ``ReverseGeocoder/Options/allowModifiedData``); files not listed are not.
+    public var files: [String: FileDigest]?
+
+    /// What a manifest records of one file.
+    public struct FileDigest: Codable, Sendable, Equatable {
+        public var bytes: Int?
+        /// 64 hex digits.
+        public var sha256: String?
+        public init(bytes: Int? = nil, sha256: String? = nil) { self.bytes = bytes; self.sha256 = sha256 }
+    }
 
     /// One shapefile and the level of its records.
     public struct Layer: Codable, Sendable, Equatable {
@@ -101,7 +113,7 @@ public struct DatasetManifest: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case format, name, title, datum, priority, source, sourceVersion, license, build, constants, municipalityCodes, layers
+        case format, name, title, datum, priority, source, sourceVersion, license, build, constants, municipalityCodes, layers, files
     }
 
     public init(from decoder: Decoder) throws {
@@ -118,14 +130,13 @@ public struct DatasetManifest: Codable, Sendable, Equatable {
         constants = try c.decodeIfPresent([String: Unit].self, forKey: .constants)
         municipalityCodes = try c.decodeIfPresent([String].self, forKey: .municipalityCodes)
         layers = try c.decode([Layer].self, forKey: .layers)
+        files = try c.decodeIfPresent([String: FileDigest].self, forKey: .files)
     }
 
     /// Reads and checks a `manifest.json`.
     public static func load(from url: URL) throws -> DatasetManifest {
         let file = url.path
-        guard let data = FileManager.default.contents(atPath: file) else {
-            throw GeocoderError.cannotOpen(file: file, reason: "no such file")
-        }
+        let data = try FileReading.contents(of: file)
         let manifest: DatasetManifest
         do {
             manifest = try JSONDecoder().decode(DatasetManifest.self, from: data)

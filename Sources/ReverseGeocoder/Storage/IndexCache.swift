@@ -14,7 +14,8 @@ import Glibc
 ///   `.shx`, `.dbf`, `.cpg`, `.prj`) size, modification time and content hash. A source whose size or
 ///   time differs is hashed again; any real difference (or a format change) makes the cache stale, and
 ///   the load rebuilds it from the shapefiles and replaces it.
-/// - **Safety**: written to a temporary file and renamed, so readers see the old file or the new, never
+/// - **Safety**: written to a temporary file and renamed (see ``CacheTemporaryFile``, which also removes
+///   the temporary files of killed writers), so readers see the old file or the new, never
 ///   a torn one. On load the body's checksum is verified, every array is checked against the file's size
 ///   and its indices against the arrays they index, so a truncated or damaged file is rebuilt, never
 ///   trusted.
@@ -436,7 +437,7 @@ struct IndexCache {
         var file = header
         file.append(body)
         file.append(metaData)
-        try file.write(to: url, options: .atomic)
+        try CacheTemporaryFile.write(file, to: url)
         removeOtherFormats(of: manifest)
     }
 }

@@ -1,0 +1,115 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How the index cache writes its files, and how it clears what dead writers left.
+///
+/// A cache file is written to `.<name>.tmp-<pid>-<random>` in the cache directory, under an exclusive
+/// `flock` held from creation to rename, then renamed over `<name>`: readers see the old file or the
+/// new one, never a torn one. A writer killed mid-way (`kill -9`, a crash, power loss) leaves its
+/// temporary file, tens of megabytes, that nothing would ever replace; every engine start with a
+/// cache removes such files, but only those it can prove dead:
+/// - ours: the lock can be taken (nobody holds it) **and** no process has the pid in the name (a
+///   writer between `open` and `flock`, or a reused pid, keeps its file);
+/// - Foundation's `.dat.nosync*` files (earlier versions wrote through `Data.write(options: .atomic)`):
+///   no process has the file open, as `/proc/*/fd` shows; where `/proc` cannot tell, the file is kept.
+enum CacheTemporaryFile {
+    private static let marker = ".tmp-"
+
+    /// Writes `data` to `url` atomically (temporary file, fsync, rename).
+    static func write(_ data: Data, to url: URL) throws {
+        let directory = url.deletingLastPathComponent().path
+        let name = url.lastPathComponent
+        var random = SystemRandomNumberGenerator()
+        let suffix = String(random.next() % 0xFFFF_FFFF, radix: 36)
+        let temporary = "\(directory)/.\(name)\(marker)\(getpid())-\(suffix)"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw GeocoderError.cannotOpen(file: temporary, reason: FileReading.reason(errno)) }
+        var committed = false
+        defer {
+            close(fd)  // releases the lock
+            if !committed { unlink(temporary) }
+        }
+        guard flock(fd, LOCK_EX) == 0 else { throw GeocoderError.cannotOpen(file: temporary, reason: FileReading.reason(errno)) }
+        let failure: Int32? = data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += n
+            }
+            return fsync(fd) == 0 ? nil : errno
+        }
+        if let failure { throw GeocoderError.cannotOpen(file: temporary, reason: "cannot write: \(FileReading.reason(failure))") }
+        guard rename(temporary, url.path) == 0 else {
+            throw GeocoderError.cannotOpen(file: url.path, reason: "cannot rename \(temporary) to it: \(FileReading.reason(errno))")
+        }
+        committed = true
+    }
+
+    /// Removes the temporary files of dead writers in `directory`; returns their paths.
+    @discardableResult
+    static func removeAbandoned(in directory: URL) -> [String] {
+        guard case .success(let names) = FileReading.names(in: directory.path) else { return [] }
+        var removed: [String] = []
+        var openByOwner: [uid_t: Set<String>?] = [:]  // /proc's view per file owner, gathered only when needed
+        for name in names where name.hasPrefix(".") {
+            let path = directory.appendingPathComponent(name).path
+            if let pid = writerPID(name) {
+                if isDeadWriter(path: path, pid: pid), unlink(path) == 0 { removed.append(path) }
+            } else if name.hasPrefix(".dat.nosync") {
+                var st = stat()
+                guard stat(path, &st) == 0 else { continue }
+                if openByOwner[st.st_uid] == nil { openByOwner[st.st_uid] = openFiles(ofProcessesOwnedBy: st.st_uid) }
+                // nil: /proc could not be read completely, so nothing is proven.
+                if let open = openByOwner[st.st_uid]!, !open.contains(path), unlink(path) == 0 { removed.append(path) }
+            }
+        }
+        return removed
+    }
+
+    /// The pid in one of our temporary names (`.<name>.tmp-<pid>-<random>`).
+    static func writerPID(_ name: String) -> pid_t? {
+        guard name.hasPrefix("."), let range = name.range(of: marker, options: .backwards) else { return nil }
+        let rest = name[range.upperBound...]
+        guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0 else { return nil }
+        return pid
+    }
+
+    /// Whether the writer of an abandoned-looking file is gone: its lock is free and its pid is not a process.
+    private static func isDeadWriter(path: String, pid: pid_t) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { return false }  // held: a live writer
+        return kill(pid, 0) != 0 && errno == ESRCH
+    }
+
+    /// Every file the processes of `owner` have open, from `/proc/*/fd`; nil when one's table could not be
+    /// read. A file's writer runs as its owner, so other users' processes cannot be writing it.
+    private static func openFiles(ofProcessesOwnedBy owner: uid_t) -> Set<String>? {
+        guard case .success(let entries) = FileReading.names(in: "/proc") else { return nil }
+        var files = Set<String>()
+        for entry in entries where entry.allSatisfy(\.isNumber) {
+            var st = stat()
+            guard stat("/proc/\(entry)", &st) == 0, st.st_uid == owner else { continue }
+            let fdDirectory = "/proc/\(entry)/fd"
+            switch FileReading.names(in: fdDirectory) {
+            case .success(let fds):
+                for fd in fds {
+                    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+                    let n = readlink("\(fdDirectory)/\(fd)", &buffer, buffer.count - 1)
+                    if n > 0 { files.insert(String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)) }
+                }
+            case .failure:
+                // A process that exited meanwhile is fine; one we may not look into is not.
+                if FileReading.kind(of: "/proc/\(entry)") != .missing { return nil }
+            }
+        }
+        return files
+    }
+}
