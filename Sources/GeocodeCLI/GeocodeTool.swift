@@ -70,6 +70,9 @@ public enum GeocodeTool {
                 context.stdout.write(command.help)
                 return ExitCode.success.rawValue
             }
+            var context = context
+            if parsed.flag("skip-broken-datasets") { context.environment[LookupFactory.skipBrokenVariable] = "1" }
+            if parsed.flag("allow-modified-data") { context.environment[LookupFactory.allowModifiedVariable] = "1" }
             return try command.run(parsed, context).rawValue
         } catch let error as CLIError {
             return fail(error, command: command, context: context)

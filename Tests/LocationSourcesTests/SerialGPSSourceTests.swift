@@ -190,6 +190,72 @@ struct SerialGPSSourceTests {
         #expect(message == "\(pty.slavePath): Input/output error" || message == "\(pty.slavePath): end of file")
     }
 
+    /// Issue 18: `track --serial /dev/nonexistent` waited forever. With a retry budget the source gives up,
+    /// says so, and its stream ends. The budget counts back-off waits, not wall time, so a busy machine
+    /// gives the same sequence of events.
+    @Test func aDeviceThatNeverAppearsIsGivenUpOnOnceTheRetryBudgetIsSpent() async throws {
+        let link = try DeviceLink()  // gps0 does not exist
+        var configuration = Self.configuration(link.path)
+        configuration.reconnectDelay = .milliseconds(5)
+        configuration.maximumReconnectDelay = .milliseconds(20)
+        configuration.retryFor = .milliseconds(60)
+        let source = SerialGPSSource(configuration: configuration)
+        var events: [LocationSourceEvent] = []
+        for await event in source.events() { events.append(event) }  // ends by itself
+        // Once per distinct reason, then the give-up: nothing else.
+        #expect(events.count == 2, "\(events)")
+        guard case .error(.sourceUnavailable(let first))? = events.first,
+              case .error(.sourceUnavailable(let last))? = events.last else {
+            Issue.record("expected two sourceUnavailable errors: \(events)")
+            return
+        }
+        #expect(first.contains(link.path) && !first.contains("gave up"))
+        #expect(last.contains("\(link.path): gave up after retrying for 0.06 s"), "\(last)")
+    }
+
+    @Test func aZeroRetryBudgetGivesUpAtTheFirstFailure() async throws {
+        var configuration = Self.configuration("/dev/nonexistent-gps-\(getpid())")
+        configuration.retryFor = .zero
+        let source = SerialGPSSource(configuration: configuration)
+        var events: [LocationSourceEvent] = []
+        for await event in source.events() { events.append(event) }
+        #expect(events.count == 2)
+        if case .error(.sourceUnavailable(let last))? = events.last { #expect(last.contains("gave up after retrying for 0 s")) }
+        else { Issue.record("\(events)") }
+    }
+
+    /// The budget applies after a disconnect too, and starts from the moment data stopped flowing: a
+    /// receiver unplugged for good ends the run instead of being waited for forever.
+    @Test func anUnpluggedReceiverIsGivenUpOnAfterTheBudget() async throws {
+        let pty = try SerialTestPTY()
+        let link = try DeviceLink()
+        try link.point(to: pty.slavePath)
+        var configuration = Self.configuration(link.path)
+        configuration.reconnectDelay = .milliseconds(5)
+        configuration.maximumReconnectDelay = .milliseconds(20)
+        configuration.retryFor = .milliseconds(100)
+        let source = SerialGPSSource(configuration: configuration)
+        var events = source.events().makeAsyncIterator()
+        let feeder = Self.feed(pty, minutes: 7)
+        defer { source.stop() }
+        #expect(await Self.next(&events) { if case .location = $0 { true } else { false } } != nil)
+        feeder.cancel()
+        await feeder.value
+        pty.hangUp()
+        try link.point(to: link.directory.appendingPathComponent("unplugged").path)
+        let gaveUp = await Self.next(&events) { event in
+            if case .error(.sourceUnavailable(let s)) = event { return s.contains("gave up") }
+            return false
+        }
+        guard case .error(.sourceUnavailable(let message))? = gaveUp else {
+            Issue.record("the source did not give up")
+            return
+        }
+        #expect(message.contains("gave up after retrying for 0.1 s"), "\(message)")
+        // And the stream ends.
+        #expect(await events.next() == nil)
+    }
+
     @Test func unsupportedBaudRatesAreAClearError() throws {
         #expect(throws: SerialPortError.unsupportedBaudRate(12345)) {
             try SerialGPSSource(path: "/dev/ttyUSB0", baudRate: 12345)

@@ -15,13 +15,16 @@ enum IndexCommand: Command {
         The cache lives in $GEOCODE_CACHE_DIR, else $XDG_CACHE_HOME/geocode, else ~/.cache/geocode.
         GEOCODE_CACHE_DIR=off disables it.
 
+        Exit status: 0 the cache is ready, 4 the data could not be loaded, 5 a cache file could not
+        be written (disk full, permission, a file in the way) or the report could not be printed.
+
         Examples:
           geocode index
           GEOCODE_CACHE_DIR=/var/cache/geocode geocode index --rebuild
         """
     static let options: [OptionSpec] = [
         OptionSpec("rebuild", help: "delete the cache files first and build them again"),
-        .data, .help,
+        .data, .skipBrokenDatasets, .allowModifiedData, .help,
     ]
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws(CLIError) -> ExitCode {
@@ -52,8 +55,13 @@ enum IndexCommand: Command {
             out += "\(d.name): \(file)" + (size.map { String(format: " (%.1f MB)", Double($0) / 1e6) } ?? "")
                 + ": \(d.cacheStatus ?? "?")\n"
         }
-        out += String(format: "ready in %.2f s\n", ProgressReporter.seconds(geocoder.loadTime))
-        context.stdout.write(out)
+        let unwritten = geocoder.datasets.filter { $0.cacheWriteFailure != nil }
+        if unwritten.isEmpty { out += String(format: "ready in %.2f s\n", ProgressReporter.seconds(geocoder.loadTime)) }
+        try context.stdout.emit(out)
+        // The point of `index` is the file: without it the next start rebuilds, so say so in the status.
+        if let first = unwritten.first {
+            throw .io("index cache not written for \(unwritten.map(\.name).joined(separator: ", ")): \(first.cacheWriteFailure!)")
+        }
         return .success
     }
 }

@@ -17,7 +17,7 @@ enum InfoCommand: Command {
         """
     static let options: [OptionSpec] = [
         OptionSpec("json", short: "j", help: "print JSON"),
-        .data, .help,
+        .data, .skipBrokenDatasets, .allowModifiedData, .help,
     ]
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws(CLIError) -> ExitCode {
@@ -32,7 +32,7 @@ enum InfoCommand: Command {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             let data = (try? encoder.encode(Info(loadSeconds: seconds, datasets: geocoder.datasets))) ?? Data()
-            context.stdout.write(String(decoding: data, as: UTF8.self) + "\n")
+            try context.stdout.emit(String(decoding: data, as: UTF8.self) + "\n")
             return .success
         }
         var out = ""
@@ -58,7 +58,7 @@ enum InfoCommand: Command {
             }
         }
         out += String(format: "loaded in %.2f s\n", seconds)
-        context.stdout.write(out)
+        try context.stdout.emit(out)
         return .success
     }
 }

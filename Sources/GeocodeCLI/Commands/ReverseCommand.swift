@@ -13,7 +13,8 @@ enum ReverseCommand: Command {
         LAT and LON are decimal degrees; negative numbers work as they are (no -- needed).
 
         Exit status: 0 found, 1 the point is in no polygon (ocean or outside the data),
-        2 bad command line, 3 invalid coordinate, 4 data directory missing or unloadable.
+        2 bad command line, 3 invalid coordinate, 4 data directory missing or unloadable,
+        5 the answer could not be written (disk full, stdout closed).
 
         Examples:
           geocode 39.9042 116.4074
@@ -23,7 +24,7 @@ enum ReverseCommand: Command {
     static let options: [OptionSpec] = [
         OptionSpec("json", short: "j", help: "print JSON (one object: the point, \"found\", and every field)"),
         OptionSpec("datum", value: "DATUM", help: "datum of LAT/LON: wgs84 (GPS, default), gcj02 (China maps), bd09 (Baidu)"),
-        .data, .help,
+        .data, .skipBrokenDatasets, .allowModifiedData, .help,
     ]
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws(CLIError) -> ExitCode {
@@ -32,9 +33,9 @@ enum ReverseCommand: Command {
         let lookup = try context.openLookup(dataOption: arguments.value("data"))
         let placemark = lookup.placemark(for: coordinate, datum: datum)
         if arguments.flag("json") {
-            context.stdout.write(json(coordinate, datum: datum, placemark: placemark))
+            try context.stdout.emit(json(coordinate, datum: datum, placemark: placemark))
         } else if let placemark {
-            context.stdout.write(humanReadable(placemark))
+            try context.stdout.emit(humanReadable(placemark))
         } else {
             context.stderr.write("geocode: no place at \(coordinate.latitude), \(coordinate.longitude) "
                                  + "(in no polygon: ocean, or outside the loaded data)\n")

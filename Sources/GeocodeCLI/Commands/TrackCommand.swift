@@ -3,6 +3,7 @@ import Foundation
 import LocationKit
 import LocationSources
 import ReverseGeocoder
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,7 +17,7 @@ enum TrackCommand: Command {
     static let usage = """
         geocode track --gpx FILE [--speed X] [options]
         geocode track --nmea FILE [--speed X] [options]
-        geocode track --serial DEVICE [--baud N] [options]
+        geocode track --serial DEVICE [--baud N] [--retry-for SECONDS] [options]
         geocode track --gpsd [HOST:PORT] [options]
         options: [--region FILE] [--report URL|FILE [--report-queue DIR]] [--significant] [--json]
         """
@@ -32,9 +33,15 @@ enum TrackCommand: Command {
 
         --speed X replays files X times faster than recorded (default 1); --speed max as fast as possible.
         --baud is 4800, 9600 (default), 19200, 38400, 57600 or 115200. gpsd defaults to 127.0.0.1:2947.
+        A serial device that cannot be opened, or goes away, is retried with back-off for --retry-for
+        seconds in all (default 30; "forever" never gives up); the budget starts again whenever data
+        flows. Then track exits 5.
 
         Exit status: 0 the source ended, 130 interrupted (Ctrl-C), 2 bad command line,
-        4 data directory missing or unloadable.
+        3 the GPX file could not be parsed (malformed, truncated, empty),
+        4 data directory missing or unloadable, 5 the source could not be opened or read (no such file,
+        a directory, a serial device given up on) or the output could not be written.
+        Lines an NMEA log rejects are reported as "error" events and do not change the exit status.
 
         Examples:
           geocode track --gpx drive.gpx --speed 20
@@ -48,6 +55,7 @@ enum TrackCommand: Command {
         OptionSpec("nmea", value: "FILE", help: "replay an NMEA 0183 log"),
         OptionSpec("serial", value: "DEVICE", help: "read NMEA from a serial GPS (e.g. /dev/ttyUSB0)"),
         OptionSpec("baud", value: "N", help: "serial baud rate (default 9600)"),
+        OptionSpec("retry-for", value: "SECONDS", help: "give up on a serial device after retrying this long (default 30, or \"forever\")"),
         OptionSpec("gpsd", help: "read from gpsd (optionally followed by HOST:PORT)"),
         OptionSpec("speed", value: "X", help: "replay speed factor for --gpx/--nmea, or \"max\""),
         OptionSpec("distance-filter", value: "METRES", help: "report a fix only after moving this far"),
@@ -58,7 +66,7 @@ enum TrackCommand: Command {
         OptionSpec("report-queue", value: "DIR", help: "durable queue for --report (default ./geocode-report-queue)"),
         OptionSpec("significant", help: "significant-change mode: a fix only after 500 m or 5 minutes"),
         OptionSpec("json", short: "j", help: "print NDJSON: one object per event"),
-        .data, .help,
+        .data, .skipBrokenDatasets, .allowModifiedData, .help,
     ]
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws(CLIError) -> ExitCode {
@@ -70,6 +78,20 @@ enum TrackCommand: Command {
         if let v = arguments.value("desired-accuracy") { manager.desiredAccuracy = try metres(v, "--desired-accuracy") }
         let json = arguments.flag("json")
         let output = context.stdout
+        let outcome = TrackOutcome()
+        let sourceKind = arguments.value("gpx") != nil ? "gpx" : arguments.value("nmea") != nil ? "nmea"
+            : arguments.value("serial") != nil ? "serial" : "gpsd"
+        /// Prints one event line; a failed write stops the run (nothing else could be printed either).
+        let print: @Sendable (String) -> Void = { line in
+            do throws(CLIError) {
+                try output.emit(line + "\n")
+            } catch {
+                if outcome.recordFailure(error) {
+                    manager.stopUpdatingLocation()
+                    manager.stopMonitoringSignificantLocationChanges()
+                }
+            }
+        }
 
         // Regions and the reporter attach to the manager and see each accepted fix with its placemark.
         // Region events are printed from the monitor's closures on a queue of ours, drained at the end.
@@ -82,12 +104,12 @@ enum TrackCommand: Command {
             } catch {
                 throw .badInput("\(error)")
             }
-            let print: @Sendable (RegionEvent) -> Void = { event in
-                if let line = json ? regionJSON(event) : regionText(event) { output.write(line + "\n") }
+            let printRegion: @Sendable (RegionEvent) -> Void = { event in
+                if let line = json ? regionJSON(event) : regionText(event) { print(line) }
             }
-            monitor.onStateDetermined = { r, state, l in print(.stateDetermined(r, state, at: l)) }
-            monitor.onEnter = { r, l in print(.entered(r, at: l)) }
-            monitor.onExit = { r, l in print(.exited(r, at: l)) }
+            monitor.onStateDetermined = { r, state, l in printRegion(.stateDetermined(r, state, at: l)) }
+            monitor.onEnter = { r, l in printRegion(.entered(r, at: l)) }
+            monitor.onExit = { r, l in printRegion(.exited(r, at: l)) }
             monitor.attach(to: manager)
             regionMonitor = monitor
         }
@@ -102,13 +124,13 @@ enum TrackCommand: Command {
             reporter?.attach(to: manager)
         }
         // Ctrl-C / SIGTERM stop the manager; the event loop then ends by itself.
-        let interrupted = Flag()
+        let interrupted = outcome
         var signalSources: [DispatchSourceSignal] = []
         for number in [SIGINT, SIGTERM] {
             signal(number, SIG_IGN)
             let s = DispatchSource.makeSignalSource(signal: number, queue: .global())
             s.setEventHandler {
-                interrupted.set()
+                interrupted.setInterrupted()
                 manager.stopUpdatingLocation()
                 manager.stopMonitoringSignificantLocationChanges()
             }
@@ -121,7 +143,10 @@ enum TrackCommand: Command {
         let done = DispatchSemaphore(value: 0)
         Task.detached {
             for await event in updates {
-                if let line = json ? jsonLine(event) : textLine(event) { output.write(line + "\n") }
+                if case .error(let error) = event, let failure = sourceFailure(error, kind: sourceKind) {
+                    _ = outcome.recordFailure(failure)
+                }
+                if let line = json ? jsonLine(event) : textLine(event) { print(line) }
             }
             done.signal()
         }
@@ -156,7 +181,27 @@ enum TrackCommand: Command {
             }
             reporter.close()
         }
-        return interrupted.isSet ? .interrupted : .success
+        if interrupted.isInterrupted { return .interrupted }
+        if let failure = outcome.failure { throw failure }
+        // A serial source only ends by itself when it gave up on the device (its error was printed).
+        if sourceKind == "serial" {
+            throw CLIError(.ioError, "gave up on serial device \(arguments.value("serial")!) (--retry-for)")
+        }
+        return .success
+    }
+
+    /// The exit a source's error means for track: a file that could not be opened (5) or a GPX that could
+    /// not be parsed (3). An NMEA log's rejected lines are evidence, not failure; a live source
+    /// (serial, gpsd) reconnects, so its errors are not the end of the run.
+    static func sourceFailure(_ error: LocationError, kind: String) -> CLIError? {
+        switch (error, kind) {
+        case (.sourceUnavailable(let why), "gpx"), (.sourceUnavailable(let why), "nmea"):
+            return CLIError(.ioError, "cannot read the --\(kind) source: \(why)")
+        case (.parse(let why), "gpx"):
+            return CLIError(.badInput, "cannot parse the --gpx file: \(why)")
+        default:
+            return nil
+        }
     }
 
     static func makeSource(_ a: ParsedArguments) throws(CLIError) -> any LocationSource {
@@ -166,6 +211,7 @@ enum TrackCommand: Command {
                                         : "choose one source, not \(chosen.map { "--" + $0 }.joined(separator: " and "))")
         }
         if a.value("baud") != nil && chosen[0] != "serial" { throw .usage("--baud goes with --serial") }
+        if a.value("retry-for") != nil && chosen[0] != "serial" { throw .usage("--retry-for goes with --serial") }
         if a.value("speed") != nil && !["gpx", "nmea"].contains(chosen[0]) { throw .usage("--speed goes with --gpx or --nmea") }
         if chosen[0] != "gpsd" && !a.positionals.isEmpty {
             throw .usage("unexpected argument \"\(a.positionals[0])\"")
@@ -186,11 +232,14 @@ enum TrackCommand: Command {
             return NMEAReplaySource(contentsOf: url, configuration: .init(pacing: factor.map { .recorded(speedFactor: $0) } ?? .asFastAsPossible))
         case "serial":
             let baud = Int(a.value("baud") ?? "9600") ?? -1
+            let rate: SerialBaudRate
             do {
-                return try SerialGPSSource(path: a.value("serial")!, baudRate: baud)
+                rate = try SerialBaudRate(baud)
             } catch {
                 throw .usage("unsupported baud rate \(a.value("baud") ?? ""): use 4800, 9600, 19200, 38400, 57600 or 115200")
             }
+            return SerialGPSSource(configuration: .init(path: a.value("serial")!, baudRate: rate,
+                                                        retryFor: try retryBudget(a.value("retry-for"))))
         default:
             guard a.positionals.count <= 1 else { throw .usage("--gpsd takes at most one HOST:PORT") }
             guard let configuration = GPSDClient.Configuration(endpoint: a.positionals.first ?? "127.0.0.1:2947") else {
@@ -200,8 +249,28 @@ enum TrackCommand: Command {
         }
     }
 
+    /// The default of --retry-for, in seconds.
+    static let defaultRetrySeconds = 30
+
+    /// --retry-for: seconds (≥ 0), or "forever" (nil).
+    static func retryBudget(_ text: String?) throws(CLIError) -> Duration? {
+        guard let text else { return .seconds(defaultRetrySeconds) }
+        if text == "forever" { return nil }
+        guard let s = Double(text), s.isFinite, s >= 0 else {
+            throw .usage("--retry-for takes seconds (a number ≥ 0) or \"forever\", not \"\(text)\"")
+        }
+        return .milliseconds(Int64((s * 1000).rounded()))
+    }
+
+    /// A file source's path: it must be a readable regular file (a directory would fail later with an
+    /// opaque Foundation error).
     static func existing(_ path: String) throws(CLIError) -> URL {
-        guard FileManager.default.isReadableFile(atPath: path) else { throw CLIError(.ioError, "cannot read \(path)") }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw CLIError(.ioError, "cannot read \(path): no such file")
+        }
+        if isDirectory.boolValue { throw CLIError(.ioError, "cannot read \(path): it is a directory, not a file") }
+        guard FileManager.default.isReadableFile(atPath: path) else { throw CLIError(.ioError, "cannot read \(path): permission denied") }
         return URL(fileURLWithPath: path)
     }
 
@@ -299,11 +368,22 @@ struct WGS84Provider: PlacemarkProvider {
     func placemark(for coordinate: Coordinate) -> Placemark? { lookup.placemark(for: coordinate, datum: .wgs84) }
 }
 
-/// A flag set from a signal handler's queue and read after the loop.
-final class Flag: @unchecked Sendable {
-    // @unchecked: guarded by the lock.
-    private let lock = NSLock()
-    private var value = false
-    func set() { lock.lock(); value = true; lock.unlock() }
-    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
+/// How a track run ended, set from the signal handler's queue and the printing task, read after the loop.
+final class TrackOutcome: Sendable {
+    private struct State {
+        var interrupted = false
+        var failure: CLIError?
+    }
+    private let state = Mutex(State())
+    func setInterrupted() { state.withLock { $0.interrupted = true } }
+    var isInterrupted: Bool { state.withLock { $0.interrupted } }
+    /// Keeps the first failure; true when this was it.
+    func recordFailure(_ error: CLIError) -> Bool {
+        state.withLock { s in
+            guard s.failure == nil else { return false }
+            s.failure = error
+            return true
+        }
+    }
+    var failure: CLIError? { state.withLock { $0.failure } }
 }

@@ -21,8 +21,16 @@ public struct LookupFactory: Sendable {
 
     /// The real engine on the data directory, through the index cache (``options(manyQueries:environment:)``).
     public static let engine = LookupFactory { directory, manyQueries, environment in
-        try ReverseGeocoder(directory: directory, options: options(manyQueries: manyQueries, environment: environment))
+        let geocoder = try ReverseGeocoder(directory: directory, options: options(manyQueries: manyQueries, environment: environment))
+        // What the load let pass (skipped datasets, modified files) is said on stderr, every time.
+        for warning in geocoder.warnings { Console.standardError.write("geocode: warning: \(warning)\n") }
+        return geocoder
     }
+
+    /// Environment variables behind `--skip-broken-datasets` and `--allow-modified-data` (set to 1 by
+    /// the flags, so a command passes them to the factory with the rest of its environment).
+    public static let skipBrokenVariable = "GEOCODE_SKIP_BROKEN_DATASETS"
+    public static let allowModifiedVariable = "GEOCODE_ALLOW_MODIFIED_DATA"
 
     /// The engine's options for a command: the index cache in `$GEOCODE_CACHE_DIR` (`off` for none), else
     /// the per-user cache directory, with the cell quadtree (the cache makes it cheap to start with).
@@ -35,6 +43,8 @@ public struct LookupFactory: Sendable {
         if let text = environment["GEOCODE_CELL_SIZE"], let size = Double(text), size >= 0 {
             options.cellSize = size > 0 ? size : nil
         }
+        options.skipBrokenDatasets = environment[skipBrokenVariable] == "1"
+        options.allowModifiedData = environment[allowModifiedVariable] == "1"
         return options
     }
 

@@ -12,8 +12,17 @@ struct Console: Sendable {
     static let standardOutput = Console(fd: 1)
     static let standardError = Console(fd: 2)
 
+    /// Best effort: for messages and progress, where a failed write has nowhere better to be reported.
     func write(_ text: String) {
         _ = FileDescriptorIO.writeAll(fd, Array(text.utf8))
+    }
+
+    /// For a command's result: a write that fails (disk full, stdout closed, a closed pipe) is an I/O
+    /// error (exit 5), never lost output with exit 0.
+    func emit(_ text: String) throws(CLIError) {
+        if let error = FileDescriptorIO.writeAll(fd, Array(text.utf8)) {
+            throw .io("cannot write \(fd == 1 ? "<stdout>" : "descriptor \(fd)"): \(FileDescriptorIO.message(error))")
+        }
     }
 
     /// Whether the descriptor is a terminal (progress bars only go to terminals).

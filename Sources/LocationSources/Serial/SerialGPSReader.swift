@@ -74,7 +74,23 @@ final class SerialGPSReader: Sendable {
             return
         }
         var delay = configuration.reconnectDelay
+        // Back-off waited since data last flowed, against configuration.retryFor.
+        var waited: Duration = .zero
         var lastOpenError: SerialPortError?
+        var lastReason = ""
+        /// Waits before the next attempt, unless stopped or out of retry budget; false ends the run.
+        func backOff() -> Bool {
+            if let budget = configuration.retryFor, waited >= budget {
+                continuation.yield(.error(.sourceUnavailable("\(configuration.path): gave up after retrying for "
+                                                             + "\(Self.seconds(budget)) (\(lastReason))")))
+                return false
+            }
+            let wait = configuration.retryFor.map { min(delay, $0 - waited) } ?? delay
+            guard pause(wait) else { return false }
+            waited += wait
+            delay = min(delay * 2, configuration.maximumReconnectDelay)
+            return true
+        }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
         defer { buffer.deallocate() }
 
@@ -87,14 +103,14 @@ final class SerialGPSReader: Sendable {
                 // Said once per distinct reason, not at every retry.
                 if error != lastOpenError { continuation.yield(.error(.sourceUnavailable(error.description))) }
                 lastOpenError = error
-                guard pause(delay) else { return }
-                delay = min(delay * 2, configuration.maximumReconnectDelay)
+                lastReason = error.description
+                guard backOff() else { return }
                 continue
             }
             lastOpenError = nil
             var decoder = NMEALocationDecoder(parser: NMEAParser(options: configuration.parser),
                                               assembler: configuration.assembler)
-            let ending = read(port, &decoder, buffer, resetDelay: { delay = configuration.reconnectDelay })
+            let ending = read(port, &decoder, buffer, resetDelay: { delay = configuration.reconnectDelay; waited = .zero })
             _ = consume port  // closed now, before any reopening
             switch ending {
             case .stopped:
@@ -103,8 +119,8 @@ final class SerialGPSReader: Sendable {
                 // Report the last complete cycle; the sentence cut off mid-way is dropped.
                 yield(decoder.disconnect())
                 continuation.yield(.error(.deviceDisconnected("\(configuration.path): \(reason)")))
-                guard pause(delay) else { return }
-                delay = min(delay * 2, configuration.maximumReconnectDelay)
+                lastReason = reason
+                guard backOff() else { return }
             }
         }
     }
@@ -158,6 +174,12 @@ final class SerialGPSReader: Sendable {
                 }
             }
         }
+    }
+
+    /// "30 s", "0.25 s".
+    static func seconds(_ d: Duration) -> String {
+        let s = Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+        return s == s.rounded() ? "\(Int(s)) s" : "\(s) s"
     }
 
     /// Waits `duration` unless stopped first; false when stopped.

@@ -15,7 +15,8 @@ import Synchronization
 /// `.error(.deviceDisconnected(path))`, and reopens the same path with back-off (doubling from
 /// ``Configuration/reconnectDelay`` to ``Configuration/maximumReconnectDelay``) until it is back or
 /// the source is stopped. A device that cannot be opened is reported once per distinct reason as
-/// `.error(.sourceUnavailable(…))` and retried the same way.
+/// `.error(.sourceUnavailable(…))` and retried the same way, until ``Configuration/retryFor`` (if set)
+/// is spent: then the source says it gave up, and its stream ends.
 ///
 /// ```swift
 /// let gps = try SerialGPSSource(path: "/dev/ttyUSB0", baudRate: 9600)
@@ -42,11 +43,17 @@ public final class SerialGPSSource: LocationSource {
         /// Deliver rejected sentences (line noise) as `.error(.parse(…))`; off by default, since a
         /// noisy line would flood the stream. The reader skips them either way.
         public var reportsRejectedLines: Bool
+        /// How long to keep retrying a device that cannot be opened or went away, counted as the sum of
+        /// the back-off waits since data last flowed (so it does not depend on how busy the machine is).
+        /// Once spent, the source reports `.error(.sourceUnavailable("… gave up after …"))` and its
+        /// stream ends. nil (the default): retry until stopped.
+        public var retryFor: Duration?
 
         public init(path: String, baudRate: SerialBaudRate = .b9600, exclusive: Bool = true,
                     parser: NMEAParser.Options = .strict, assembler: NMEAFixAssembler.Configuration = .init(),
                     reconnectDelay: Duration = .milliseconds(250), maximumReconnectDelay: Duration = .seconds(8),
-                    idleFlush: Duration = .milliseconds(500), reportsRejectedLines: Bool = false) {
+                    idleFlush: Duration = .milliseconds(500), reportsRejectedLines: Bool = false,
+                    retryFor: Duration? = nil) {
             self.path = path
             self.baudRate = baudRate
             self.exclusive = exclusive
@@ -56,6 +63,7 @@ public final class SerialGPSSource: LocationSource {
             self.maximumReconnectDelay = maximumReconnectDelay
             self.idleFlush = idleFlush
             self.reportsRejectedLines = reportsRejectedLines
+            self.retryFor = retryFor
         }
     }
 
