@@ -12,6 +12,7 @@ Files in a dataset's work directory (Benchmarks/work/<run>/<dataset>/):
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import struct
@@ -107,9 +108,18 @@ def prepare_layer(dataset_dir: str, work: str) -> dict:
     fields[level] = {"name": fields[level].get("name"), "code": BENCH_FIELD}
     if fields[level]["name"] is None:
         del fields[level]["name"]
-    bench_manifest = {k: v for k, v in manifest.items() if k not in ("layers",)}
+    bench_manifest = {k: v for k, v in manifest.items() if k not in ("layers", "files")}
     bench_manifest["name"] = manifest["name"]
     bench_manifest["layers"] = [{"file": os.path.abspath(os.path.join(ldir, name + ".shp")), "level": level, "fields": fields}]
+    # The engine checks each source file against the manifest's sha256 when it builds an index: the
+    # original digests would not match the .dbf with the added column, so list this copy's own.
+    bench_manifest["files"] = {}
+    for ext in (".shp", ".shx", ".dbf", ".prj", ".cpg"):
+        path = os.path.join(ldir, name + ext)
+        if os.path.exists(path):
+            with open(path, "rb") as f:
+                data = f.read()
+            bench_manifest["files"][os.path.relpath(path, work)] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
     with open(os.path.join(work, "manifest.json"), "w", encoding="utf-8") as f:
         json.dump(bench_manifest, f, ensure_ascii=False, indent=2)
     return {"manifest": manifest, "layer": layer, "shp": shp, "level": level,

@@ -204,6 +204,23 @@ struct DataIntegrityTests {
         }
     }
 
+    /// The benchmark suite's layout: a manifest naming shapefiles in its `layer/` subfolder, with their
+    /// digests under `layer/…` keys. The subfolder is no orphan dataset, and its files are checked.
+    @Test func shapefilesInASubfolderNamedByTheManifestAreNoOrphansAndAreChecked() throws {
+        let base = TestShapefile.directory()
+        let layer = base.appendingPathComponent("layer")
+        try FileManager.default.createDirectory(at: layer, withIntermediateDirectories: true)
+        TestShapefile.write(layer.appendingPathComponent("d"), fields: ["NAME", "CODE"],
+                            records: [.init(rings: [TestShapefile.box(0, 0, 1, 1)], ["NAME": "东城区", "CODE": "110101"])])
+        var manifest = DatasetManifest(name: "bench", layers: [.init(file: layer.appendingPathComponent("d.shp").path, level: .district,
+                                                                     fields: [.district: .init(name: ["NAME"], code: ["CODE"])])])
+        manifest.files = ["layer/d.dbf": .init(sha256: try Self.sha256sum(layer.appendingPathComponent("d.dbf").path))]
+        try JSONEncoder().encode(manifest).write(to: base.appendingPathComponent("manifest.json"))
+        #expect(try ReverseGeocoder(directory: base, options: .init(cellSize: nil)).placemark(latitude: 0.5, longitude: 0.5)?.subLocalityCode == "110101")
+        try Data("changed".utf8).write(to: layer.appendingPathComponent("d.dbf"))
+        #expect(throws: GeocoderError.self) { try ReverseGeocoder(directory: base, options: .init(cellSize: nil)) }
+    }
+
     @Test func aManifestThatIsADirectoryOrUnreadableIsNamedAsSuch() throws {
         let folder = try Folder()
         let manifest = folder.directory.appendingPathComponent("manifest.json")

@@ -17,6 +17,23 @@ import Glibc
 enum CacheTemporaryFile {
     private static let marker = ".tmp-"
 
+    /// Creates the cache directory if needed, with a plain reason when it cannot be.
+    static func prepareDirectory(_ directory: URL) throws {
+        switch FileReading.kind(of: directory.path) {
+        case .directory: return
+        case .file: throw GeocoderError.cannotOpen(file: directory.path, reason: "a file is in the way of the cache directory")
+        case .unreachable(let reason): throw GeocoderError.cannotOpen(file: directory.path, reason: reason)
+        case .missing:
+            do {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            } catch {
+                let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+                let reason = underlying.map { FileReading.reason(Int32($0.code)) } ?? error.localizedDescription
+                throw GeocoderError.cannotOpen(file: directory.path, reason: "cannot create the cache directory: \(reason)")
+            }
+        }
+    }
+
     /// Writes `data` to `url` atomically (temporary file, fsync, rename).
     static func write(_ data: Data, to url: URL) throws {
         let directory = url.deletingLastPathComponent().path

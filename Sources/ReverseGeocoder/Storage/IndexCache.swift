@@ -364,7 +364,7 @@ struct IndexCache {
 
     /// Writes a freshly loaded dataset's cache file (atomically: temporary file, then rename).
     func write(_ set: LoadedDataset, manifest: DatasetManifest, directory manifestDirectory: URL?, cellSize: Double?) throws {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try CacheTemporaryFile.prepareDirectory(directory)
         let url = file(for: manifest, directory: manifestDirectory, cellSize: cellSize)
         var body = Data()
         var position = Self.headerSize
