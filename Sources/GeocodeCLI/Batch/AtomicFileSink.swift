@@ -8,9 +8,11 @@ import Darwin
 /// file system and is atomic), fsynced, then renamed over OUT, then the directory fsynced.
 ///
 /// Until the rename, a previous OUT is untouched; a run killed at any moment leaves OUT either as it was
-/// or complete, never half-written. A SIGKILL can leave the temporary file behind: it is named
-/// `.OUT.geocode-XXXXXX` (hidden, next to OUT) so it is recognisable and safe to delete. SIGINT/SIGTERM
-/// remove it (see ``InterruptCleanup``).
+/// or complete, never half-written. SIGINT/SIGTERM remove the temporary file (see ``InterruptCleanup``);
+/// a SIGKILL cannot, so it is named `.OUT.geocode-<pid>-XXXXXX` (hidden, next to OUT) and held under an
+/// exclusive `flock` until the rename. A later run writing the same OUT removes such files once it can
+/// prove their writer dead: the lock is free and no process has that pid (a writer between `mkstemp`
+/// and `flock`, or a reused pid, keeps its file).
 final class AtomicFileSink: OutputSink {
     let destination: String
     let temporaryPath: String
@@ -44,7 +46,9 @@ final class AtomicFileSink: OutputSink {
             umask(mask)
             mode = 0o666 & ~mask
         }
-        var template = Array("\(directory.isEmpty ? "/" : directory)/.\(name).geocode-XXXXXX".utf8CString)
+        let folder = directory.isEmpty ? "/" : directory
+        Self.removeAbandoned(in: folder, name: name)
+        var template = Array("\(folder)/.\(name).geocode-\(getpid())-XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else {
             throw .io("cannot create a temporary file in \(directory.isEmpty ? "/" : directory) for \(destination): "
@@ -53,6 +57,31 @@ final class AtomicFileSink: OutputSink {
         self.fd = fd
         self.temporaryPath = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         InterruptCleanup.register(temporaryPath)
+        _ = flock(fd, LOCK_EX)  // released by close, after the rename
+    }
+
+    /// Deletes the temporary files of earlier runs on the same OUT whose writer is provably gone.
+    static func removeAbandoned(in directory: String, name: String) {
+        let prefix = ".\(name).geocode-"
+        guard let dir = opendir(directory) else { return }
+        var candidates: [String] = []
+        while let entry = readdir(dir) {
+            let entryName = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if entryName.hasPrefix(prefix) { candidates.append(entryName) }
+        }
+        closedir(dir)
+        for candidate in candidates {
+            // `<pid>-XXXXXX`; files of versions without the pid cannot be proven dead and stay.
+            let rest = candidate.dropFirst(prefix.count)
+            guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0 else { continue }
+            let path = "\(directory)/\(candidate)"
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 && kill(pid, 0) != 0 && errno == ESRCH { unlink(path) }
+            close(fd)
+        }
     }
 
     func write(_ bytes: [UInt8]) throws(CLIError) {

@@ -288,6 +288,26 @@ struct RobustnessTests {
         #expect(names.contains { $0.hasPrefix("world-") && $0.hasSuffix(".geoidx") })
         for w in [alive, unlocked, legacyAlive] { w.kill9() }
     }
+
+    /// Issue 17: a batch killed with -9 left `.OUT.geocode-…` behind; the next run on the same OUT removes
+    /// it once its writer is provably gone, and leaves a live writer's (and other OUTs') alone.
+    @Test func batchTemporaryFilesOfKilledRunsOnTheSameOutputAreRemoved() async throws {
+        let dir = try TemporaryDirectory.shared.newFolder("batch-out")
+        let input = dir.appendingPathComponent("in.csv")
+        try Data("lat,lon\n1.5,2.5\n".utf8).write(to: input)
+        let killed = try Writer(directory: dir, name: ".out.csv.geocode-$$-k1abcd", lock: true)
+        let alive = try Writer(directory: dir, name: ".out.csv.geocode-$$-a1abcd", lock: true)
+        let otherOutput = try Writer(directory: dir, name: ".other.csv.geocode-$$-o1abcd", lock: true)
+        killed.kill9()
+        otherOutput.kill9()
+        let r = try await Self.run(["batch", input.path, "-o", dir.appendingPathComponent("out.csv").path, "--quiet"], grid: true)
+        #expect(r.status == 0, "\(r.err)")
+        #expect(!FileManager.default.fileExists(atPath: killed.path))
+        #expect(FileManager.default.fileExists(atPath: alive.path))
+        #expect(FileManager.default.fileExists(atPath: otherOutput.path))
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("out.csv").path))
+        alive.kill9()
+    }
 }
 
 /// coreutils' sha256sum, the outside oracle for digests.
