@@ -118,6 +118,10 @@ public enum GeocodeTool {
               4. ../share/geocode/Data relative to the executable
               5. Data/ of the Swift package the executable was built in (swift run, .build/…/geocode)
 
+            A dataset folder that cannot be read or has shapefiles but no manifest.json, and a data file
+            whose sha256 differs from its manifest, stop the command (exit 4); --skip-broken-datasets and
+            --allow-modified-data (every command that loads data) make them warnings on stderr.
+
             Exit status:
             \(codes)
 

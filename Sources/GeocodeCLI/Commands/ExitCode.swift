@@ -12,9 +12,12 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     /// Bad input data: an invalid coordinate given to `geocode LAT LON`, a bad row under `--strict`, or a
     /// batch input that cannot be read as its format at all (e.g. a GeoJSON file that is not a FeatureCollection).
     case badInput = 3
-    /// The data directory is missing or the engine could not load it.
+    /// The data directory is missing or the engine could not load it: a dataset folder that cannot be read
+    /// or has no manifest (unless `--skip-broken-datasets`), a file that differs from its manifest's
+    /// sha256 (unless `--allow-modified-data`).
     case dataUnavailable = 4
-    /// Reading the input or writing the output failed (no such file, permission, disk full, ...).
+    /// Reading the input or writing the output failed (no such file, permission, disk full, stdout closed,
+    /// an index cache that could not be written, a serial device given up on after `--retry-for`).
     case ioError = 5
     /// Stopped by SIGINT or SIGTERM (128 + signal number for SIGINT, as shells report it).
     case interrupted = 130
@@ -26,8 +29,8 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
         case .notFound: return "the point is in no polygon (ocean or outside the data)"
         case .usage: return "bad command line"
         case .badInput: return "bad input: invalid coordinate, bad row with --strict, unreadable input format"
-        case .dataUnavailable: return "data directory missing or unloadable"
-        case .ioError: return "cannot read the input or write the output"
+        case .dataUnavailable: return "data directory missing or unloadable (also: a broken dataset folder, a data file whose sha256 differs from its manifest)"
+        case .ioError: return "cannot read the input or write the output (also: the index cache, a serial device given up on)"
         case .interrupted: return "interrupted (output file left untouched)"
         }
     }
