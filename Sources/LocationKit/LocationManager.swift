@@ -135,6 +135,8 @@ public final class LocationManager: @unchecked Sendable {
     /// The queue delegate methods and closures are called on (serial unless you passed a concurrent one,
     /// which would lose the ordering guarantee).
     public let delegateQueue: DispatchQueue
+    /// What ``requestTimeout`` is measured on, and the date the current placemark is saved with.
+    public let clock: any LocationClock
 
     /// Minimum distance in metres (great circle) between delivered fixes; ≤ 0 (the default,
     /// ``distanceFilterNone``) delivers every accepted fix. Takes effect from the next fix.
@@ -156,8 +158,8 @@ public final class LocationManager: @unchecked Sendable {
         set { settings.withLock { $0.discardsFirstFix = newValue } }
     }
 
-    /// Seconds a one-shot request waits for an acceptable fix before failing with `.locationUnknown`.
-    /// Read when the request starts. Default 30.
+    /// Seconds a one-shot request waits for an acceptable fix before failing with `.locationUnknown`,
+    /// on ``clock``. Read when the request starts. Default 30.
     public var requestTimeout: TimeInterval {
         get { settings.withLock { $0.requestTimeout } }
         set { settings.withLock { $0.requestTimeout = newValue } }
@@ -259,7 +261,7 @@ public final class LocationManager: @unchecked Sendable {
 
     private struct Request {
         let id: UInt64
-        let timer: DispatchWorkItem
+        let timer: any ClockTimer
         var lastSourceError: LocationError?
     }
 
@@ -268,6 +270,7 @@ public final class LocationManager: @unchecked Sendable {
     private var run: Run?
     private var request: Request?
     private var waiters: [Waiter] = []
+    private var locateWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     private var subscribers: [UInt64: AsyncStream<LocationEvent>.Continuation] = [:]
     private var tracker = CityTracker(hysteresis: .default)
     private var lastLookup: PlacemarkLookup?
@@ -279,9 +282,12 @@ public final class LocationManager: @unchecked Sendable {
     ///   - geocoder: answers placemarks for WGS-84 coordinates.
     ///   - currentPlacemarkFile: where to persist the current placemark; `nil` to keep it in memory only.
     ///   - delegateQueue: where delegate methods and closures run; `nil` for a private serial queue.
+    ///   - clock: the time request timeouts run on; tests pass a manual one.
     public init(source: any LocationSource, geocoder: any PlacemarkProvider,
-                currentPlacemarkFile: URL? = nil, delegateQueue: DispatchQueue? = nil) {
+                currentPlacemarkFile: URL? = nil, delegateQueue: DispatchQueue? = nil,
+                clock: any LocationClock = SystemClock()) {
         self.source = source
+        self.clock = clock
         self.geocoder = geocoder
         self.currentPlacemarkStore = currentPlacemarkFile.map(PlacemarkStore.init(url:))
         self.delegateQueue = delegateQueue ?? DispatchQueue(label: "LocationKit.LocationManager.delegate")
@@ -297,6 +303,7 @@ public final class LocationManager: @unchecked Sendable {
         }
         request?.timer.cancel()
         for waiter in waiters { waiter.resume(.failure(.cancelled)) }
+        for watcher in locateWatchers { watcher.continuation.resume() }
         for continuation in subscribers.values { continuation.finish() }
     }
 
@@ -381,6 +388,7 @@ public final class LocationManager: @unchecked Sendable {
                 queue.async {
                     self.waiters.append(waiter)
                     self.startRequest()
+                    self.wakeLocateWatchers()
                 }
             }
         } onCancel: {
@@ -408,8 +416,22 @@ public final class LocationManager: @unchecked Sendable {
         return stream
     }
 
-    /// `locate()` calls waiting for the pending request (for tests).
+    /// `locate()` calls waiting for the pending request.
     var pendingLocateCount: Int { onQueue { waiters.count } }
+
+    /// Returns once at least `count` `locate()` calls wait for the pending request: a test knows its
+    /// calls are registered without polling for it.
+    func waitForPendingLocates(_ count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async {
+                if self.waiters.count >= count {
+                    continuation.resume()
+                } else {
+                    self.locateWatchers.append((count, continuation))
+                }
+            }
+        }
+    }
 
     // MARK: - Fix observers
 
@@ -559,7 +581,7 @@ public final class LocationManager: @unchecked Sendable {
         }
         if outcome.currentChanged, let shown, let store = currentPlacemarkStore {
             do throws(PlacemarkStore.Failure) {
-                try store.save(shown)
+                try store.save(shown, at: clock.now)
             } catch {
                 emit(.warning(.currentPlacemarkNotSaved(path: store.url.path, reason: error.description)))
             }
@@ -586,9 +608,9 @@ public final class LocationManager: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         if request == nil {
             let id = nextID()
-            let timer = DispatchWorkItem { [weak self] in self?.requestTimedOut(id) }
+            let timeout = Duration(timeInterval: settings.withLock { $0.requestTimeout })
+            let timer = clock.schedule(after: timeout, on: queue) { [weak self] in self?.requestTimedOut(id) }
             request = Request(id: id, timer: timer)
-            queue.asyncAfter(deadline: .now() + max(0, settings.withLock { $0.requestTimeout }), execute: timer)
         }
         if run == nil { beginRun(continuous: false) }
     }
@@ -607,6 +629,12 @@ public final class LocationManager: @unchecked Sendable {
         request = nil
         emit(.error(.locationUnknown))
         return pending.lastSourceError ?? .locationUnknown
+    }
+
+    private func wakeLocateWatchers() {
+        let ready = locateWatchers.filter { $0.count <= waiters.count }
+        locateWatchers.removeAll { $0.count <= waiters.count }
+        for watcher in ready { watcher.continuation.resume() }
     }
 
     private func resolveWaiters(_ result: Result<Fix, LocationError>) {
