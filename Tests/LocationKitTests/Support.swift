@@ -245,17 +245,6 @@ final class ClosureRecorder: Sendable {
     }
 }
 
-/// Polls `condition` until it holds or `timeout` passes; returns whether it held.
-func eventually(timeout: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
-    let clock = ContinuousClock()
-    let deadline = clock.now.advanced(by: timeout)
-    while clock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(2))
-    }
-    return condition()
-}
-
 /// Every event of `manager`'s ``LocationManager/updates`` from now on, recorded as they arrive, so a
 /// test can wait for the one it needs.
 func streamRecorder(_ manager: LocationManager) -> (Recorder<LocationEvent>, Task<[LocationEvent], Never>) {
