@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import LocationSources
 import ReverseGeocoder
+import Synchronization
 
 /// The CoreLocation-style facade: takes fixes from a ``LocationSource``, filters them, asks a
 /// ``PlacemarkProvider`` for each accepted fix's placemark, tracks the current city with hysteresis,
@@ -60,7 +61,7 @@ import ReverseGeocoder
 ///   its `.stopped` (plus any events already handed to the delegate queue before it).
 public final class LocationManager: @unchecked Sendable {
     // @unchecked: the mutable state below the "Work-queue state" mark is only touched on `queue`
-    // (asserted with dispatchPrecondition); everything else is immutable or `Locked`.
+    // (asserted with dispatchPrecondition); everything else is immutable or behind a `Mutex`.
 
     /// Why a run ended.
     public enum StopReason: Sendable, Hashable {
@@ -119,12 +120,12 @@ public final class LocationManager: @unchecked Sendable {
         var isMonitoringSignificantChanges = false
     }
 
-    private let settings = Locked(Settings())
-    private let listeners = Locked(Listeners())
-    private let snapshot = Locked(Snapshot())
-    private let ids = Locked<UInt64>(0)
+    private let settings = Mutex(Settings())
+    private let listeners = Mutex(Listeners())
+    private let snapshot = Mutex(Snapshot())
+    private let ids = Mutex<UInt64>(0)
     /// Region monitors and position reporters attached to this manager (see ``addFixObserver(_:)``).
-    private let fixObservers = Locked<[(id: UInt64, observe: @Sendable (Fix) -> Void)]>([])
+    private let fixObservers = Mutex<[(id: UInt64, observe: @Sendable (Fix) -> Void)]>([])
 
     /// The source of fixes.
     public let source: any LocationSource
@@ -529,7 +530,7 @@ public final class LocationManager: @unchecked Sendable {
 
     private func process(_ location: Location) {
         guard var current = run else { return }
-        let settings = self.settings.wrapped
+        let settings = self.settings.withLock { $0 }
         guard location.isValid else { return }
         if !current.sawValidFix {
             current.sawValidFix = true
@@ -575,7 +576,7 @@ public final class LocationManager: @unchecked Sendable {
         emit(.location(location))
         emit(.placemark(placemark, for: location))
         let fix = Fix(location: location, placemark: placemark)
-        for observer in fixObservers.wrapped { observer.observe(fix) }
+        for observer in fixObservers.withLock({ $0 }) { observer.observe(fix) }
         if let change = outcome.cityChange {
             emit(.cityChanged(from: change.from, to: change.to, at: location))
         }
@@ -656,7 +657,7 @@ public final class LocationManager: @unchecked Sendable {
     }
 
     private func deliver(_ event: LocationEvent) {
-        let listeners = self.listeners.wrapped
+        let listeners = self.listeners.withLock { $0 }
         let delegate = listeners.delegate
         switch event {
         case .location(let location):
@@ -688,7 +689,7 @@ private final class Waiter: Sendable {
         var continuation: CheckedContinuation<Result<LocationManager.Fix, LocationError>, Never>?
         var outcome: Result<LocationManager.Fix, LocationError>?
     }
-    private let state = Locked(State())
+    private let state = Mutex(State())
 
     /// Stores the continuation; if the outcome is already known (cancelled before registering),
     /// resumes it at once and returns false.

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import LocationSources
 import ReverseGeocoder
+import Synchronization
 
 /// Sends positions to a server (HTTP POST of JSON) or a local NDJSON file, losing none: every report
 /// is queued on disk before it is sent and stays there until the destination has it.
@@ -173,9 +174,9 @@ public final class PositionReporter: @unchecked Sendable {
 
     private let queue = DispatchQueue(label: "LocationKit.PositionReporter")
     private let queueKey = DispatchSpecificKey<UInt8>()
-    private let onEventSlot = Locked<(@Sendable (Event) -> Void)?>(nil)
-    private let attachment = Locked<(manager: WeakManager, token: UInt64)?>(nil)
-    private let ids = Locked<UInt64>(0)
+    private let onEventSlot = Mutex<(@Sendable (Event) -> Void)?>(nil)
+    private let attachment = Mutex<(manager: WeakManager, token: UInt64)?>(nil)
+    private let ids = Mutex<UInt64>(0)
     private let sink: any ReportSink
 
     // MARK: Queue state (only on `queue`)
@@ -214,7 +215,7 @@ public final class PositionReporter: @unchecked Sendable {
 
     deinit {
         // No other reference exists, so the queue state can be touched directly.
-        if let attached = attachment.wrapped { attached.manager.value?.removeFixObserver(attached.token) }
+        if let attached = attachment.withLock({ $0 }) { attached.manager.value?.removeFixObserver(attached.token) }
         retryTimer?.cancel()
         sink.invalidate()
         store?.close()
@@ -334,7 +335,7 @@ public final class PositionReporter: @unchecked Sendable {
 
     /// Called on ``delegateQueue`` with each event, in order.
     public var onEvent: (@Sendable (Event) -> Void)? {
-        get { onEventSlot.wrapped }
+        get { onEventSlot.withLock { $0 } }
         set { onEventSlot.withLock { $0 = newValue } }
     }
 
@@ -435,7 +436,7 @@ public final class PositionReporter: @unchecked Sendable {
     private func emit(_ event: Event) {
         dispatchPrecondition(condition: .onQueue(queue))
         for continuation in subscribers.values { continuation.yield(event) }
-        delegateQueue.async { self.onEventSlot.wrapped?(event) }
+        delegateQueue.async { self.onEventSlot.withLock({ $0 })?(event) }
     }
 
     private func onQueue<T>(_ body: () -> T) -> T {
@@ -473,7 +474,7 @@ struct ReportThrottle: Sendable {
     }
 }
 
-/// A weak reference to a manager that can sit inside a `Locked` value.
+/// A weak reference to a manager that can sit inside a `Mutex`.
 private final class WeakManager: @unchecked Sendable {
     // @unchecked: `weak` needs a var; it is written only in init.
     weak var value: LocationManager?
