@@ -10,6 +10,8 @@ import Foundation
 /// Filters that compare fixes (distance and time filters, significant change, city-change and region
 /// dwell, the reporter's 100 m / 10 s rule) do not read this clock: they measure time on the fixes'
 /// own timestamps, so a log replayed faster than real time behaves as it did when it was recorded.
+/// The reporter's HTTP request timeout is not on this clock either: it is a property of the network
+/// connection, enforced by `URLSession`.
 ///
 /// Why a protocol of ours and not Swift's `Clock`: every timer here must run on a serial dispatch
 /// queue (the owner's state lives there). With `Clock`, each timer would be a `Task` sleeping on the
