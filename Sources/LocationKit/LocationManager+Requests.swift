@@ -43,9 +43,6 @@ extension LocationManager {
         return try result.get()
     }
 
-    /// `locate()` calls waiting for the pending request.
-    var pendingLocateCount: Int { onQueue { waiters.count } }
-
     /// Returns once at least `count` `locate()` calls wait for the pending request: a test knows its
     /// calls are registered without polling for it.
     func waitForPendingLocates(_ count: Int) async {
