@@ -60,14 +60,14 @@ import Testing
                                       geocoder: RegionProvider(), delegateQueue: queue)
         let delegate = DelegateRecorder(expecting: (queue, key))
         manager.delegate = delegate
-        let closureOnQueue = Locked(true)
-        manager.onLocation = { _ in
-            if DispatchQueue.getSpecific(key: key) == nil { closureOnQueue.withLock { $0 = false } }
-        }
+        let closureOnQueue = Recorder<Bool>()
+        manager.onLocation = { _ in closureOnQueue.append(DispatchQueue.getSpecific(key: key) != nil) }
         manager.startUpdatingLocation()
-        #expect(await eventually { delegate.recorded.last.map(isStop) == true })
+        await delegate.waitForStop()
+        #expect(delegate.recorded.last.map(isStop) == true)
         #expect(!delegate.calledOnWrongQueue)
-        #expect(closureOnQueue.wrapped)
+        // The closure of the last fix ran before the delegate's `.stopped` on the same serial queue.
+        #expect(closureOnQueue.values == [true, true, true, true])
         #expect(delegate.recorded.locations.count == 4)
     }
 
@@ -80,16 +80,17 @@ import Testing
     /// A delegate that only implements one method still compiles and works (defaults are empty).
     @Test func delegateMethodsHaveDefaults() async {
         final class OnlyStops: LocationManagerDelegate {
-            let stops = Locked(0)
+            let stops = Recorder<LocationManager.StopReason>()
             func locationManager(_ manager: LocationManager, didStopWith reason: LocationManager.StopReason) {
-                stops.withLock { $0 += 1 }
+                stops.append(reason)
             }
         }
         let delegate = OnlyStops()
         let manager = LocationManager(source: ScriptedSource(locations: track([39.5])), geocoder: RegionProvider())
         manager.delegate = delegate
         manager.startUpdatingLocation()
-        #expect(await eventually { delegate.stops.wrapped == 1 })
+        await delegate.stops.wait(count: 1)
+        #expect(delegate.stops.values == [.sourceFinished])
     }
 
     /// Stopping from inside a callback (on the delegate queue) does not deadlock, and nothing of the
@@ -106,7 +107,8 @@ import Testing
         var streamed: [LocationEvent] = []
         for await event in updates { streamed.append(event) }
         #expect(streamed.last == .stopped(.requested))
-        #expect(await eventually { delegate.recorded.last.map(isStop) == true })
+        await delegate.waitForStop()
+        #expect(delegate.recorded.last.map(isStop) == true)
         // Some fixes may have been processed before the callback's stop reached the work queue, but the
         // stop is last and there is exactly one.
         #expect(delegate.recorded == streamed)
@@ -155,7 +157,8 @@ import Testing
         #expect(await iterator.next() != nil)  // the location
         #expect(await iterator.next() != nil)  // its placemark
         manager = nil
-        #expect(await eventually { source.stops == 1 })
+        await source.waitForStops(1)
+        #expect(source.stops == 1)
         #expect(await iterator.next() == nil)
     }
 }

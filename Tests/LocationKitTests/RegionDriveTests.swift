@@ -1,6 +1,7 @@
 import Foundation
 import LocationSources
 import ReverseGeocoder
+import Synchronization
 import Testing
 @testable import LocationKit
 
@@ -79,9 +80,9 @@ struct RegionDriveTests {
 /// The engine, counting how often it is asked.
 final class CountingProvider: PlacemarkProvider {
     let base: any PlacemarkProvider
-    private let count = Locked(0)
+    private let count = Mutex(0)
     init(_ base: any PlacemarkProvider) { self.base = base }
-    var lookups: Int { count.wrapped }
+    var lookups: Int { count.withLock { $0 } }
     func placemark(for coordinate: Coordinate) -> Placemark? {
         count.withLock { $0 += 1 }
         return base.placemark(for: coordinate)

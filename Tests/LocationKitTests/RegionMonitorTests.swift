@@ -9,16 +9,16 @@ import Testing
 /// and the regions file.
 @Suite struct RegionMonitorTests {
     final class Delegate: RegionMonitorDelegate {
-        let events = Locked<[RegionEvent]>([])
+        let events = Recorder<RegionEvent>()
         func regionMonitor(_ monitor: RegionMonitor, didDetermineState state: RegionState, for region: MonitoredRegion,
                            at location: Location?) {
-            events.withLock { $0.append(.stateDetermined(region, state, at: location)) }
+            events.append(.stateDetermined(region, state, at: location))
         }
         func regionMonitor(_ monitor: RegionMonitor, didEnterRegion region: MonitoredRegion, at location: Location) {
-            events.withLock { $0.append(.entered(region, at: location)) }
+            events.append(.entered(region, at: location))
         }
         func regionMonitor(_ monitor: RegionMonitor, didExitRegion region: MonitoredRegion, at location: Location) {
-            events.withLock { $0.append(.exited(region, at: location)) }
+            events.append(.exited(region, at: location))
         }
     }
 
@@ -39,11 +39,11 @@ import Testing
         let manager = LocationManager(source: ScriptedSource(locations: Self.route), geocoder: provider)
         let monitor = try RegionMonitor(hysteresis: .off)
         let delegate = Delegate()
-        let closures = Locked<[RegionEvent]>([])
+        let closures = Recorder<RegionEvent>()
         monitor.delegate = delegate
-        monitor.onStateDetermined = { r, s, l in closures.withLock { $0.append(.stateDetermined(r, s, at: l)) } }
-        monitor.onEnter = { r, l in closures.withLock { $0.append(.entered(r, at: l)) } }
-        monitor.onExit = { r, l in closures.withLock { $0.append(.exited(r, at: l)) } }
+        monitor.onStateDetermined = { r, s, l in closures.append(.stateDetermined(r, s, at: l)) }
+        monitor.onEnter = { r, l in closures.append(.entered(r, at: l)) }
+        monitor.onExit = { r, l in closures.append(.exited(r, at: l)) }
         let stream = monitor.events
         try monitor.add(contentsOf: [Self.beijingCity, Self.tianjinCity, Self.depot])
         monitor.attach(to: manager)
@@ -70,9 +70,10 @@ import Testing
             if seen.count == expected.count { break }
         }
         #expect(seen == expected)
-        #expect(await eventually { delegate.events.wrapped.count == expected.count && closures.wrapped.count == expected.count })
-        #expect(delegate.events.wrapped == expected)
-        #expect(closures.wrapped == expected)
+        await delegate.events.wait(count: expected.count)
+        await closures.wait(count: expected.count)
+        #expect(delegate.events.values == expected)
+        #expect(closures.values == expected)
         // No extra engine work: one lookup per distinct accepted coordinate, as without a monitor.
         #expect(provider.lookups == Self.route.count)
         #expect(monitor.statistics.fixes == Self.route.count)

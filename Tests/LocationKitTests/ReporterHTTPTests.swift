@@ -26,14 +26,16 @@ import Glibc
         let server = try await ReportServer.start(log: dir.appendingPathComponent("server.log"),
                                                   options: .init(failFirst: 3))
         defer { Task { await server.kill() } }
-        let reporter = try PositionReporter(configuration: testConfiguration(.http(server.url), queue: dir.appendingPathComponent("q")))
-        let events = ReporterEvents(reporter)
+        let clock = TestClock()
+        let reporter = try PositionReporter(configuration: testConfiguration(.http(server.url), queue: dir.appendingPathComponent("q")),
+                                            clock: clock)
+        let events = ReporterEvents(reporter, retrying: clock)
         var sent: [PositionReport] = []
         for i in 0..<20 { sent.append(try reporter.enqueue(courierFix(i), placemark: .haidian)) }
-        #expect(await reporter.flush(timeout: .seconds(60)))
+        #expect(await reporter.flush(timeout: untilDrained))
         Self.expectExactly(sent, at: server)
         #expect(server.entries.filter { $0.event == "rejected" }.count == 3)
-        #expect(await events.caughtUp(delivered: sent.count))
+        await events.caughtUp(delivered: sent.count)
         #expect(events.failures.map(\.attempt) == [1, 2, 3])
         #expect(events.failures.allSatisfy { $0.reason.hasSuffix("HTTP 503") })
         #expect(events.delivered.map(\.id) == sent.map(\.id))
@@ -46,13 +48,15 @@ import Glibc
         let server = try await ReportServer.start(log: dir.appendingPathComponent("server.log"),
                                                   options: .init(dropFirst: 2))
         defer { Task { await server.kill() } }
-        let reporter = try PositionReporter(configuration: testConfiguration(.http(server.url), queue: dir.appendingPathComponent("q")))
-        let events = ReporterEvents(reporter)
+        let clock = TestClock()
+        let reporter = try PositionReporter(configuration: testConfiguration(.http(server.url), queue: dir.appendingPathComponent("q")),
+                                            clock: clock)
+        let events = ReporterEvents(reporter, retrying: clock)
         let sent = try (0..<6).map { try reporter.enqueue(courierFix($0), placemark: nil) }
-        #expect(await reporter.flush(timeout: .seconds(60)))
+        #expect(await reporter.flush(timeout: untilDrained))
         Self.expectExactly(sent, at: server)
         #expect(server.entries.filter { $0.event == "dropped" }.count == 2)
-        #expect(await events.caughtUp(delivered: sent.count))
+        await events.caughtUp(delivered: sent.count)
         #expect(events.failures.count == 2)
     }
 
@@ -67,18 +71,19 @@ import Glibc
         let server = try await ReportServer.start(log: dir.appendingPathComponent("server.log"),
                                                   options: .init(holds: [1: release]))
         defer { Task { await server.kill() } }
+        let clock = TestClock()
         let reporter = try PositionReporter(configuration: testConfiguration(.http(server.url), queue: dir.appendingPathComponent("q"),
-                                                                             timeout: 1))
-        let events = ReporterEvents(reporter)
+                                                                             timeout: 1), clock: clock)
+        let events = ReporterEvents(reporter, retrying: clock)
         let sent = try (0..<5).map { try reporter.enqueue(courierFix($0), placemark: .chaoyang) }
-        #expect(await reporter.flush(timeout: .seconds(60)))
+        #expect(await reporter.flush(timeout: untilDrained))
         // The client gave up on request 1 and got the reports through later requests; now the server
         // finishes request 1 and logs its reports as accepted too.
         ReportServer.release(release)
-        #expect(await eventually { server.entries.contains { $0.n == 1 && $0.event != "received" } })
+        await server.waitForEntries { $0.contains { $0.n == 1 && $0.event != "received" } }
         Self.expectExactly(sent, at: server)
         #expect(server.accepted.count > sent.count, "the stalled batch arrived twice")
-        #expect(await events.caughtUp(delivered: sent.count))
+        await events.caughtUp(delivered: sent.count)
         #expect(events.failures.first?.reason.lowercased().contains("timed out") == true, "\(events.failures)")
     }
 
@@ -90,18 +95,19 @@ import Glibc
         defer { try? FileManager.default.removeItem(at: dir) }
         let log = dir.appendingPathComponent("server.log")
         let first = try await ReportServer.start(log: log)
+        let clock = TestClock()
         let reporter = try PositionReporter(configuration: testConfiguration(.http(first.url), queue: dir.appendingPathComponent("q"),
-                                                                             batch: 4))
-        let events = ReporterEvents(reporter)
+                                                                             batch: 4), clock: clock)
+        let events = ReporterEvents(reporter, retrying: clock)
         var sent = try (0..<3).map { try reporter.enqueue(courierFix($0), placemark: .haidian) }
-        #expect(await reporter.flush(timeout: .seconds(60)))
+        #expect(await reporter.flush(timeout: untilDrained))
         await first.kill()
         for i in 3..<14 { sent.append(try reporter.enqueue(courierFix(i), placemark: .wuqing)) }
-        #expect(await eventually { events.failures.count >= 4 })   // connection refused, retried, still refused
+        await events.waitForFailures(4)   // connection refused, retried, still refused
         #expect(reporter.pendingCount == 11)
         let second = try await ReportServer.start(log: log, port: first.port)
         defer { Task { await second.kill() } }
-        #expect(await reporter.flush(timeout: .seconds(60)))
+        #expect(await reporter.flush(timeout: untilDrained))
         Self.expectExactly(sent, at: second)
         let backlog = second.entries.filter { $0.event == "accepted" && $0.reports.first!.seq > 3 }
         #expect(backlog.allSatisfy { $0.reports.count <= 4 })
@@ -119,22 +125,28 @@ import Glibc
                                                   options: .init(holds: [2: release]))
         defer { Task { await server.kill() } }
         let config = testConfiguration(.http(server.url), queue: dir.appendingPathComponent("q"), batch: 3)
-        var first: PositionReporter? = try PositionReporter(configuration: config)
+        let clock = TestClock()
+        var first: PositionReporter? = try PositionReporter(configuration: config, clock: clock)
+        var firstEvents: ReporterEvents? = ReporterEvents(first!, retrying: clock)
         var sent = [try first!.enqueue(courierFix(0), placemark: nil)]
-        #expect(await eventually { server.entries.contains { $0.n == 1 && $0.event == "accepted" } })
-        #expect(await eventually { first!.pendingCount == 0 })
+        await server.waitForEntries { $0.contains { $0.n == 1 && $0.event == "accepted" } }
+        await firstEvents!.caughtUp(delivered: 1)
+        #expect(first!.pendingCount == 0)
         for i in 1..<6 { sent.append(try first!.enqueue(courierFix(i), placemark: nil)) }
-        #expect(await eventually { server.entries.contains { $0.n == 2 && $0.event == "received" } })
+        await server.waitForEntries { $0.contains { $0.n == 2 && $0.event == "received" } }
         first!.close()
         first = nil
-        let second = try PositionReporter(configuration: config)
+        firstEvents = nil
+        let second = try PositionReporter(configuration: config, clock: clock)
+        let events = ReporterEvents(second, retrying: clock)
         #expect(second.pendingCount == 5)
         for i in 6..<8 { sent.append(try second.enqueue(courierFix(i), placemark: nil)) }
-        #expect(await second.flush(timeout: .seconds(60)))
+        #expect(await second.flush(timeout: untilDrained))
         ReportServer.release(release)  // the abandoned request completes at the server after all
-        #expect(await eventually { server.entries.contains { $0.n == 2 && $0.event != "received" } })
+        await server.waitForEntries { $0.contains { $0.n == 2 && $0.event != "received" } }
         Self.expectExactly(sent, at: server)
         #expect(sent.map(\.seq) == Array(1...8))
+        #expect(events.failures.isEmpty)
     }
 
     /// Attached to a manager: the courier app of the issue. A synthetic drive, reported every 100 m or
@@ -150,17 +162,19 @@ import Glibc
                                        speed: 12, fixInterval: 1, noise: 4, seed: 3)
         let manager = LocationManager(source: SyntheticRouteSource(route: route, pacing: .asFastAsPossible, startDate: epoch),
                                       geocoder: RegionProvider())
-        let reporter = try PositionReporter(configuration: testConfiguration(.http(server.url), queue: dir.appendingPathComponent("q")))
-        let events = ReporterEvents(reporter)
+        let clock = TestClock()
+        let reporter = try PositionReporter(configuration: testConfiguration(.http(server.url), queue: dir.appendingPathComponent("q")),
+                                            clock: clock)
+        let events = ReporterEvents(reporter, retrying: clock)
         reporter.attach(to: manager)
         let fixes = await drive(manager).locations
-        #expect(await reporter.flush(timeout: .seconds(60)))
+        #expect(await reporter.flush(timeout: untilDrained))
         var throttle = ReportThrottle(minimumDistance: 100, maximumInterval: 10)
         let expected = fixes.filter { throttle.shouldReport($0) }
         #expect(expected.count > 100)
         let kept = server.deduplicated
         #expect(kept.map(\.seq) == Array(1...UInt64(expected.count)))
-        #expect(await events.caughtUp(delivered: expected.count))
+        await events.caughtUp(delivered: expected.count)
         #expect(events.enqueued.map(\.time) == expected.map { PositionReport.wholeMilliseconds($0.timestamp) })
         #expect(events.enqueued.map(\.placemark) == expected.map { RegionProvider.answer($0.coordinate) })
         #expect(kept.map(\.id) == events.enqueued.map(\.id))
@@ -173,6 +187,9 @@ import Glibc
 /// arrives, in order.
 @Suite struct ReporterCrashTests {
     static let childVariable = "LOCATIONKIT_REPORTER_CHILD"
+    /// Reports the child queues before it waits to be killed (batches of 3: request 2, which the server
+    /// holds, is in flight by then).
+    static let queuedByTheChild = 12
 
     /// The child's side. Runs only in the child process (the variable is set by the parent); a normal
     /// test run lists it as skipped.
@@ -190,9 +207,10 @@ import Glibc
             // Unbuffered: the parent must see the line the moment the report is on disk.
             let line = "ENQUEUED \(report.seq) \(report.id)\n"
             _ = line.withCString { write(1, $0, strlen($0)) }
-            try await Task.sleep(for: .milliseconds(25))
         }
-        try await Task.sleep(for: .seconds(60))  // wait to be killed; bounded in case the parent is gone
+        // Wait to be killed: stdin is the parent's pipe, so it ends only if the parent is gone.
+        _ = FileHandle.standardInput.readDataToEndOfFile()
+        withExtendedLifetime(reporter) {}
     }
 
     @Test(.timeLimit(.minutes(3)))
@@ -206,32 +224,35 @@ import Glibc
         let server = try await ReportServer.start(log: dir.appendingPathComponent("server.log"), options: .init(holds: [2: release]))
         defer { Task { await server.kill() } }
         var environment = ProcessInfo.processInfo.environment
-        environment[Self.childVariable] = "\(queue.path)|\(server.url.absoluteString)|40"
+        environment[Self.childVariable] = "\(queue.path)|\(server.url.absoluteString)|\(Self.queuedByTheChild)"
         let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         let child = try ChildProcess(executable: me, arguments: ["--testing-library", "swift-testing",
                                                                  "--filter", "childReporterProcess"],
                                      environment: environment)
-        #expect(await eventually { server.entries.contains { $0.n == 2 && $0.event == "received" } })
-        #expect(await eventually { child.lines.filter { $0.hasPrefix("ENQUEUED ") }.count >= 12 })
+        await server.waitForEntries { $0.contains { $0.n == 2 && $0.event == "received" } }
+        await child.waitForLines { $0.filter { $0.hasPrefix("ENQUEUED ") }.count >= Self.queuedByTheChild }
         child.signal(SIGKILL)
-        #expect(await child.waitForExit(), "child did not die")
+        await child.waitForExit()
         #expect(child.process.terminationReason == .uncaughtSignal && child.process.terminationStatus == SIGKILL)
         let confirmed = child.lines.filter { $0.hasPrefix("ENQUEUED ") }.map { $0.split(separator: " ") }
             .map { (seq: UInt64($0[1])!, id: String($0[2])) }
-        #expect(confirmed.count >= 12 && confirmed.count < 40, "killed mid-run: \(confirmed.count) queued")
+        #expect(confirmed.count == Self.queuedByTheChild)
         #expect(server.entries.first { $0.n == 2 }.map { $0.event == "received" } == true, "still in flight when killed")
 
         // A new reporter (this process) on the same directory: the lock the dead child held is free.
-        let restarted = try PositionReporter(configuration: testConfiguration(.http(server.url), queue: queue, batch: 3))
-        #expect(await restarted.flush(timeout: .seconds(60)))
+        let clock = TestClock()
+        let restarted = try PositionReporter(configuration: testConfiguration(.http(server.url), queue: queue, batch: 3),
+                                             clock: clock)
+        let events = ReporterEvents(restarted, retrying: clock)
+        #expect(await restarted.flush(timeout: untilDrained))
         ReportServer.release(release)  // the dead child's request completes at the server after all
-        #expect(await eventually { server.entries.contains { $0.n == 2 && $0.event != "received" } })
+        await server.waitForEntries { $0.contains { $0.n == 2 && $0.event != "received" } }
+        #expect(events.failures.isEmpty)
         let kept = server.deduplicated
-        // Everything the child confirmed, in order, plus at most the one it queued but was killed before
-        // printing (it was on disk, so it is sent too); nothing else.
-        #expect(Array(kept.prefix(confirmed.count)).map(\.id) == confirmed.map(\.id))
+        // Everything the child confirmed, in order, and nothing else (it was killed after its last
+        // report was on disk and printed).
+        #expect(kept.map(\.id) == confirmed.map(\.id))
         #expect(kept.map(\.seq) == Array(1...UInt64(kept.count)))
-        #expect(kept.count - confirmed.count <= 1)
         #expect(server.accepted.count > kept.count, "the request held when the child died arrives twice")
         _ = restarted
         #else

@@ -9,12 +9,18 @@ import Glibc
 
 // MARK: - Child processes
 
-/// A subprocess whose stdout is collected by a thread of its own (never by the cooperative pool), with
-/// bounded waits for its lines and its exit.
+/// A subprocess whose stdout is collected by a thread of its own (never by the cooperative pool).
+/// Waits for its lines and its exit wake on the output and the exit themselves; their only bound is
+/// the calling test's time limit. Its stdin is a pipe this object holds open, so a child that reads
+/// stdin to its end lives exactly as long as its parent.
 final class ChildProcess: @unchecked Sendable {
-    // @unchecked: `process` is configured before `run()` and only read afterwards; output is Locked.
+    // @unchecked: `process` is configured before `run()` and only read afterwards.
     let process = Process()
-    private let output = Locked("")
+    /// Output chunks as they arrive, then `nil` at end of output.
+    private let output = Recorder<String?>()
+    /// The exit, once.
+    private let exit = Recorder<Int32>()
+    private let input = Pipe()
 
     init(executable: URL, arguments: [String], environment: [String: String]? = nil) throws {
         process.executableURL = executable
@@ -22,16 +28,19 @@ final class ChildProcess: @unchecked Sendable {
         if let environment { process.environment = environment }
         let pipe = Pipe()
         process.standardOutput = pipe
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = input
+        let exit = self.exit
+        process.terminationHandler = { process in exit.append(process.terminationStatus) }
         try process.run()
         let handle = pipe.fileHandleForReading
         let output = self.output
         let reader = Thread {
             while true {
                 let data = handle.availableData
-                if data.isEmpty { return }
-                output.withLock { $0 += String(decoding: data, as: UTF8.self) }
+                if data.isEmpty { break }
+                output.append(String(decoding: data, as: UTF8.self))
             }
+            output.append(nil)
         }
         reader.start()
     }
@@ -41,26 +50,37 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     var pid: Int32 { process.processIdentifier }
-    var text: String { output.wrapped }
-    var lines: [String] { text.split(separator: "\n").map(String.init) }
+    var text: String { Self.text(output.values) }
+    var lines: [String] { Self.lines(output.values) }
 
-    /// The first complete output line starting with `prefix`, waiting up to `timeout`.
-    func line(startingWith prefix: String, timeout: Duration = .seconds(60)) async -> String? {
-        var found: String?
-        _ = await eventually(timeout: timeout) {
-            found = lines.first { $0.hasPrefix(prefix) && text.contains($0 + "\n") }
-            return found != nil || !process.isRunning
-        }
-        return found ?? lines.first { $0.hasPrefix(prefix) && text.contains($0 + "\n") }
+    private static func text(_ chunks: [String?]) -> String { chunks.compactMap { $0 }.joined() }
+    /// Complete lines only (a line still being written is not one yet).
+    private static func lines(_ chunks: [String?]) -> [String] {
+        let text = text(chunks)
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        lines.removeLast()   // after the last newline: empty, or a partial line
+        return lines.filter { !$0.isEmpty }
+    }
+
+    /// Returns once the complete output lines satisfy `condition` or the output ended.
+    func waitForLines(_ condition: @escaping @Sendable ([String]) -> Bool) async {
+        await output.wait { chunks in chunks.last == .some(nil) || condition(Self.lines(chunks)) }
+    }
+
+    /// The first complete output line starting with `prefix`; `nil` if the output ended without one.
+    func line(startingWith prefix: String) async -> String? {
+        await waitForLines { $0.contains { $0.hasPrefix(prefix) } }
+        return lines.first { $0.hasPrefix(prefix) }
     }
 
     func signal(_ signal: Int32) {
         if process.isRunning { kill(process.processIdentifier, signal) }
     }
 
-    /// Waits up to `timeout` for the process to end; true when it did.
-    func waitForExit(timeout: Duration = .seconds(30)) async -> Bool {
-        await eventually(timeout: timeout) { !process.isRunning }
+    /// Returns once the process has ended.
+    func waitForExit() async {
+        await exit.wait(count: 1)
+        process.waitUntilExit()   // already ended: only lets Process record the termination
     }
 }
 
@@ -131,7 +151,7 @@ final class ReportServer: @unchecked Sendable {
         for (n, seconds) in options.stalls.sorted(by: { $0.key < $1.key }) { arguments += ["--stall", "\(n):\(seconds)"] }
         for (n, file) in options.holds.sorted(by: { $0.key < $1.key }) { arguments += ["--hold", "\(n):\(file.path)"] }
         let child = try ChildProcess(executable: python, arguments: arguments)
-        let line = try #require(await child.line(startingWith: "PORT ", timeout: .seconds(30)), "server did not start")
+        let line = try #require(await child.line(startingWith: "PORT "), "server did not start")
         let port = try #require(Int(line.dropFirst(5)))
         return ReportServer(port: port, log: log, child: child)
     }
@@ -144,10 +164,18 @@ final class ReportServer: @unchecked Sendable {
     /// Kills the server outright (the machine went away) and waits for it to be gone.
     func kill() async {
         child.signal(SIGKILL)
-        #expect(await child.waitForExit(), "server did not exit")
+        await child.waitForExit()
     }
 
-    var entries: [Entry] {
+    /// Returns once this server's log satisfies `condition` (woken by each line the server logs).
+    func waitForEntries(_ condition: @escaping @Sendable ([Entry]) -> Bool) async {
+        let log = self.log
+        await child.waitForLines { _ in condition(Self.entries(log)) }
+    }
+
+    var entries: [Entry] { Self.entries(log) }
+
+    private static func entries(_ log: URL) -> [Entry] {
         guard let text = try? String(contentsOf: log, encoding: .utf8) else { return [] }
         return text.split(separator: "\n").compactMap { line in
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
@@ -181,46 +209,69 @@ func courierFix(_ i: Int) -> Location {
     fix(39.9 + Double(i) * 0.00135, 116.4, t: Double(i) * 10)
 }
 
-/// A reporter configuration for tests: short, jitter-free retries and request timeouts.
+/// A reporter configuration for tests: short retries with jitter (they run on a test clock anyway),
+/// and the production request timeout, so that only a test that means to see a timeout sees one.
 func testConfiguration(_ destination: PositionReporter.Destination, queue: URL, batch: Int = 100,
-                       timeout: TimeInterval = 5) -> PositionReporter.Configuration {
+                       timeout: TimeInterval = 30) -> PositionReporter.Configuration {
     PositionReporter.Configuration(
         destination: destination, queueDirectory: queue, maximumBatch: batch, requestTimeout: timeout,
         retry: .init(maximumRetries: 3, initialDelay: 0.05, multiplier: 2, maximumDelay: 0.2, jitter: 0.5))
 }
 
-/// Collects a reporter's events (from its `events` stream) without blocking anyone.
-final class ReporterEvents: @unchecked Sendable {
-    private let events = Locked<[PositionReporter.Event]>([])
+/// Collects a reporter's events (from its `events` stream) without blocking anyone. With `retrying`,
+/// it also plays the part of time: each `.deliveryFailed` moves that test clock forward by exactly the
+/// announced wait, so the retry runs at once (the timer is armed before the event goes out).
+final class ReporterEvents: Sendable {
+    private let events = Recorder<PositionReporter.Event>()
     private let task: Task<Void, Never>
 
-    init(_ reporter: PositionReporter) {
+    init(_ reporter: PositionReporter, retrying clock: TestClock? = nil) {
         let stream = reporter.events
         let events = self.events
-        task = Task { for await event in stream { events.withLock { $0.append(event) } } }
+        task = Task {
+            for await event in stream {
+                events.append(event)
+                if let clock, case .deliveryFailed(_, _, let wait) = event {
+                    clock.advance(by: Duration(timeInterval: wait))
+                }
+            }
+        }
     }
 
     deinit { task.cancel() }
 
-    var all: [PositionReporter.Event] { events.wrapped }
+    var all: [PositionReporter.Event] { events.values }
 
     /// Waits until the stream has brought `count` delivered reports. The stream is fed in order on the
     /// reporter's queue but consumed by a task that may lag behind it, so after `flush()` returns the
     /// last events may still be on their way; once the last `.delivered` is here, so is everything
     /// before it.
-    func caughtUp(delivered count: Int) async -> Bool {
-        await eventually { delivered.count >= count }
+    func caughtUp(delivered count: Int) async {
+        await events.wait { Self.delivered($0).count >= count }
     }
-    var failures: [(reason: String, attempt: Int)] {
-        all.compactMap { if case .deliveryFailed(let r, let a, _) = $0 { (r, a) } else { nil } }
+
+    /// Waits until the stream has brought `count` delivery failures.
+    func waitForFailures(_ count: Int) async {
+        await events.wait { Self.failures($0).count >= count }
     }
-    var delivered: [PositionReport] {
+
+    var failures: [(reason: String, attempt: Int, retryIn: TimeInterval)] { Self.failures(all) }
+    var delivered: [PositionReport] { Self.delivered(all) }
+    var enqueued: [PositionReport] {
+        all.compactMap { if case .enqueued(let report) = $0 { report } else { nil } }
+    }
+
+    private static func failures(_ all: [PositionReporter.Event]) -> [(reason: String, attempt: Int, retryIn: TimeInterval)] {
+        all.compactMap { if case .deliveryFailed(let r, let a, let w) = $0 { (r, a, w) } else { nil } }
+    }
+    private static func delivered(_ all: [PositionReporter.Event]) -> [PositionReport] {
         all.flatMap { event -> [PositionReport] in
             if case .delivered(let batch) = event { return batch }
             return []
         }
     }
-    var enqueued: [PositionReport] {
-        all.compactMap { if case .enqueued(let report) = $0 { report } else { nil } }
-    }
 }
+
+/// A flush timeout that a test clock never reaches unless the test advances it that far: waiting
+/// for the queue to drain is waiting for the deliveries themselves.
+let untilDrained: Duration = .seconds(86_400)

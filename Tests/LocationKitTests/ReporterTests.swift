@@ -57,10 +57,12 @@ import Testing
         let manager = LocationManager(source: ScriptedSource(locations: fixes), geocoder: RegionProvider())
         let output = dir.appendingPathComponent("out/positions.ndjson")
         try FileManager.default.createDirectory(at: output.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let reporter = try PositionReporter(configuration: testConfiguration(.file(output), queue: dir.appendingPathComponent("queue")))
+        let clock = TestClock(start: epoch.addingTimeInterval(1000))
+        let reporter = try PositionReporter(configuration: testConfiguration(.file(output), queue: dir.appendingPathComponent("queue")),
+                                            clock: clock)
         reporter.attach(to: manager)
         _ = await drive(manager)
-        #expect(await reporter.flush(timeout: .seconds(60)))
+        #expect(await reporter.flush(timeout: untilDrained))
 
         var throttle = ReportThrottle(minimumDistance: 100, maximumInterval: 10)
         let expected = fixes.filter { throttle.shouldReport($0) }
@@ -72,6 +74,7 @@ import Testing
         // Moving: every 5 fixes (100 m); parked: every 10 s.
         #expect(expected.map { Int($0.timestamp.timeIntervalSince(epoch)) } == [0, 5, 10, 15, 20, 25, 30, 40, 50, 60])
         #expect(Set(reports.map(\.id)).count == reports.count)
+        #expect(reports.allSatisfy { $0.recorded == epoch.addingTimeInterval(1000) }, "recorded on the reporter's clock")
         #expect(reporter.pendingCount == 0)
     }
 
@@ -94,8 +97,8 @@ import Testing
             try bytes.write(to: output)
             queue.close()
         }
-        let reporter = try PositionReporter(configuration: testConfiguration(.file(output), queue: queueDir))
-        #expect(await reporter.flush(timeout: .seconds(60)))
+        let reporter = try PositionReporter(configuration: testConfiguration(.file(output), queue: queueDir), clock: TestClock())
+        #expect(await reporter.flush(timeout: untilDrained))
         let lines = try String(contentsOf: output, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.last == "")  // ends with a newline
         let seqs = try lines.dropLast().map { try JSONDecoder().decode(PositionReport.self, from: Data($0.utf8)).seq }
@@ -108,18 +111,33 @@ import Testing
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let output = dir.appendingPathComponent("later/positions.ndjson")
-        let reporter = try PositionReporter(configuration: testConfiguration(.file(output), queue: dir.appendingPathComponent("q")))
+        let clock = TestClock()
+        let reporter = try PositionReporter(configuration: testConfiguration(.file(output), queue: dir.appendingPathComponent("q")),
+                                            clock: clock)
         let events = ReporterEvents(reporter)
         let sent = try (0..<5).map { try reporter.enqueue(courierFix($0), placemark: .haidian) }
-        #expect(await eventually { events.failures.count >= 5 })
+        // Each failure arms exactly one timer, for the wait it announces (0.05 · 2^(n-1) capped at
+        // 0.2 s, less up to half of jitter); nothing is retried before the clock gets there.
+        let policy = testConfiguration(.file(output), queue: dir).retry
+        for attempt in 1...5 {
+            await events.waitForFailures(attempt)
+            let wait = events.failures[attempt - 1].retryIn
+            let base = policy.delay(afterFailures: attempt, random: 0)
+            #expect(wait <= base && wait > base / 2, "attempt \(attempt): \(wait) s")
+            #expect(clock.pending == [Duration(timeInterval: wait)], "attempt \(attempt)")
+            clock.advance(by: Duration(timeInterval: wait) - .nanoseconds(1))
+            #expect(clock.pending == [.nanoseconds(1)], "attempt \(attempt): not retried before its wait is over")
+            if attempt < 5 { clock.advance(by: .nanoseconds(1)) }
+        }
         #expect(events.failures.prefix(5).map(\.attempt) == [1, 2, 3, 4, 5])
         #expect(events.failures[0].reason.contains("No such file or directory"))
         #expect(reporter.pendingCount == 5)
         try FileManager.default.createDirectory(at: output.deletingLastPathComponent(), withIntermediateDirectories: true)
-        #expect(await reporter.flush(timeout: .seconds(60)))
+        clock.advance(by: .nanoseconds(1))   // the fifth wait is over: the sixth attempt finds the folder
+        #expect(await reporter.flush(timeout: untilDrained))
         let lines = try String(contentsOf: output, encoding: .utf8).split(separator: "\n")
         #expect(try lines.map { try JSONDecoder().decode(PositionReport.self, from: Data($0.utf8)) } == sent)
-        #expect(await events.caughtUp(delivered: sent.count))
+        await events.caughtUp(delivered: sent.count)
         #expect(events.delivered.map(\.id) == sent.map(\.id))
     }
 
@@ -130,15 +148,23 @@ import Testing
         let output = dir.appendingPathComponent("later/positions.ndjson")
         var config = testConfiguration(.file(output), queue: dir.appendingPathComponent("q"))
         config.retry = .init(maximumRetries: 3, initialDelay: 600, maximumDelay: 600, jitter: 0)
-        let reporter = try PositionReporter(configuration: config)
+        let clock = TestClock()
+        let reporter = try PositionReporter(configuration: config, clock: clock)
         let events = ReporterEvents(reporter)
         let sent = try reporter.enqueue(courierFix(0), placemark: nil)
-        #expect(await eventually { events.failures.count == 1 })
+        await events.waitForFailures(1)
         try FileManager.default.createDirectory(at: output.deletingLastPathComponent(), withIntermediateDirectories: true)
-        #expect(await reporter.flush(timeout: .milliseconds(300)) == false)   // waiting out the 600 s
+        // A flush with a short timeout gives up: the reporter is waiting out the 600 s.
+        let shortFlush = Task { await reporter.flush(timeout: .milliseconds(300)) }
+        await clock.waitForTimers(2)                       // the retry's and the flush's
+        #expect(clock.pending == [.milliseconds(300), .seconds(600)])
+        clock.advance(by: .milliseconds(300))
+        #expect(await shortFlush.value == false)
+        #expect(clock.pending == [.milliseconds(599_700)], "the retry still waits")
         reporter.retryNow()
-        #expect(await reporter.flush(timeout: .seconds(60)))
-        #expect(await events.caughtUp(delivered: 1))
+        #expect(await reporter.flush(timeout: untilDrained))
+        #expect(clock.pending.allSatisfy { $0 > .seconds(3600) }, "the retry's timer was cancelled")
+        await events.caughtUp(delivered: 1)
         #expect(events.delivered == [sent])
     }
 
@@ -163,7 +189,8 @@ import Testing
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let reporter = try PositionReporter(configuration: testConfiguration(.file(dir.appendingPathComponent("o")),
-                                                                             queue: dir.appendingPathComponent("q")))
+                                                                             queue: dir.appendingPathComponent("q")),
+                                            clock: TestClock())
         let stream = reporter.events
         let finished = Task { for await _ in stream {}; return true }
         reporter.close()

@@ -87,22 +87,25 @@ import Testing
         }
         let manager = LocationManager(source: ScriptedSource(steps, finishes: false), geocoder: RegionProvider())
         manager.significantChangeOptions = .init(distance: 300, maximumInterval: nil)
-        let updates = manager.updates
-        let collector = Task {
-            var seen: [LocationEvent] = []
-            for await event in updates { seen.append(event) }
-            return seen
+        let (seen, collector) = streamRecorder(manager)
+        /// Returns once the placemark of the fix at `lat[i]` is out (the fixes before the next gate are
+        /// then all handled: the source is held at the gate).
+        func handled(_ i: Int) async {
+            await seen.wait { $0.last == .placemark(.chaoyang, for: fix(lat[i], t: Double(i))) }
         }
         manager.startMonitoringSignificantLocationChanges()
         #expect(manager.isMonitoringSignificantLocationChanges && manager.isUpdatingLocation)
-        #expect(await eventually { manager.location?.coordinate.latitude == lat[3] })  // 0, 3 (≥ 300 m)
+        await handled(3)                            // 0, 3 (≥ 300 m)
+        #expect(manager.location?.coordinate.latitude == lat[3])
         manager.startUpdatingLocation()             // both on: every fix
         gate1.open()
-        #expect(await eventually { manager.location?.coordinate.latitude == lat[7] })
+        await handled(7)
+        #expect(manager.location?.coordinate.latitude == lat[7])
         manager.stopUpdatingLocation()              // significant only again
         #expect(manager.isUpdatingLocation && manager.isMonitoringSignificantLocationChanges)
         gate2.open()
-        #expect(await eventually { manager.location?.coordinate.latitude == lat[10] })  // 7 → 10 (333 m)
+        await handled(10)                           // 7 → 10 (333 m)
+        #expect(manager.location?.coordinate.latitude == lat[10])
         manager.stopMonitoringSignificantLocationChanges()
         #expect(!manager.isUpdatingLocation && !manager.isMonitoringSignificantLocationChanges)
         gate3.open()
@@ -122,18 +125,15 @@ import Testing
             .event(.location(fix(39.6, accuracy: 900, t: 1))),   // significant, but not accurate enough
             .event(.location(fix(39.6, accuracy: 8, t: 2))),     // not significant, accurate: answers
         ]
-        let manager = LocationManager(source: ScriptedSource(steps, finishes: false), geocoder: RegionProvider())
+        let manager = LocationManager(source: ScriptedSource(steps, finishes: false), geocoder: RegionProvider(),
+                                      clock: TestClock())
         manager.desiredAccuracy = 10
-        let updates = manager.updates
-        let collector = Task {
-            var seen: [LocationEvent] = []
-            for await event in updates { seen.append(event) }
-            return seen
-        }
+        let (seen, collector) = streamRecorder(manager)
         manager.startMonitoringSignificantLocationChanges()
-        #expect(await eventually { manager.location != nil })
+        await seen.wait { $0.placemarks.count == 1 }
+        #expect(manager.location == fix(39.5, accuracy: 5, t: 0))
         let answer = Task { try await manager.locate() }
-        #expect(await eventually { manager.pendingLocateCount == 1 })
+        await manager.waitForPendingLocates(1)
         gate.open()
         let result = try await answer.value
         #expect(result.location == fix(39.6, accuracy: 8, t: 2))

@@ -2,18 +2,18 @@ import Dispatch
 import Foundation
 import LocationSources
 import ReverseGeocoder
+import Synchronization
 import Testing
 @testable import LocationKit
 
 // MARK: - A scripted source
 
-/// A `LocationSource` that plays a fixed script: events, optionally with pauses between them. Each
-/// `events()` call plays the script from the start (a fresh run). With `finishes: false` the stream
-/// stays open after the script until `stop()` or cancellation, like a live receiver.
+/// A `LocationSource` that plays a fixed script: events, optionally held at gates the test opens.
+/// Each `events()` call plays the script from the start (a fresh run). With `finishes: false` the
+/// stream stays open after the script until `stop()` or cancellation, like a live receiver.
 final class ScriptedSource: LocationSource {
     enum Step: Sendable {
         case event(LocationSourceEvent)
-        case pause(Duration)
         /// Waits until the test opens the gate.
         case wait(Gate)
     }
@@ -26,7 +26,9 @@ final class ScriptedSource: LocationSource {
 
     let steps: [Step]
     let finishes: Bool
-    private let state = Locked(State())
+    private let state = Mutex(State())
+    /// One entry per `stop()` call, to wait on.
+    private let stopCalls = Recorder<Void>()
 
     init(_ steps: [Step], finishes: Bool = true) {
         self.steps = steps
@@ -50,7 +52,6 @@ final class ScriptedSource: LocationSource {
                 if Task.isCancelled { break }
                 switch step {
                 case .event(let event): continuation.yield(event)
-                case .pause(let duration): try? await Task.sleep(for: duration)
                 case .wait(let gate): await gate.wait()
                 }
             }
@@ -71,6 +72,12 @@ final class ScriptedSource: LocationSource {
             return state.current
         }
         current?.finish()
+        stopCalls.append(())
+    }
+
+    /// Returns once `stop()` has been called `count` times.
+    func waitForStops(_ count: Int) async {
+        await stopCalls.wait(count: count)
     }
 }
 
@@ -80,7 +87,7 @@ final class Gate: Sendable {
         var isOpen = false
         var waiting: [CheckedContinuation<Void, Never>] = []
     }
-    private let state = Locked(State())
+    private let state = Mutex(State())
 
     func wait() async {
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
@@ -115,7 +122,7 @@ final class RegionProvider: PlacemarkProvider {
         var lookups = 0
         var hints: [PlacemarkLookup?] = []
     }
-    private let state = Locked(State())
+    private let state = Mutex(State())
 
     var lookups: Int { state.withLock { $0.lookups } }
     var hints: [PlacemarkLookup?] { state.withLock { $0.hints } }
@@ -173,23 +180,28 @@ func track(_ latitudes: [Double], longitude: Double = 116.9) -> [Location] {
 
 /// Records events through the delegate.
 final class DelegateRecorder: LocationManagerDelegate {
-    private let events = Locked<[LocationEvent]>([])
+    private let events = Recorder<LocationEvent>()
     /// Set when a callback ran on a queue other than the expected one.
-    private let wrongQueue = Locked(false)
+    private let wrongQueue = Mutex(false)
     private let expectedQueue: (DispatchQueue, DispatchSpecificKey<UInt8>)?
 
     init(expecting queue: (DispatchQueue, DispatchSpecificKey<UInt8>)? = nil) {
         expectedQueue = queue
     }
 
-    var recorded: [LocationEvent] { events.wrapped }
-    var calledOnWrongQueue: Bool { wrongQueue.wrapped }
+    var recorded: [LocationEvent] { events.values }
+    var calledOnWrongQueue: Bool { wrongQueue.withLock { $0 } }
+
+    /// Returns once the `.stopped` of `runs` runs has been delivered.
+    func waitForStop(runs: Int = 1) async {
+        await events.wait { $0.filter(isStop).count >= runs }
+    }
 
     private func record(_ event: LocationEvent) {
         if let (_, key) = expectedQueue, DispatchQueue.getSpecific(key: key) == nil {
             wrongQueue.withLock { $0 = true }
         }
-        events.withLock { $0.append(event) }
+        events.append(event)
     }
 
     func locationManager(_ manager: LocationManager, didUpdateLocations locations: [Location]) {
@@ -214,31 +226,35 @@ final class DelegateRecorder: LocationManagerDelegate {
 
 /// Records events through the closures.
 final class ClosureRecorder: Sendable {
-    private let events = Locked<[LocationEvent]>([])
-    var recorded: [LocationEvent] { events.wrapped }
+    private let events = Recorder<LocationEvent>()
+    var recorded: [LocationEvent] { events.values }
+
+    /// Returns once the `.stopped` of `runs` runs has been delivered.
+    func waitForStop(runs: Int = 1) async {
+        await events.wait { $0.filter(isStop).count >= runs }
+    }
 
     func attach(to manager: LocationManager) {
         let events = self.events
-        manager.onLocation = { location in events.withLock { $0.append(.location(location)) } }
-        manager.onPlacemark = { placemark, location in events.withLock { $0.append(.placemark(placemark, for: location)) } }
-        manager.onCityChange = { from, to, location in
-            events.withLock { $0.append(.cityChanged(from: from, to: to, at: location)) }
-        }
-        manager.onError = { error in events.withLock { $0.append(.error(error)) } }
-        manager.onWarning = { warning in events.withLock { $0.append(.warning(warning)) } }
-        manager.onStop = { reason in events.withLock { $0.append(.stopped(reason)) } }
+        manager.onLocation = { location in events.append(.location(location)) }
+        manager.onPlacemark = { placemark, location in events.append(.placemark(placemark, for: location)) }
+        manager.onCityChange = { from, to, location in events.append(.cityChanged(from: from, to: to, at: location)) }
+        manager.onError = { error in events.append(.error(error)) }
+        manager.onWarning = { warning in events.append(.warning(warning)) }
+        manager.onStop = { reason in events.append(.stopped(reason)) }
     }
 }
 
-/// Polls `condition` until it holds or `timeout` passes; returns whether it held.
-func eventually(timeout: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
-    let clock = ContinuousClock()
-    let deadline = clock.now.advanced(by: timeout)
-    while clock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(2))
+/// Every event of `manager`'s ``LocationManager/updates`` from now on, recorded as they arrive, so a
+/// test can wait for the one it needs.
+func streamRecorder(_ manager: LocationManager) -> (Recorder<LocationEvent>, Task<[LocationEvent], Never>) {
+    let recorder = Recorder<LocationEvent>()
+    let updates = manager.updates
+    let task = Task {
+        for await event in updates { recorder.append(event) }
+        return recorder.values
     }
-    return condition()
+    return (recorder, task)
 }
 
 /// What each listening style saw during one run.
@@ -249,7 +265,7 @@ struct Recording {
 }
 
 /// Attaches all three listeners, calls `start`, and collects until the run's `.stopped` event has
-/// reached every listener.
+/// reached every listener. (No deadline: a run that never stops hangs the test, visibly.)
 func record(_ manager: LocationManager, start: (LocationManager) -> Void) async -> Recording {
     let delegate = DelegateRecorder()
     let closures = ClosureRecorder()
@@ -263,10 +279,10 @@ func record(_ manager: LocationManager, start: (LocationManager) -> Void) async 
     }
     start(manager)
     let stream = await collector.value
-    let finished = await eventually {
-        delegate.recorded.last.map(isStop) == true && closures.recorded.last.map(isStop) == true
-    }
-    #expect(finished, "delegate and closures got their .stopped")
+    await delegate.waitForStop()
+    await closures.waitForStop()
+    #expect(delegate.recorded.last.map(isStop) == true && closures.recorded.last.map(isStop) == true,
+            "the .stopped is the last event delegate and closures got")
     withExtendedLifetime(delegate) {}
     return Recording(delegate: delegate.recorded, closures: closures.recorded, stream: stream)
 }

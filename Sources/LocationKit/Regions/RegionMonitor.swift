@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import LocationSources
 import ReverseGeocoder
+import Synchronization
 
 /// Watches regions (circles and administrative areas) and reports entering and leaving them: the
 /// model is CoreLocation's `CLMonitor` / region monitoring.
@@ -41,7 +42,7 @@ import ReverseGeocoder
 /// finishes its ``events`` sequences.
 public final class RegionMonitor: @unchecked Sendable {
     // @unchecked: `book` and `subscribers` are only touched on `queue` (asserted); the rest is
-    // immutable or `Locked`.
+    // immutable or behind a `Mutex`.
 
     /// Why a region could not be added.
     public enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
@@ -89,9 +90,9 @@ public final class RegionMonitor: @unchecked Sendable {
 
     private let queue = DispatchQueue(label: "LocationKit.RegionMonitor")
     private let queueKey = DispatchSpecificKey<UInt8>()
-    private let listeners = Locked(Listeners())
-    private let attachment = Locked<Attachment?>(nil)
-    private let ids = Locked<UInt64>(0)
+    private let listeners = Mutex(Listeners())
+    private let attachment = Mutex<Attachment?>(nil)
+    private let ids = Mutex<UInt64>(0)
     private var book: RegionBook
     private var subscribers: [UInt64: AsyncStream<RegionEvent>.Continuation] = [:]
 
@@ -122,7 +123,7 @@ public final class RegionMonitor: @unchecked Sendable {
     }
 
     deinit {
-        if let attached = attachment.wrapped { attached.manager?.removeFixObserver(attached.token) }
+        if let attached = attachment.withLock({ $0 }) { attached.manager?.removeFixObserver(attached.token) }
         for continuation in subscribers.values { continuation.finish() }
     }
 
@@ -264,7 +265,7 @@ public final class RegionMonitor: @unchecked Sendable {
     }
 
     private func deliver(_ event: RegionEvent) {
-        let listeners = self.listeners.wrapped
+        let listeners = self.listeners.withLock { $0 }
         switch event {
         case .stateDetermined(let region, let state, let location):
             listeners.delegate?.regionMonitor(self, didDetermineState: state, for: region, at: location)

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import LocationSources
 import ReverseGeocoder
+import Synchronization
 
 /// Sends positions to a server (HTTP POST of JSON) or a local NDJSON file, losing none: every report
 /// is queued on disk before it is sent and stays there until the destination has it.
@@ -168,12 +169,14 @@ public final class PositionReporter: @unchecked Sendable {
     public let configuration: Configuration
     /// Where ``onEvent`` runs.
     public let delegateQueue: DispatchQueue
+    /// What retry waits and ``flush(timeout:)`` are measured on, and the `recorded` date of reports.
+    public let clock: any LocationClock
 
     private let queue = DispatchQueue(label: "LocationKit.PositionReporter")
     private let queueKey = DispatchSpecificKey<UInt8>()
-    private let onEventSlot = Locked<(@Sendable (Event) -> Void)?>(nil)
-    private let attachment = Locked<(manager: WeakManager, token: UInt64)?>(nil)
-    private let ids = Locked<UInt64>(0)
+    private let onEventSlot = Mutex<(@Sendable (Event) -> Void)?>(nil)
+    private let attachment = Mutex<(manager: WeakManager, token: UInt64)?>(nil)
+    private let ids = Mutex<UInt64>(0)
     private let sink: any ReportSink
 
     // MARK: Queue state (only on `queue`)
@@ -181,14 +184,17 @@ public final class PositionReporter: @unchecked Sendable {
     private var store: ReportQueue?
     private var throttle: ReportThrottle
     private var inFlight: UInt64?
-    private var retryTimer: DispatchWorkItem?
+    private var retryTimer: (any ClockTimer)?
     private var failures = 0
     private var subscribers: [UInt64: AsyncStream<Event>.Continuation] = [:]
     private var drainWaiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
 
     /// Opens the queue (recovering what an earlier run left) and starts sending what is pending.
-    public init(configuration: Configuration, delegateQueue: DispatchQueue? = nil) throws(Failure) {
+    /// `clock`: the time retry waits and flush timeouts run on; tests pass a manual one.
+    public init(configuration: Configuration, delegateQueue: DispatchQueue? = nil,
+                clock: any LocationClock = SystemClock()) throws(Failure) {
         self.configuration = configuration
+        self.clock = clock
         self.delegateQueue = delegateQueue ?? DispatchQueue(label: "LocationKit.PositionReporter.delegate")
         self.throttle = ReportThrottle(minimumDistance: configuration.minimumDistance,
                                        maximumInterval: configuration.maximumInterval)
@@ -209,7 +215,7 @@ public final class PositionReporter: @unchecked Sendable {
 
     deinit {
         // No other reference exists, so the queue state can be touched directly.
-        if let attached = attachment.wrapped { attached.manager.value?.removeFixObserver(attached.token) }
+        if let attached = attachment.withLock({ $0 }) { attached.manager.value?.removeFixObserver(attached.token) }
         retryTimer?.cancel()
         sink.invalidate()
         store?.close()
@@ -310,7 +316,6 @@ public final class PositionReporter: @unchecked Sendable {
     /// closes (false). Does not hurry a pending retry.
     public func flush(timeout: Duration) async -> Bool {
         let id = ids.withLock { $0 += 1; return $0 }
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) * 1e-18
         return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             queue.async {
                 if self.isDrained {
@@ -318,7 +323,8 @@ public final class PositionReporter: @unchecked Sendable {
                     return
                 }
                 self.drainWaiters[id] = continuation
-                self.queue.asyncAfter(deadline: .now() + seconds) { [weak self] in
+                // Not cancelled when the queue drains first: it then finds no waiter under `id`.
+                _ = self.clock.schedule(after: timeout, on: self.queue) { [weak self] in
                     self?.drainWaiters.removeValue(forKey: id)?.resume(returning: false)
                 }
             }
@@ -329,7 +335,7 @@ public final class PositionReporter: @unchecked Sendable {
 
     /// Called on ``delegateQueue`` with each event, in order.
     public var onEvent: (@Sendable (Event) -> Void)? {
-        get { onEventSlot.wrapped }
+        get { onEventSlot.withLock { $0 } }
         set { onEventSlot.withLock { $0 = newValue } }
     }
 
@@ -362,7 +368,10 @@ public final class PositionReporter: @unchecked Sendable {
             throw Failure(message: "the reporter is closed", isQueueLocked: false)
         }
         do {
-            let queued = try store.append { PositionReport(seq: $0, location: location, placemark: placemark) }
+            let recorded = clock.now
+            let queued = try store.append {
+                PositionReport(seq: $0, location: location, placemark: placemark, recorded: recorded)
+            }
             emit(.enqueued(queued.report))
             kick()
             return queued.report
@@ -406,14 +415,14 @@ public final class PositionReporter: @unchecked Sendable {
         case .failure(let failure):
             failures += 1
             let delay = configuration.retry.delay(afterFailures: failures, random: Double.random(in: 0..<1))
-            emit(.deliveryFailed(reason: failure.message, attempt: failures, retryIn: delay))
-            let timer = DispatchWorkItem { [weak self] in
-                guard let self else { return }
+            // Armed before the event goes out, so whoever sees the event finds the retry scheduled.
+            let attempts = failures
+            retryTimer = clock.schedule(after: Duration(timeInterval: delay), on: queue) { [weak self] in
+                guard let self, self.failures == attempts, self.retryTimer != nil else { return }
                 self.retryTimer = nil
                 self.kick()
             }
-            retryTimer = timer
-            queue.asyncAfter(deadline: .now() + delay, execute: timer)
+            emit(.deliveryFailed(reason: failure.message, attempt: failures, retryIn: delay))
         }
     }
 
@@ -427,7 +436,7 @@ public final class PositionReporter: @unchecked Sendable {
     private func emit(_ event: Event) {
         dispatchPrecondition(condition: .onQueue(queue))
         for continuation in subscribers.values { continuation.yield(event) }
-        delegateQueue.async { self.onEventSlot.wrapped?(event) }
+        delegateQueue.async { self.onEventSlot.withLock({ $0 })?(event) }
     }
 
     private func onQueue<T>(_ body: () -> T) -> T {
@@ -465,7 +474,7 @@ struct ReportThrottle: Sendable {
     }
 }
 
-/// A weak reference to a manager that can sit inside a `Locked` value.
+/// A weak reference to a manager that can sit inside a `Mutex`.
 private final class WeakManager: @unchecked Sendable {
     // @unchecked: `weak` needs a var; it is written only in init.
     weak var value: LocationManager?

@@ -52,9 +52,12 @@ log_file = open(args.log, "a", encoding="utf-8")
 
 def log(entry):
     with lock:
-        log_file.write(json.dumps(entry) + "\n")
+        line = json.dumps(entry)
+        log_file.write(line + "\n")
         log_file.flush()
         os.fsync(log_file.fileno())
+        # Also on stdout, after the log has it: the test wakes on this line instead of polling the log.
+        print("LOG " + line, flush=True)
 
 
 class Handler(http.server.BaseHTTPRequestHandler):

@@ -1,0 +1,116 @@
+import Dispatch
+import Foundation
+import LocationSources
+import ReverseGeocoder
+
+// Event delivery: the delegate, the closures and the `updates` streams see the same events in the
+// same order.
+extension LocationManager {
+    struct Listeners: Sendable {
+        weak var delegate: (any LocationManagerDelegate)?
+        var onLocation: (@Sendable (Location) -> Void)?
+        var onPlacemark: (@Sendable (Placemark?, Location) -> Void)?
+        var onCityChange: (@Sendable (Placemark, Placemark, Location) -> Void)?
+        var onError: (@Sendable (LocationError) -> Void)?
+        var onWarning: (@Sendable (LocationWarning) -> Void)?
+        var onStop: (@Sendable (StopReason) -> Void)?
+    }
+
+    /// The delegate, held weakly. Called on ``delegateQueue``.
+    public var delegate: (any LocationManagerDelegate)? {
+        get { listeners.withLock { $0.delegate } }
+        set { listeners.withLock { $0.delegate = newValue } }
+    }
+
+    /// Called on ``delegateQueue`` for each accepted fix.
+    public var onLocation: (@Sendable (Location) -> Void)? {
+        get { listeners.withLock { $0.onLocation } }
+        set { listeners.withLock { $0.onLocation = newValue } }
+    }
+
+    /// Called on ``delegateQueue`` with each accepted fix's placemark (`nil`: outside the dataset).
+    public var onPlacemark: (@Sendable (Placemark?, Location) -> Void)? {
+        get { listeners.withLock { $0.onPlacemark } }
+        set { listeners.withLock { $0.onPlacemark = newValue } }
+    }
+
+    /// Called on ``delegateQueue`` with (from, to, confirming fix) when the current city changes.
+    public var onCityChange: (@Sendable (Placemark, Placemark, Location) -> Void)? {
+        get { listeners.withLock { $0.onCityChange } }
+        set { listeners.withLock { $0.onCityChange = newValue } }
+    }
+
+    /// Called on ``delegateQueue`` for each error.
+    public var onError: (@Sendable (LocationError) -> Void)? {
+        get { listeners.withLock { $0.onError } }
+        set { listeners.withLock { $0.onError = newValue } }
+    }
+
+    /// Called on ``delegateQueue`` for each warning.
+    public var onWarning: (@Sendable (LocationWarning) -> Void)? {
+        get { listeners.withLock { $0.onWarning } }
+        set { listeners.withLock { $0.onWarning = newValue } }
+    }
+
+    /// Called on ``delegateQueue`` when a run ends.
+    public var onStop: (@Sendable (StopReason) -> Void)? {
+        get { listeners.withLock { $0.onStop } }
+        set { listeners.withLock { $0.onStop = newValue } }
+    }
+
+    /// A new sequence of every event from now on, in order. It finishes after the next `.stopped` event
+    /// (the end of the current run, or of the next run if none is going), or when the manager goes away.
+    /// Get it *before* starting, or events of the start are missed:
+    /// ```swift
+    /// let updates = manager.updates
+    /// manager.startUpdatingLocation()
+    /// for await event in updates { ... }
+    /// ```
+    public var updates: AsyncStream<LocationEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: LocationEvent.self, bufferingPolicy: .unbounded)
+        let id = nextID()
+        continuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            self.queue.async { self.subscribers[id] = nil }
+        }
+        onQueue { subscribers[id] = continuation }
+        return stream
+    }
+
+    // MARK: - On the work queue
+
+    func emit(_ event: LocationEvent) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        for continuation in subscribers.values { continuation.yield(event) }
+        if case .stopped = event {
+            for continuation in subscribers.values { continuation.finish() }
+            subscribers = [:]
+        }
+        delegateQueue.async { self.deliver(event) }
+    }
+
+    func deliver(_ event: LocationEvent) {
+        let listeners = self.listeners.withLock { $0 }
+        let delegate = listeners.delegate
+        switch event {
+        case .location(let location):
+            delegate?.locationManager(self, didUpdateLocations: [location])
+            listeners.onLocation?(location)
+        case .placemark(let placemark, let location):
+            delegate?.locationManager(self, didUpdatePlacemark: placemark, for: location)
+            listeners.onPlacemark?(placemark, location)
+        case .cityChanged(let from, let to, let location):
+            delegate?.locationManager(self, cityDidChangeFrom: from, to: to, at: location)
+            listeners.onCityChange?(from, to, location)
+        case .error(let error):
+            delegate?.locationManager(self, didFailWithError: error)
+            listeners.onError?(error)
+        case .warning(let warning):
+            delegate?.locationManager(self, didReceiveWarning: warning)
+            listeners.onWarning?(warning)
+        case .stopped(let reason):
+            delegate?.locationManager(self, didStopWith: reason)
+            listeners.onStop?(reason)
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Dispatch
+import Foundation
+import LocationSources
+import ReverseGeocoder
+
+// One fix through the pipeline: filters, placemark lookup (or reuse), city tracking, persistence,
+// events, fix observers, and the answer to a pending request.
+extension LocationManager {
+    func process(_ location: Location) {
+        guard var current = run else { return }
+        let settings = self.settings.withLock { $0 }
+        guard location.isValid else { return }
+        if !current.sawValidFix {
+            current.sawValidFix = true
+            run = current
+            if settings.discardsFirstFix { return }
+        }
+        // Standard updates and one-shot requests: steps 3 and 4. The significant-change service: its
+        // own rule. A fix either would deliver is delivered.
+        let accurate = location.horizontalAccuracy <= settings.desiredAccuracy
+        var accepted = false
+        if current.continuous || request != nil, accurate {
+            accepted = request != nil || settings.distanceFilter <= 0 || current.lastDelivered.map {
+                location.coordinate.distance(to: $0.coordinate) >= settings.distanceFilter
+            } ?? true
+        }
+        if var significant = current.significant {
+            significant.options = settings.significantChange
+            accepted = accepted || significant.isSignificant(location)
+            if accepted { significant.delivered(location) }
+            current.significant = significant
+        }
+        guard accepted else { return }
+        current.lastDelivered = location
+        run = current
+
+        let placemark: Placemark?
+        if let cached = lastLookup,
+           cached.coordinate == location.coordinate
+            || location.coordinate.distance(to: cached.coordinate) <= settings.placemarkReuseDistance {
+            placemark = cached.placemark
+        } else {
+            placemark = geocoder.placemark(for: location.coordinate, previous: lastLookup)
+            lastLookup = PlacemarkLookup(coordinate: location.coordinate, placemark: placemark)
+        }
+
+        tracker.hysteresis = settings.cityChangeHysteresis
+        let outcome = tracker.observe(placemark, at: location.coordinate)
+        let shown = tracker.current
+        snapshot.withLock {
+            $0.location = location
+            $0.currentPlacemark = shown
+        }
+        emit(.location(location))
+        emit(.placemark(placemark, for: location))
+        let fix = Fix(location: location, placemark: placemark)
+        for observer in fixObservers.withLock({ $0 }) { observer.observe(fix) }
+        if let change = outcome.cityChange {
+            emit(.cityChanged(from: change.from, to: change.to, at: location))
+        }
+        if outcome.currentChanged, let shown, let store = currentPlacemarkStore {
+            do throws(PlacemarkStore.Failure) {
+                try store.save(shown, at: clock.now)
+            } catch {
+                emit(.warning(.currentPlacemarkNotSaved(path: store.url.path, reason: error.description)))
+            }
+        }
+        // A fix the significant-change service let through despite desiredAccuracy does not answer.
+        if let pending = request, accurate {
+            pending.timer.cancel()
+            request = nil
+            // End the run before waking `locate()` callers, so they see `isUpdatingLocation == false`.
+            if run?.keepsRunning == false { endRun(.requestFulfilled) }
+            resolveWaiters(.success(fix))
+        }
+    }
+}
