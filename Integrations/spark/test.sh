@@ -7,6 +7,8 @@
 #                                              # retry check on 8,000 rows (see README.md for timings)
 #   Integrations/spark/test.sh --bundle ...    # test bundle.sh's dist/ (static Swift runtime, shipped
 #                                              # libraries) instead of .build/release/geocode
+#   Integrations/spark/test.sh --setup-only    # check Java and set up the venv, nothing else (CI
+#                                              # starts this early, beside the fuzz smoke)
 #   options passed on to compare.py: --rows N  --partitions P  --seed S  --master local[N]
 #     --engines arrow,rdd  --warmup-rows N  --fault-rows N (0 skips the retry and spark-submit checks)
 #
@@ -20,12 +22,14 @@ root="$(cd "$here/../.." && pwd)"
 data="${GEOCODE_DATA:-$root/Data}"
 
 bundle=0
+setup_only=0
 master="local[2]"
 pass=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) pass+=(--rows 20000 --fault-rows 8000 --warmup-rows 0); master="local[1]" ;;
     --bundle) bundle=1 ;;
+    --setup-only) setup_only=1 ;;
     --master) [ $# -ge 2 ] || { echo "test.sh: --master needs a value" >&2; exit 2; }; master="$2"; shift ;;
     --master=*) master="${1#--master=}" ;;
     *) pass+=("$1") ;;
@@ -61,6 +65,7 @@ if [ "$(cat "$venv/.requirements" 2>/dev/null)" != "$want" ] || ! "$py" -c 'impo
   echo "$want" > "$venv/.requirements"
   echo "test.sh: venv ready in $(( $(date +%s) - start )) s"
 fi
+[ "$setup_only" = 0 ] || exit 0
 
 # The binary under test is always built from the sources here (an up-to-date build is a no-op), so a
 # stale one is never what passes.
