@@ -15,7 +15,18 @@ data="${1:-$root/Data}"
 dist="$here/dist"
 rm -rf "$dist/libs"
 mkdir -p "$dist/libs"
-(cd "$root" && swift build -c release --product geocode --static-swift-stdlib --scratch-path "$here/.build-static")
+# The static Foundation links its system libraries by name: URLSession (LocationKit's reporter) needs
+# libcurl's development symlink, which only the -dev package installs.
+log="$here/.build-static/build.log"
+mkdir -p "$here/.build-static"
+if ! (cd "$root" && swift build -c release --product geocode --static-swift-stdlib --scratch-path "$here/.build-static") 2>&1 | tee "$log"; then
+  missing=$(grep -o 'cannot find -l[A-Za-z0-9_+.-]*' "$log" | sed 's/cannot find -l//' | sort -u | tr '\n' ' ')
+  if [ -n "$missing" ]; then
+    echo "bundle.sh: the static link needs the development files of: $missing(Debian 12: libcurl4-openssl-dev for curl; libgeos-dev, libshp-dev)" >&2
+  fi
+  echo "bundle.sh: the release build failed (log: $log)" >&2
+  exit 1
+fi
 cp "$here/.build-static/release/geocode" "$dist/geocode"
 if command -v strip >/dev/null; then strip "$dist/geocode"; fi   # symbols are most of its size
 # Every library the binary loads, directly or not, except glibc's own.

@@ -77,7 +77,8 @@ def spark_session(master, app):
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     return (SparkSession.builder.master(master).appName(app)
             .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
-            .config("spark.ui.enabled", "false").config("spark.driver.memory", "2g")
+            .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+            .config("spark.driver.memory", "2g")
             .config("spark.sql.shuffle.partitions", "4").config("spark.python.worker.reuse", "true")
             .getOrCreate())
 
@@ -152,6 +153,15 @@ def compare(out_dir, direct_path, fields, rows, label):
     return mismatches, n
 
 
+def _local_cores(master):
+    """N of local[N] (or local[N,F]); the retry check runs on local[N,4]."""
+    inside = master[len("local["):-1] if master.startswith("local[") and master.endswith("]") else None
+    cores = inside.split(",")[0] if inside else ""
+    if not cores.isdigit() or int(cores) < 1:
+        raise SystemExit(f"compare.py: --master must be local[N] with N >= 1, not {master!r}")
+    return int(cores)
+
+
 def write_flaky_wrapper(path, fail_after):
     """A stand-in binary: on the first attempt of partition 1 it lets the real geocode answer
     `fail_after` rows, then dies with status 7 (as a crashed or killed process would); otherwise it is
@@ -178,12 +188,18 @@ def main():
     parser.add_argument("--binary", required=True)
     parser.add_argument("--data", required=True)
     parser.add_argument("--engines", default="arrow,rdd", help="geocode_dataframe engines to compare")
+    parser.add_argument("--master", default="local[2]", help="Spark master, local[N] (the retry check runs on local[N,4])")
+    parser.add_argument("--warmup-rows", type=int, default=50_000,
+                        help="rows geocoded once per engine before the timed runs (0 skips the warm-up)")
+    parser.add_argument("--lib-dir", help="a directory of shared libraries to ship with the binary (bundle.sh's dist/libs)")
     parser.add_argument("--work", default=os.path.join(HERE, "work"))
     parser.add_argument("--check-only", nargs=3, metavar=("SPARK_OUT", "DIRECT_NDJSON", "ROWS"),
                         help="only compare a Spark JSON output directory with a direct run (all fields)")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     fields = gs.ALL_FIELDS
+    cores = _local_cores(args.master)
+    engines = args.engines.split(",")
     if args.check_only:
         out, direct, rows = args.check_only
         mismatches, _ = compare(out, direct, fields, int(rows), "spark-submit")
@@ -203,40 +219,43 @@ def main():
 
     direct_out = os.path.join(args.work, "direct.ndjson")
     direct_s = run_direct(args.binary, args.data, points, direct_out, fields)
-    print(f"direct: geocode batch (2 threads) {args.rows} rows in {direct_s:.1f} s = {args.rows / direct_s:,.0f} rows/s")
+    print(f"direct: geocode batch (all cores) {args.rows} rows in {direct_s:.1f} s = {args.rows / direct_s:,.0f} rows/s")
 
     t0 = time.perf_counter()
-    spark = spark_session("local[2]", "geocode-spark-compare")
+    spark = spark_session(args.master, "geocode-spark-compare")
     spark.sparkContext.setLogLevel("ERROR")
-    options = gs.ship(spark.sparkContext, args.binary, args.data)
-    options = gs.GeocodeOptions(binary=options.binary, data=options.data, fields=fields)
+    options = gs.ship(spark.sparkContext, args.binary, args.data, lib_dir=args.lib_dir)
+    options = gs.GeocodeOptions(binary=options.binary, data=options.data, lib_dir=options.lib_dir, fields=fields)
     df = read_points(spark, points, args.partitions)
     nparts = df.rdd.getNumPartitions()
     print(f"spark: session start and shipping {time.perf_counter() - t0:.1f} s")
     # Warm up the JVM (JIT), the Python workers and the page cache on a small sample, so that the timed
     # runs below measure steady state and neither engine pays for going first.
-    sample = os.path.join(args.work, "warmup.csv")
-    with open(points, encoding="utf-8") as src, open(sample, "w", encoding="utf-8") as dst:
-        for _, line in zip(range(min(args.rows, 50_000) + 1), src):
-            dst.write(line)
-    t = time.perf_counter()
-    for engine in args.engines.split(","):
-        warm = read_points(spark, sample, 2)
-        gs.geocode_dataframe(warm, "lat", "lon", options, engine=engine).write.mode("overwrite").json(
-            os.path.join(args.work, "warmup-out"))
-    print(f"spark: warm-up on {min(args.rows, 50_000)} rows {time.perf_counter() - t:.1f} s")
+    # (--warmup-rows 0, as in test.sh --quick, skips it: a correctness run, whose timings are not steady.)
+    warmup_rows = min(args.rows, args.warmup_rows)
+    if warmup_rows > 0:
+        sample = os.path.join(args.work, "warmup.csv")
+        with open(points, encoding="utf-8") as src, open(sample, "w", encoding="utf-8") as dst:
+            for _, line in zip(range(warmup_rows + 1), src):
+                dst.write(line)
+        t = time.perf_counter()
+        for engine in engines:
+            warm = read_points(spark, sample, 2)
+            gs.geocode_dataframe(warm, "lat", "lon", options, engine=engine).write.mode("overwrite").json(
+                os.path.join(args.work, "warmup-out"))
+        print(f"spark: warm-up on {warmup_rows} rows {time.perf_counter() - t:.1f} s")
     df = read_points(spark, points, args.partitions)
-    for engine in args.engines.split(","):
+    for engine in engines:
         placed = gs.geocode_dataframe(df, "lat", "lon", options, engine=engine)
         spark_out = os.path.join(args.work, f"spark-out-{engine}")
         t = time.perf_counter()
         placed.write.mode("overwrite").json(spark_out)
         spark_s = time.perf_counter() - t
-        print(f"spark ({engine}): local[2], {nparts} partitions, one geocode process per partition (1 thread "
+        print(f"spark ({engine}): {args.master}, {nparts} partitions, one geocode process per partition (1 thread "
               f"each): {args.rows} rows in {spark_s:.1f} s = {args.rows / spark_s:,.0f} rows/s")
-        mismatches, n = compare(spark_out, direct_out, fields, args.rows, f"local[2] {engine}")
+        mismatches, n = compare(spark_out, direct_out, fields, args.rows, f"{args.master} {engine}")
         failures += mismatches
-        summary.append(f"local[2] {engine}: {n} rows, {nparts} partitions, {mismatches} mismatches; "
+        summary.append(f"{args.master} {engine}: {n} rows, {nparts} partitions, {mismatches} mismatches; "
                        f"spark {args.rows / spark_s:,.0f} rows/s ({spark_s:.1f} s), "
                        f"direct CLI {args.rows / direct_s:,.0f} rows/s ({direct_s:.1f} s)")
 
@@ -256,31 +275,36 @@ def main():
         generate(fault_points, args.fault_rows, args.seed + 1)
         fault_direct = os.path.join(args.work, "direct-fault.ndjson")
         run_direct(args.binary, args.data, fault_points, fault_direct, fields)
-        marker = os.path.join(args.work, "fault-injected")
-        if os.path.exists(marker):
-            os.remove(marker)
         wrapper = os.path.join(args.work, "geocode-flaky")
         write_flaky_wrapper(wrapper, fail_after=args.fault_rows // 8 // 2)
-        # local[2,4]: two cores, and a task may fail up to 4 times (plain local[N] never retries).
-        spark = spark_session("local[2,4]", "geocode-spark-retry")
+        # local[N,4]: N cores, and a task may fail up to 4 times (plain local[N] never retries).
+        retry_master = f"local[{cores},4]"
+        spark = spark_session(retry_master, "geocode-spark-retry")
         spark.sparkContext.setLogLevel("OFF")
-        shipped = gs.ship(spark.sparkContext, args.binary, args.data)
+        shipped = gs.ship(spark.sparkContext, args.binary, args.data, lib_dir=args.lib_dir)
         spark.sparkContext.addFile(wrapper)
-        options = gs.GeocodeOptions(binary="geocode-flaky", data=shipped.data, fields=fields,
-                                    env={"FAULT_MARK": marker})
         df = read_points(spark, fault_points, 4)
         nparts = df.rdd.getNumPartitions()
-        fault_out = os.path.join(args.work, "spark-fault-out")
-        t = time.perf_counter()
-        gs.geocode_dataframe(df, "lat", "lon", options, engine=args.engines.split(",")[0]).write.mode("overwrite").json(fault_out)
-        print(f"retry: {args.fault_rows} rows, {nparts} partitions, in {time.perf_counter() - t:.1f} s")
-        injected = os.path.exists(marker)
-        mismatches, n = compare(fault_out, fault_direct, fields, args.fault_rows, "retry")
-        if not injected:
-            print("[retry] the fault was never injected (partition 1 missing?)")
-            failures += 1
-        failures += mismatches
-        summary.append(f"retry: fault injected={injected}, {n} rows, {mismatches} mismatches")
+        # Each engine in its own job: attempt numbers are per job, so partition 1's first attempt fails
+        # in every one of them.
+        for engine in engines:
+            marker = os.path.join(args.work, f"fault-injected-{engine}")
+            if os.path.exists(marker):
+                os.remove(marker)
+            options = gs.GeocodeOptions(binary="geocode-flaky", data=shipped.data, lib_dir=shipped.lib_dir,
+                                        fields=fields, env={"FAULT_MARK": marker})
+            fault_out = os.path.join(args.work, f"spark-fault-out-{engine}")
+            t = time.perf_counter()
+            gs.geocode_dataframe(df, "lat", "lon", options, engine=engine).write.mode("overwrite").json(fault_out)
+            print(f"retry ({engine}): {retry_master}, {args.fault_rows} rows, {nparts} partitions, "
+                  f"in {time.perf_counter() - t:.1f} s")
+            injected = os.path.exists(marker)
+            mismatches, n = compare(fault_out, fault_direct, fields, args.fault_rows, f"retry {engine}")
+            if not injected:
+                print(f"[retry {engine}] the fault was never injected (no partition 1? {nparts} partitions)")
+                failures += 1
+            failures += mismatches
+            summary.append(f"retry {engine}: fault injected={injected}, {n} rows, {mismatches} mismatches")
         spark.stop()
 
     print("\nSUMMARY")
