@@ -4,12 +4,16 @@ import FoundationXML
 #endif
 import ReverseGeocoder
 
-/// The XMLParser callbacks behind `GPXParser`: a small state machine over the element stack.
+/// The XMLParser callbacks behind `GPXParser`: a small state machine over the element stack, handing
+/// each point to `onPoint` as soon as its element closes (nothing is collected here).
 /// Lives only for one synchronous `parse()` call, so it needs no locking.
 final class GPXParserDelegate: NSObject, XMLParserDelegate {
-    private(set) var document = GPXDocument()
+    private(set) var counts = GPXPointCounts()
     private(set) var error: GPXParseError?
     private(set) var sawRoot = false
+    /// `onPoint` asked to stop: parsing was aborted on purpose.
+    private(set) var stopped = false
+    private let onPoint: (GPXPoint) -> Bool
 
     private let fileName: String
     /// Local names of the open elements and the lines they opened on.
@@ -24,8 +28,10 @@ final class GPXParserDelegate: NSObject, XMLParserDelegate {
 
     private static let pointFields: Set<String> = ["ele", "time", "hdop", "vdop", "fix", "name", "speed", "course"]
 
-    init(fileName: String) {
+    /// `onPoint` gets every point in document order and returns false to stop parsing.
+    init(fileName: String, onPoint: @escaping (GPXPoint) -> Bool) {
         self.fileName = fileName
+        self.onPoint = onPoint
     }
 
     func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
@@ -82,12 +88,12 @@ final class GPXParserDelegate: NSObject, XMLParserDelegate {
             guard apply(parser, field: field, to: &current.value) else { return }
             point = current
         } else if stack.count == current.depth {
-            switch current.value.kind {
-            case .trackPoint: document.trackPoints.append(current.value)
-            case .routePoint: document.routePoints.append(current.value)
-            case .waypoint: document.waypoints.append(current.value)
-            }
+            counts.add(current.value.kind)
             point = nil
+            if !onPoint(current.value) {
+                stopped = true
+                parser.abortParsing()
+            }
         }
     }
 
@@ -95,7 +101,7 @@ final class GPXParserDelegate: NSObject, XMLParserDelegate {
         // The first error is the one to report, with the position the parser is at now. On Linux
         // (libxml2 in recovery mode) `parse()` even returns true after errors, so this callback is
         // the only reliable signal, and parsing must be stopped here rather than recovered from.
-        guard error == nil else { return }
+        guard error == nil, !stopped else { return }
         let code = (parseError as NSError).code
         error = GPXParseError(file: fileName, line: parser.lineNumber,
                               column: parser.columnNumber > 0 ? parser.columnNumber : nil,
