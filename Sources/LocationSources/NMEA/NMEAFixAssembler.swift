@@ -114,8 +114,9 @@ public struct NMEAFixAssembler: Sendable {
         self.configuration = configuration
     }
 
-    /// True while a cycle has sentences, or fixes wait for a date, that have not been reported yet.
-    public var hasPendingCycle: Bool { !cycle.isEmpty || !undated.isEmpty }
+    /// True while a cycle has sentences that have not been reported yet (and ``flush(endOfInput:)``
+    /// would report it). Fixes held for want of a date do not count: a quiet line does not date them.
+    public var hasPendingCycle: Bool { !cycle.isEmpty }
 
     /// Adds one sentence; returns the fixes of the cycles it completed (usually none or one).
     public mutating func consume(_ sentence: NMEASentence) -> [Location] {

@@ -1,0 +1,33 @@
+import Foundation
+import LocationSources
+
+// gpx-play FILE: plays FILE as fast as possible; prints the fixes played, the first and the last.
+guard CommandLine.arguments.count == 2 else {
+    FileHandle.standardError.write(Data("usage: gpx-play FILE.gpx\n".utf8))
+    exit(2)
+}
+let url = URL(fileURLWithPath: CommandLine.arguments[1])
+let source = GPXPlaybackSource(contentsOf: url, configuration: .init(pacing: .asFastAsPossible))
+var played = 0
+var first: Location?
+var last: Location?
+var failed = false
+for await event in source.events() {
+    switch event {
+    case .location(let location):
+        if first == nil { first = location }
+        last = location
+        played += 1
+    case .error(let error):
+        FileHandle.standardError.write(Data("gpx-play: \(error)\n".utf8))
+        failed = true
+    }
+}
+func describe(_ l: Location?) -> String {
+    guard let l else { return "none" }
+    return String(format: "%.7f,%.7f", l.coordinate.latitude, l.coordinate.longitude) + " \(l.timestamp)"
+}
+print("played \(played)")
+print("first \(describe(first))")
+print("last \(describe(last))")
+exit(failed ? 1 : 0)
