@@ -26,6 +26,9 @@ struct GPXInstructionGuard {
     /// Bytes kept back at a chunk's end: the longest marker looked for (`<![CDATA[`, `<!DOCTYPE`).
     private static let lookahead = 16
 
+    /// The bytes that can start or end something the scan follows, in any place: `< > ? - [ ] " '`.
+    private static let marks: [Bool] = (0..<256).map { "<>?-[]\"'".utf8.contains(UInt8($0)) }
+
     private var place = Place.content
     private var inDoctype = false      // a comment or an instruction inside a DOCTYPE returns there
     private var subset = false         // inside the DOCTYPE's [internal subset]
@@ -82,7 +85,15 @@ struct GPXInstructionGuard {
         var i = 0
         scan: while i < n {
             if !final, n - i < Self.lookahead { break }
-            if place != .cdata {
+            // Most bytes mean nothing to the scan in any place: copy a run of them at once.
+            if !Self.marks[Int(bytes[i])] {
+                var j = i + 1
+                while j < n, !Self.marks[Int(bytes[j])] { j += 1 }
+                out += bytes[i..<j]
+                i = j
+                continue
+            }
+            if place != .cdata, bytes[i] == lt {
                 switch try instruction(at: i) {
                 case .undecided:
                     break scan

@@ -167,7 +167,7 @@ final class GPXParserDelegate: NSObject, XMLParserDelegate {
     /// Stores a child element's value on the point; false (after failing the parse) when it is invalid.
     private func apply(_ parser: XMLParser, field: (name: String, line: Int, text: String),
                        to point: inout GPXPoint) -> Bool {
-        let text = field.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = trimmed(field.text)
         let label = "\(point.kind.rawValue) \(field.name)"
         func fail(_ reason: String) -> Bool {
             self.fail(parser, line: field.line, field: label, reason)
@@ -222,10 +222,20 @@ final class GPXParserDelegate: NSObject, XMLParserDelegate {
     }
 
     /// XML decimals: no hex, no `nan`/`inf` words (Double(String) would take them).
+    /// Read over UTF-8 bytes, not Characters: a million-point file reads a few million numbers.
     private func number(_ text: String) -> Double? {
-        let t = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !t.isEmpty, t.allSatisfy({ $0.isASCII && ($0.isNumber || "+-.eE".contains($0)) }) else { return nil }
+        let t = trimmed(text)
+        guard !t.isEmpty, t.utf8.allSatisfy({ (0x30...0x39).contains($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E || $0 == 0x65 || $0 == 0x45 })
+        else { return nil }
         return Double(t)
+    }
+
+    /// `text` without leading and trailing white space; values written without any (the usual case)
+    /// skip Foundation's Unicode-aware trimming.
+    private func trimmed(_ text: String) -> String {
+        if let first = text.utf8.first, let last = text.utf8.last,
+           (0x21..<0x80).contains(first), (0x21..<0x80).contains(last) { return text }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     private func localName(_ name: String) -> String {

@@ -2,11 +2,23 @@ import Foundation
 import LocationSources
 
 // gpx-play FILE: plays FILE as fast as possible; prints the fixes played, the first and the last.
-guard CommandLine.arguments.count == 2 else {
-    FileHandle.standardError.write(Data("usage: gpx-play FILE.gpx\n".utf8))
+// gpx-play --read FILE: only reads it (GPXParser.read), to tell parsing time from playback time.
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard arguments.count == 1 || (arguments.count == 2 && arguments[0] == "--read") else {
+    FileHandle.standardError.write(Data("usage: gpx-play [--read] FILE.gpx\n".utf8))
     exit(2)
 }
-let url = URL(fileURLWithPath: CommandLine.arguments[1])
+let url = URL(fileURLWithPath: arguments.last!)
+if arguments.count == 2 {
+    do {
+        let counts = try GPXParser.read(contentsOf: url) { _ in true }
+        print("read \(counts.trackPoints) trkpt, \(counts.routePoints) rtept, \(counts.waypoints) wpt")
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("gpx-play: \(error)\n".utf8))
+        exit(1)
+    }
+}
 let source = GPXPlaybackSource(contentsOf: url, configuration: .init(pacing: .asFastAsPossible))
 var played = 0
 var first: Location?
