@@ -44,27 +44,59 @@ struct GPXPlaybackSourceTests {
         #expect(zip(fixes, fixes.dropFirst()).allSatisfy { $0.timestamp <= $1.timestamp })
     }
 
-    @Test("an untimed route is paced by the configured speed from the start date")
+    @Test("an untimed route is paced one second per point from the start date, with no made-up speed")
     func routeTimeline() throws {
         let points = try GPXParser.parse(contentsOf: try GPXFixtures.url("route-without-time.gpx")).playbackPoints
-        let configuration = GPXPlaybackSource.Configuration(speed: 2)
-        let fixes = GPXPlaybackSource.timeline(of: points, configuration: configuration, startDate: Self.start)
-        var expected = Self.start
+        let fixes = GPXPlaybackSource.timeline(of: points, startDate: Self.start)
+        #expect(fixes.count == points.count)
         for (i, fix) in fixes.enumerated() {
-            if i > 0 { expected += points[i - 1].coordinate.distance(to: points[i].coordinate) / 2 }
-            #expect(abs(fix.timestamp.timeIntervalSince(expected)) < 1e-6)
-            #expect(abs(fix.speed - 2) < 1e-9)
+            #expect(fix.timestamp == Self.start.addingTimeInterval(Double(i)), "the default: one second apart")
+            #expect(fix.speed == -1, "speed from times playback made up would be made up too")
         }
+        #expect(fixes[1].course >= 0, "course still comes from the geometry")
+        let slower = GPXPlaybackSource.timeline(of: points, configuration: .init(untimedInterval: 2.5), startDate: Self.start)
+        #expect(slower.last?.timestamp == Self.start.addingTimeInterval(2.5 * Double(points.count - 1)))
     }
 
-    @Test("a point whose time goes backwards is reached at the configured speed instead")
+    @Test("a point whose time goes backwards comes one interval after the point before")
     func backwardsTime() {
         let a = GPXPoint(kind: .trackPoint, coordinate: Coordinate(latitude: 0, longitude: 0), time: Self.start)
         let b = GPXPoint(kind: .trackPoint, coordinate: Coordinate(latitude: 0, longitude: 0.001),
                          time: Self.start.addingTimeInterval(-30))
-        let fixes = GPXPlaybackSource.timeline(of: [a, b], configuration: .init(speed: 10), startDate: .distantPast)
-        let metres = a.coordinate.distance(to: b.coordinate)
-        #expect(abs(fixes[1].timestamp.timeIntervalSince(Self.start) - metres / 10) < 1e-6)
+        let fixes = GPXPlaybackSource.timeline(of: [a, b], startDate: .distantPast)
+        #expect(fixes[1].timestamp == Self.start.addingTimeInterval(1))
+    }
+
+    /// Paris → Berlin as two route points without `<time>`: 878 km, a day apart at the old 10 m/s.
+    private static let parisBerlin = GPXDocument(routePoints: [
+        GPXPoint(kind: .routePoint, coordinate: Coordinate(latitude: 48.8566, longitude: 2.3522), name: "Paris", segment: 1),
+        GPXPoint(kind: .routePoint, coordinate: Coordinate(latitude: 52.5200, longitude: 13.4050), name: "Berlin", segment: 1),
+    ])
+
+    @Test("an untimed Paris → Berlin route replays in real time one second per point, not a day apart")
+    func untimedRouteInRealTime() async throws {
+        let source = GPXPlaybackSource(document: Self.parisBerlin, configuration: .init(pacing: .realTime(speedFactor: 5)))
+        let clock = ContinuousClock()
+        var arrivals: [ContinuousClock.Instant] = []
+        var fixes: [Location] = []
+        for await event in source.events() {
+            arrivals.append(clock.now)
+            if case .location(let location) = event { fixes.append(location) }
+        }
+        #expect(fixes.count == 2)
+        #expect(fixes[1].timestamp.timeIntervalSince(fixes[0].timestamp) == 1)
+        let gap = arrivals[1] - arrivals[0]
+        #expect(gap >= .milliseconds(190) && gap < .milliseconds(200) + Self.schedulerSlack, "1 s at 5×: \(gap)")
+    }
+
+    @Test("as fast as possible, an untimed route plays at once")
+    func untimedRouteAsFastAsPossible() async {
+        let source = GPXPlaybackSource(document: Self.parisBerlin, configuration: .init(pacing: .asFastAsPossible))
+        let clock = ContinuousClock()
+        let began = clock.now
+        let fixes = await locations(source.events())
+        #expect(fixes.map(\.coordinate) == Self.parisBerlin.routePoints.map(\.coordinate))
+        #expect(clock.now - began < Self.schedulerSlack)
     }
 
     @Test("the pacing schedule: timeline seconds divided by the speed factor, never negative")
@@ -116,14 +148,14 @@ struct GPXPlaybackSourceTests {
         }
     }
 
-    @Test("an untimed route in real time moves at the configured speed")
+    @Test("an untimed route in real time waits the configured interval")
     func realTimeUntimed() async throws {
-        // Two points 111 m apart at 100 m/s, sped up 5× → about 0.22 s.
+        // Two points, 0.5 s apart by configuration, sped up 5× → 0.1 s.
         let points = [GPXPoint(kind: .routePoint, coordinate: Coordinate(latitude: 10, longitude: 20), segment: 1),
                       GPXPoint(kind: .routePoint, coordinate: Coordinate(latitude: 10.001, longitude: 20), segment: 1)]
-        let expected = points[0].coordinate.distance(to: points[1].coordinate) / 100 / 5
+        let expected = 0.5 / 5
         let source = GPXPlaybackSource(document: GPXDocument(routePoints: points),
-                                       configuration: .init(pacing: .realTime(speedFactor: 5), speed: 100))
+                                       configuration: .init(pacing: .realTime(speedFactor: 5), untimedInterval: 0.5))
         let clock = ContinuousClock()
         var arrivals: [ContinuousClock.Instant] = []
         for await _ in source.events() { arrivals.append(clock.now) }

@@ -24,7 +24,8 @@ struct NMEACorpus {
         var hasPosition: Bool { latitudeNanodegrees != nil && longitudeNanodegrees != nil }
     }
 
-    /// All fifteen logs.
+    /// All fifteen logs the whole-log tests cover (`bundg_zeus_9` has its own test, see
+    /// `NMEAFixAssemblerCorpusTests.zeusCyclesFollowGpsd`).
     static let names = [
         "bt451", "bu353s4", "foretrex-201", "garmin-geko201", "garmin25lp", "gpslim236", "haicom-305N",
         "hemi", "nmea-rtk", "quectel", "quectel-eg25-g", "skytraq", "telit-he910", "ublox-8", "ublox-lea-5h",

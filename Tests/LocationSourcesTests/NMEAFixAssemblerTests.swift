@@ -16,7 +16,7 @@ struct NMEAFixAssemblerTests {
         var assembler = NMEAFixAssembler(configuration: configuration ?? .init(clock: { Self.noon2020 }))
         var out: [Location] = []
         for s in sentences(bodies) { out += assembler.consume(s) }
-        if let last = assembler.flush() { out.append(last) }
+        out += assembler.flush(endOfInput: true)
         return out
     }
 
@@ -124,6 +124,60 @@ struct NMEAFixAssemblerTests {
         #expect(early?.timestamp == Date(timeIntervalSince1970: 1_599_955_500))  // 2020-09-13T00:05:00Z
     }
 
+    @Test func aFixBeforeAnyDateIsHeldAndStampedWithTheLogsDay() {
+        // A 2018 log replayed in 2026: the GGA comes before the first RMC. It used to be stamped
+        // with the clock's day (2026-12-01T09:47:36Z).
+        let configuration = NMEAFixAssembler.Configuration(clock: { Date(timeIntervalSince1970: 1_796_118_456) })
+        let all = fixes(["GPGGA,094736,5251.0094,N,00518.8172,E,1,12,0.60,-4,M,46.8,M,,",
+                         "GPGLL,5251.0093,N,00518.8170,E,094736,A,A",
+                         "GPRMC,094737,A,5251.0093,N,00518.8170,E,5.6,230.5,200818,1.4,E,A",
+                         "GPGGA,094737,5251.0085,N,00518.8151,E,1,12,0.60,-4,M,46.8,M,,"],
+                        configuration: configuration)
+        #expect(all.map(\.timestamp.timeIntervalSince1970) == [1_534_758_456, 1_534_758_457])  // 2018-08-20T09:47:36Z…
+        // Just before midnight, dated by the next day's first RMC: yesterday.
+        let midnight = fixes(["GPGGA,235959,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,",
+                              "GPRMC,000000,A,4807.038,N,01131.000,E,0.0,,010100,,,A"], configuration: configuration)
+        #expect(midnight.map(\.timestamp.timeIntervalSince1970) == [946_684_799, 946_684_800])
+        // A receiver that never sends a date: after `undatedCycles` the clock's day, nothing lost.
+        let dateless = fixes((0..<5).map { "GPGGA,09473\($0),4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,," },
+                             configuration: .init(undatedCycles: 2, clock: { Date(timeIntervalSince1970: 1_796_118_456) }))
+        #expect(dateless.count == 5)
+        #expect(dateless.first?.timestamp == Date(timeIntervalSince1970: 1_796_118_450))  // 2026-12-01T09:47:30Z
+    }
+
+    @Test func aCycleEndsAtItsEnderAndLateSentencesOfItsSecondAreNotMerged() {
+        // The Zeus² once its GLL runs a second ahead of its GGA (bundg_zeus_9.log, 09:48:15-18): gpsd
+        // reports each second at its GLL; the RMC and GGA stamped alike that follow are not merged.
+        let all = fixes([
+            "GPGGA,094814,5250.9722,N,00518.7369,E,1,12,0.60,-5,M,46.8,M,,",
+            "GPGLL,5250.9722,N,00518.7369,E,094814,A,A",
+            "GPRMC,094815,A,5250.9721,N,00518.7366,E,5.3,239.0,200818,1.4,E,A",
+            "GPZDA,094815,20,08,2018,-01,00",
+            "GPGGA,094815,5250.9714,N,00518.7347,E,1,12,0.60,-5,M,46.8,M,,",
+            "GPGLL,5250.9714,N,00518.7347,E,094815,A,A",
+            "GPGSA,A,3,07,08,10,16,20,21,26,27,29,76,75,70,1.10,0.60,0.90",
+            "GPRMC,094816,A,5250.9713,N,00518.7344,E,5.5,237.9,200818,1.4,E,A",
+            "GPZDA,094816,20,08,2018,-01,00",
+            "GPGGA,094816,5250.9705,N,00518.7323,E,1,12,0.60,-5,M,46.8,M,,",
+            "GPGLL,5250.9705,N,00518.7323,E,094817,A,A",
+            "GPGSA,A,3,07,08,10,16,20,21,26,27,29,76,75,70,1.10,0.60,0.90",
+            "GPRMC,094817,A,5250.9705,N,00518.7323,E,5.7,238.1,200818,1.4,E,A",
+            "GPZDA,094817,20,08,2018,-01,00",
+            "GPGGA,094817,5250.9696,N,00518.7305,E,1,12,0.60,-5,M,46.8,M,,",
+            "GPGLL,5250.9696,N,00518.7305,E,094818,A,A",
+            "GPGSA,A,3,07,08,10,16,20,21,26,27,29,76,75,70,1.10,0.60,0.90",
+            "GPRMC,094818,A,5250.9695,N,00518.7303,E,5.6,229.6,200818,1.4,E,A",
+        ])
+        let second = { (fix: Location) in Int(fix.timestamp.timeIntervalSince1970) % 86_400 - 9 * 3600 - 48 * 60 }
+        let minutes = all.map { (second($0), (($0.coordinate.latitude - 52) * 60 * 10_000).rounded() / 10_000) }
+        // gpsd (bundg_zeus_9.log.chk): 15 and 17 from their GLL; 16 from RMC+GGA, the cycle gpsd never
+        // closes; 18 at the end of input, from its GLL (RMC's own position is a second cycle).
+        #expect(minutes.map(\.0) == [14, 15, 16, 17, 18])
+        #expect(minutes.first { $0.0 == 15 }?.1 == 50.9714)
+        #expect(minutes.first { $0.0 == 17 }?.1 == 50.9705, "GLL 094817, not the GGA 094817 (50.9696) after it")
+        #expect(all.first { second($0) == 17 }?.speed == -1, "the RMC of that second came after its report")
+    }
+
     @Test func theLearnedCycleEndDeliversAFixWithoutWaitingForTheNextCycle() {
         var assembler = NMEAFixAssembler(configuration: .init(clock: { Self.noon2020 }))
         func cycle(_ second: Int) -> [NMEASentence] {
@@ -141,7 +195,7 @@ struct NMEAFixAssemblerTests {
         #expect(delivered[2] == [1, 0, 1])  // ...then RMC is known to end a cycle: reported on arrival.
         #expect(delivered[3] == [0, 0, 1])
         #expect(delivered[4] == [0, 0, 1])
-        #expect(assembler.flush() == nil && !assembler.hasPendingCycle)
+        #expect(assembler.flush(endOfInput: true).isEmpty && !assembler.hasPendingCycle)
     }
 
     @Test func aCycleIsNeverReportedTwice() {
@@ -162,7 +216,7 @@ struct NMEAFixAssemblerTests {
                 times.append(fix.timestamp.timeIntervalSince1970)
             }
         }
-        if let last = assembler.flush() { times.append(last.timestamp.timeIntervalSince1970); count += 1 }
+        for last in assembler.flush(endOfInput: true) { times.append(last.timestamp.timeIntervalSince1970); count += 1 }
         #expect(count == 5)
         #expect(Set(times).count == times.count)
     }

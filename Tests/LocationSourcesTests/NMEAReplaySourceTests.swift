@@ -68,7 +68,7 @@ struct NMEAReplaySourceTests {
         // 11 fixes one second apart = 10 recorded seconds; at 8x, at least 1.25 s of wall clock.
         let url = try writeLog(count: 11)
         defer { try? FileManager.default.removeItem(at: url) }
-        let source = NMEAReplaySource(contentsOf: url, configuration: .init(pacing: .recorded(speedFactor: 8)))
+        let source = NMEAReplaySource(contentsOf: url, configuration: .init(pacing: .realTime(speedFactor: 8)))
         let clock = ContinuousClock()
         let start = clock.now
         var arrivals: [Duration] = []

@@ -14,6 +14,15 @@ public struct GPXDocument: Sendable, Hashable {
         self.waypoints = waypoints
     }
 
+    /// Adds `point` to the list of its kind.
+    public mutating func append(_ point: GPXPoint) {
+        switch point.kind {
+        case .trackPoint: trackPoints.append(point)
+        case .routePoint: routePoints.append(point)
+        case .waypoint: waypoints.append(point)
+        }
+    }
+
     /// What playback follows: the tracks if there are any, else the routes, else the waypoints.
     /// Only one kind, because a file that has a track usually lists its waypoints as points of interest,
     /// not as places the recording passed through.

@@ -4,12 +4,16 @@ import FoundationXML
 #endif
 import ReverseGeocoder
 
-/// The XMLParser callbacks behind `GPXParser`: a small state machine over the element stack.
+/// The XMLParser callbacks behind `GPXParser`: a small state machine over the element stack, handing
+/// each point to `onPoint` as soon as its element closes (nothing is collected here).
 /// Lives only for one synchronous `parse()` call, so it needs no locking.
 final class GPXParserDelegate: NSObject, XMLParserDelegate {
-    private(set) var document = GPXDocument()
+    private(set) var counts = GPXPointCounts()
     private(set) var error: GPXParseError?
     private(set) var sawRoot = false
+    /// `onPoint` asked to stop: parsing was aborted on purpose.
+    private(set) var stopped = false
+    private let onPoint: (GPXPoint) -> Bool
 
     private let fileName: String
     /// Local names of the open elements and the lines they opened on.
@@ -24,8 +28,10 @@ final class GPXParserDelegate: NSObject, XMLParserDelegate {
 
     private static let pointFields: Set<String> = ["ele", "time", "hdop", "vdop", "fix", "name", "speed", "course"]
 
-    init(fileName: String) {
+    /// `onPoint` gets every point in document order and returns false to stop parsing.
+    init(fileName: String, onPoint: @escaping (GPXPoint) -> Bool) {
         self.fileName = fileName
+        self.onPoint = onPoint
     }
 
     func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
@@ -82,12 +88,12 @@ final class GPXParserDelegate: NSObject, XMLParserDelegate {
             guard apply(parser, field: field, to: &current.value) else { return }
             point = current
         } else if stack.count == current.depth {
-            switch current.value.kind {
-            case .trackPoint: document.trackPoints.append(current.value)
-            case .routePoint: document.routePoints.append(current.value)
-            case .waypoint: document.waypoints.append(current.value)
-            }
+            counts.add(current.value.kind)
             point = nil
+            if !onPoint(current.value) {
+                stopped = true
+                parser.abortParsing()
+            }
         }
     }
 
@@ -95,7 +101,7 @@ final class GPXParserDelegate: NSObject, XMLParserDelegate {
         // The first error is the one to report, with the position the parser is at now. On Linux
         // (libxml2 in recovery mode) `parse()` even returns true after errors, so this callback is
         // the only reliable signal, and parsing must be stopped here rather than recovered from.
-        guard error == nil else { return }
+        guard error == nil, !stopped else { return }
         let code = (parseError as NSError).code
         error = GPXParseError(file: fileName, line: parser.lineNumber,
                               column: parser.columnNumber > 0 ? parser.columnNumber : nil,
@@ -161,7 +167,7 @@ final class GPXParserDelegate: NSObject, XMLParserDelegate {
     /// Stores a child element's value on the point; false (after failing the parse) when it is invalid.
     private func apply(_ parser: XMLParser, field: (name: String, line: Int, text: String),
                        to point: inout GPXPoint) -> Bool {
-        let text = field.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = trimmed(field.text)
         let label = "\(point.kind.rawValue) \(field.name)"
         func fail(_ reason: String) -> Bool {
             self.fail(parser, line: field.line, field: label, reason)
@@ -216,10 +222,20 @@ final class GPXParserDelegate: NSObject, XMLParserDelegate {
     }
 
     /// XML decimals: no hex, no `nan`/`inf` words (Double(String) would take them).
+    /// Read over UTF-8 bytes, not Characters: a million-point file reads a few million numbers.
     private func number(_ text: String) -> Double? {
-        let t = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !t.isEmpty, t.allSatisfy({ $0.isASCII && ($0.isNumber || "+-.eE".contains($0)) }) else { return nil }
+        let t = trimmed(text)
+        guard !t.isEmpty, t.utf8.allSatisfy({ (0x30...0x39).contains($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E || $0 == 0x65 || $0 == 0x45 })
+        else { return nil }
         return Double(t)
+    }
+
+    /// `text` without leading and trailing white space; values written without any (the usual case)
+    /// skip Foundation's Unicode-aware trimming.
+    private func trimmed(_ text: String) -> String {
+        if let first = text.utf8.first, let last = text.utf8.last,
+           (0x21..<0x80).contains(first), (0x21..<0x80).contains(last) { return text }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     private func localName(_ name: String) -> String {

@@ -8,20 +8,38 @@ import ReverseGeocoder
 /// from the start; a file that can't be read or parsed yields one `.error(.parse(…))` naming the file,
 /// line and field, and the stream ends.
 ///
-/// Timeline: a point's `<time>` is used when present and not earlier than the point before;
-/// otherwise the point is reached `distance / speed` seconds after the one before (the first untimed
-/// point is at `startDate`, default the moment playback starts). `pacing` decides whether the stream
-/// waits out that timeline or delivers at once; timestamps are the timeline's either way.
+/// **Any size, bounded memory.** A file is read twice, streaming, on a thread of the run's own: once
+/// to check every value (so a bad point at the end refuses the file before anything plays, as a
+/// parsed document would) and to learn which kind of point plays, then again to play, each point
+/// handed over as it is parsed, at most 256 fixes ahead of the consumer. Nothing holds the document.
+///
+/// **Timeline.** A point's `<time>` is used when present and not earlier than the point before.
+/// Otherwise the point comes ``Configuration/untimedInterval`` after the one before: **one second** by
+/// default, the rate a receiver logs at. Routes and waypoint lists (`<rtept>`, `<wpt>`) usually have
+/// no times; played in real time, an untimed route of N points takes N − 1 seconds whatever the
+/// distances, so every point is seen (pacing untimed points by distance at a speed gave Paris → Berlin
+/// a day between two waypoints). The first untimed point is at `startDate`, default the moment
+/// playback starts. `pacing` decides whether the stream waits out that timeline
+/// (``PlaybackPacing/realTime(speedFactor:)``) or delivers at once (``PlaybackPacing/asFastAsPossible``);
+/// timestamps are the timeline's either way.
+///
+/// **Speed and course** come from `<speed>`/`<course>` when the point has them, else from the leg to
+/// the point before (or, first in a segment, to the one after): course from the geometry, speed only
+/// when both ends have recorded times (a speed from made-up times would be made up too: -1).
 ///
 /// Fixes are `.simulated` (so a consumer can tell playback from a live receiver) except a point whose
 /// `<fix>` is `none`, which is delivered as an invalid fix (`.none`, negative accuracy).
 public final class GPXPlaybackSource: LocationSource {
     /// How to play.
     public struct Configuration: Sendable, Equatable {
+        /// One second between untimed points: see the type's notes.
+        public static let defaultUntimedInterval: TimeInterval = 1
+
         /// Real time (optionally sped up) or as fast as possible.
         public var pacing: PlaybackPacing
-        /// Metres per second between points that have no `<time>`.
-        public var speed: Double
+        /// Seconds from a point to the next one that has no `<time>` (or one earlier than its own).
+        /// Negative or non-finite values mean the default.
+        public var untimedInterval: TimeInterval
         /// When the first untimed point is reached; `nil` means the moment playback starts.
         public var startDate: Date?
         /// Accuracy reported for points without `<hdop>`, in metres.
@@ -30,12 +48,12 @@ public final class GPXPlaybackSource: LocationSource {
         /// `<hdop>` / `<vdop>` into accuracies.
         public var metresPerDOP: Double
 
-        /// Defaults: real time, 10 m/s (36 km/h, a city drive) between untimed points, timeline starting
-        /// when playback starts, 5 m accuracy without `<hdop>`, 5 m per unit of DOP.
-        public init(pacing: PlaybackPacing = .realTime, speed: Double = 10, startDate: Date? = nil,
-                    horizontalAccuracy: Double = 5, metresPerDOP: Double = 5) {
+        /// Defaults: real time, one second between untimed points, timeline starting when playback
+        /// starts, 5 m accuracy without `<hdop>`, 5 m per unit of DOP.
+        public init(pacing: PlaybackPacing = .realTime, untimedInterval: TimeInterval = defaultUntimedInterval,
+                    startDate: Date? = nil, horizontalAccuracy: Double = 5, metresPerDOP: Double = 5) {
             self.pacing = pacing
-            self.speed = speed
+            self.untimedInterval = untimedInterval
             self.startDate = startDate
             self.horizontalAccuracy = horizontalAccuracy
             self.metresPerDOP = metresPerDOP
@@ -69,7 +87,7 @@ public final class GPXPlaybackSource: LocationSource {
         let input = self.input, configuration = self.configuration
         let runs = self.runs
         let run = PacedPlayback(pacing: configuration.pacing, makeTimeline: {
-            PlaybackTimeline(Self.events(input: input, configuration: configuration))
+            Self.timeline(input: input, configuration: configuration)
         }, finished: { runs.remove($0) })
         runs.insert(run)
         return run.stream()
@@ -83,75 +101,56 @@ public final class GPXPlaybackSource: LocationSource {
     /// Pure, so tests and tools can inspect a playback without running it.
     public static func timeline(of points: [GPXPoint], configuration: Configuration = Configuration(),
                                 startDate: Date) -> [Location] {
-        guard !points.isEmpty else { return [] }
-        let speed = configuration.speed > 0 && configuration.speed.isFinite ? configuration.speed : 10
-
-        var times: [Date] = []
-        times.reserveCapacity(points.count)
-        for (i, point) in points.enumerated() {
-            guard i > 0 else {
-                times.append(point.time ?? startDate)
-                continue
-            }
-            let previous = times[i - 1]
-            if let time = point.time, time >= previous {
-                times.append(time)
-            } else {
-                let metres = points[i - 1].coordinate.distance(to: point.coordinate)
-                times.append(previous.addingTimeInterval(metres / speed))
-            }
-        }
-
-        return points.indices.map { i in
-            let point = points[i]
-            // Movement is measured along the segment leading to the point (or, for the first point of a
-            // segment, the one leaving it); across trkseg/rte boundaries there was no real movement.
-            var leg: (from: Int, to: Int)?
-            if i > 0, points[i - 1].segment == point.segment {
-                leg = (i - 1, i)
-            } else if i + 1 < points.count, points[i + 1].segment == point.segment {
-                leg = (i, i + 1)
-            }
-            var speedValue = point.speed ?? -1
-            var course = point.course ?? -1
-            if let leg {
-                let a = points[leg.from].coordinate, b = points[leg.to].coordinate
-                let metres = a.distance(to: b)
-                let seconds = times[leg.to].timeIntervalSince(times[leg.from])
-                if point.speed == nil, seconds > 0 { speedValue = metres / seconds }
-                if point.course == nil, metres > 0 { course = GreatCircle.bearing(from: a, to: b) }
-            }
-            let invalid = point.fix == GPXPoint.Fix.none
-            let horizontal = invalid ? -1
-                : point.hdop.map { $0 * configuration.metresPerDOP } ?? configuration.horizontalAccuracy
-            let vertical = point.vdop.map { $0 * configuration.metresPerDOP } ?? -1
-            return Location(coordinate: point.coordinate, altitude: point.elevation,
-                            horizontalAccuracy: horizontal, verticalAccuracy: vertical,
-                            speed: speedValue, course: course, timestamp: times[i],
-                            quality: invalid ? .none : .simulated)
-        }
+        var builder = GPXTimelineBuilder(configuration: configuration, startDate: startDate)
+        var fixes = points.compactMap { builder.add($0) }
+        if let last = builder.finish() { fixes.append(last) }
+        return fixes
     }
 
     /// What one run delivers: the timeline, or the one error that prevents it.
-    private static func events(input: Input, configuration: Configuration) -> [LocationSourceEvent] {
-        let document: GPXDocument, name: String
+    private static func timeline(input: Input, configuration: Configuration) -> PlaybackTimeline {
         switch input {
+        case .document(let document, let name):
+            let points = document.playbackPoints
+            guard !points.isEmpty else { return PlaybackTimeline([.error(.sourceUnavailable(nothingToPlay(name)))]) }
+            return PlaybackTimeline(timeline(of: points, configuration: configuration,
+                                             startDate: configuration.startDate ?? Date()).map { .location($0) })
         case .file(let url):
-            name = url.lastPathComponent
-            do {
-                document = try GPXParser.parse(contentsOf: url)
-            } catch {
-                return [.error(.parse(error.description))]
+            return PlaybackTimeline { handoff in play(url, configuration, into: handoff) }
+        }
+    }
+
+    /// Checks the whole file, then streams the kind of point that plays through the timeline.
+    private static func play(_ url: URL, _ configuration: Configuration, into handoff: PlaybackHandoff) {
+        let counts: GPXPointCounts
+        do {
+            counts = try GPXParser.read(contentsOf: url) { _ in handoff.isOpen }
+        } catch {
+            _ = handoff.put(.error(.parse(error.description)))
+            return
+        }
+        guard handoff.isOpen else { return }
+        guard let kind = counts.playbackKind else {
+            _ = handoff.put(.error(.sourceUnavailable(nothingToPlay(url.lastPathComponent))))
+            return
+        }
+        var builder = GPXTimelineBuilder(configuration: configuration, startDate: configuration.startDate ?? Date())
+        var open = true
+        do {
+            try GPXParser.read(contentsOf: url) { point in
+                guard point.kind == kind else { return true }
+                if let fix = builder.add(point) { open = handoff.put(.location(fix)) }
+                return open
             }
-        case .document(let d, let n):
-            document = d
-            name = n
+        } catch {
+            // The file changed between the two reads.
+            _ = handoff.put(.error(.parse(error.description)))
+            return
         }
-        let points = document.playbackPoints
-        guard !points.isEmpty else {
-            return [.error(.sourceUnavailable("\(name) has no trkpt, rtept or wpt to play"))]
-        }
-        return timeline(of: points, configuration: configuration, startDate: configuration.startDate ?? Date())
-            .map { .location($0) }
+        if open, let last = builder.finish() { _ = handoff.put(.location(last)) }
+    }
+
+    private static func nothingToPlay(_ name: String) -> String {
+        "\(name) has no trkpt, rtept or wpt to play"
     }
 }

@@ -7,11 +7,19 @@ import ReverseGeocoder
 ///
 /// **Cycles.** A receiver sends a burst of sentences per fix, all stamped with the same UTC time. A
 /// sentence with a different time starts the next cycle and closes the previous one; sentences
-/// without a time (GSA, VTG, GSV, proprietary) belong to the cycle in progress. Waiting for the next
-/// burst would deliver every fix a cycle late, so the assembler also learns which sentence ends a
-/// burst (the same one, appearing once, last in two cycles running, like gpsd's cycle-ender) and
-/// closes the cycle as soon as it sees it. ``flush()`` closes a cycle on demand: at the end of a
-/// file, or when a live line has gone quiet.
+/// without a time (GSA, VTG, GSV, proprietary) belong to the cycle in progress. ``flush()`` closes a
+/// cycle on demand: at the end of a file, or when a live line has gone quiet.
+///
+/// Like gpsd, the assembler learns the cycle's *ender*: the type of the last time-stamped sentence
+/// before the time changes, once two cycles in a row agree. The ender completes the cycle's
+/// time-stamped part, which matters for receivers whose bursts straddle a second: a B&G Zeus²
+/// chartplotter sends `GGA t, GLL t+1, RMC t+1, GGA t+1, GLL t+2, …`, and gpsd reports each second
+/// from its GLL, closed there, with the RMC and GGA that follow it (same stamp, about 2 m away) left
+/// out. So after the ender a time-stamped sentence of the same second is a late member of a cycle
+/// already reported, and is not reported again; untimed sentences after it (GSA, GSV) still join the
+/// cycle, which the next time-stamped sentence closes. When the ender was the last sentence of both
+/// cycles that taught it (`GGA, GSA, RMC`), the cycle closes as soon as it arrives, so a live fix is
+/// not a cycle late. Once learned, an ender is replaced only by another that two cycles confirm.
 ///
 /// **Validity.** A cycle is a valid fix when one of its position reports claims a fix (RMC/GLL status
 /// `A`, GGA quality 1–8, an FAA mode other than `N`) and none of them denies it (RMC/GLL `V`, GGA
@@ -24,8 +32,12 @@ import ReverseGeocoder
 /// ``Configuration/accuracyWithoutDOP``. `verticalAccuracy` likewise from GST or VDOP.
 ///
 /// **Time.** Receiver date and time. GGA-only cycles use the last date seen (RMC or ZDA), rolled over
-/// at midnight; before any date, the day is taken from ``Configuration/clock`` (the UTC day that
-/// puts the fix nearest to now). A cycle with no time at all is stamped with the clock.
+/// at midnight. A fix completed before the log has given any date (a GGA before the first RMC/ZDA)
+/// is held, as gpsd reports no time until it knows the date, and delivered, stamped with the right
+/// day, as soon as a date arrives (just before the fix that brought it). A receiver that sends no
+/// date at all would be held forever, so after ``Configuration/undatedCycles`` held fixes (or at the
+/// end of input) the day is taken from ``Configuration/clock``: the UTC day that puts the fix nearest
+/// to now, right for a live receiver. A cycle with no time at all is stamped with the clock.
 public struct NMEAFixAssembler: Sendable {
     /// Tunables.
     public struct Configuration: Sendable {
@@ -38,14 +50,19 @@ public struct NMEAFixAssembler: Sendable {
         public var accuracyWithoutDOP: Double
         /// Close a cycle as soon as its learned last sentence arrives (see the type's notes).
         public var learnsCycleEnd: Bool
-        /// Now, for the date of fixes that come before the receiver has sent any date.
+        /// Now, for the date of fixes of a receiver that sends no date (see the type's notes).
         public var clock: @Sendable () -> Date
+        /// How many fixes without a date are held waiting for the receiver's first date before the
+        /// clock's day is used instead. 10 covers receivers that send RMC or ZDA only every few
+        /// cycles, and delays a date-less receiver's first fixes by ten cycles only.
+        public var undatedCycles: Int
 
         public init(metresPerDOP: Double = 5, accuracyWithoutDOP: Double = 50, learnsCycleEnd: Bool = true,
-                    clock: @escaping @Sendable () -> Date = { Date() }) {
+                    undatedCycles: Int = 10, clock: @escaping @Sendable () -> Date = { Date() }) {
             self.metresPerDOP = metresPerDOP
             self.accuracyWithoutDOP = accuracyWithoutDOP
             self.learnsCycleEnd = learnsCycleEnd
+            self.undatedCycles = undatedCycles
             self.clock = clock
         }
     }
@@ -58,9 +75,11 @@ public struct NMEAFixAssembler: Sendable {
         var isUntimed = false
         /// Same time as a cycle already closed: a burst that was reported early. Not reported twice.
         var isContinuation = false
-        var lastAddress: String?
-        var lastAddressRepeated = false
-        var addresses: Set<String> = []
+        /// The last time-stamped sentence, and whether any sentence came after it.
+        var lastTimedAddress: String?
+        var followedLastTimed = false
+        /// The learned ender has arrived: a time-stamped sentence now closes the cycle.
+        var pastEnder = false
 
         var lastCoordinate: Coordinate?
         var fixCoordinate: Coordinate?
@@ -83,21 +102,29 @@ public struct NMEAFixAssembler: Sendable {
     private var lastDate: NMEADate?
     private var lastDateTime: NMEATimeOfDay?
     private var lastClosedTime: NMEATimeOfDay?
-    private var learnedEnder: String?
-    private var previousEnderCandidate: String?
+    /// The learned ender, and whether it was the last sentence of the cycles that taught it.
+    private var learnedEnder: (address: String, isLast: Bool)?
+    private var previousEnderCandidate: (address: String, isLast: Bool)?
+    /// Fixes completed before any date, with their time of day (see the type's notes on time).
+    private var undated: [(location: Location, time: NMEATimeOfDay)] = []
+    /// The receiver sent no date for `undatedCycles` fixes: use the clock's day from now on.
+    private var datesAbsent = false
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }
 
-    /// True while a cycle has sentences that have not been reported yet.
+    /// True while a cycle has sentences that have not been reported yet (and ``flush(endOfInput:)``
+    /// would report it). Fixes held for want of a date do not count: a quiet line does not date them.
     public var hasPendingCycle: Bool { !cycle.isEmpty }
 
     /// Adds one sentence; returns the fixes of the cycles it completed (usually none or one).
     public mutating func consume(_ sentence: NMEASentence) -> [Location] {
         var completed: [Location] = []
         if let time = sentence.timeOfDay {
-            if let current = cycle.time {
+            if cycle.pastEnder {
+                close(into: &completed, byEnder: true, start: time)
+            } else if let current = cycle.time {
                 if current != time { close(into: &completed, byEnder: false, start: time) }
             } else if cycle.isUntimed {
                 close(into: &completed, byEnder: false, start: time)
@@ -111,25 +138,34 @@ public struct NMEAFixAssembler: Sendable {
             cycle.isUntimed = true
         }
         absorb(sentence)
-        if configuration.learnsCycleEnd, let ender = learnedEnder, sentence.address == ender {
-            close(into: &completed, byEnder: true, start: nil)
+        if configuration.learnsCycleEnd, let ender = learnedEnder, sentence.timeOfDay != nil,
+           sentence.address == ender.address {
+            if ender.isLast {
+                close(into: &completed, byEnder: true, start: nil)
+            } else {
+                cycle.pastEnder = true
+            }
         }
         return completed
     }
 
-    /// Closes the cycle in progress and returns its fix, if it has one.
-    public mutating func flush() -> Location? {
+    /// Closes the cycle in progress and returns its fix, if it has one; at the end of input, also
+    /// the fixes still waiting for a date (stamped with the clock's day, see the type's notes).
+    public mutating func flush(endOfInput: Bool = false) -> [Location] {
         var completed: [Location] = []
         close(into: &completed, byEnder: false, start: nil)
-        return completed.first
+        if endOfInput { releaseUndated(date: nil, into: &completed) }
+        return completed
     }
 
     private mutating func absorb(_ sentence: NMEASentence) {
         cycle.isEmpty = false
-        let address = sentence.address
-        cycle.lastAddressRepeated = cycle.addresses.contains(address)
-        cycle.lastAddress = address
-        cycle.addresses.insert(address)
+        if sentence.timeOfDay != nil {
+            cycle.lastTimedAddress = sentence.address
+            cycle.followedLastTimed = false
+        } else if cycle.lastTimedAddress != nil {
+            cycle.followedLastTimed = true
+        }
 
         switch sentence {
         case .gga(let gga):
@@ -195,14 +231,23 @@ public struct NMEAFixAssembler: Sendable {
     /// Ends the cycle in progress, appending its fix (if any) to `completed`, and starts the next one.
     private mutating func close(into completed: inout [Location], byEnder: Bool, start nextTime: NMEATimeOfDay?) {
         if !cycle.isEmpty {
-            if !byEnder { learnCycleEnd() }
-            if cycle.isContinuation {
-                // The learned ender was wrong (sentences of its cycle came after it): forget it.
-                learnedEnder = nil
-                previousEnderCandidate = nil
-            } else {
+            // A late member of a reported cycle teaches nothing about how cycles end, and is not
+            // reported twice (gpsd reports a second once, at its ender).
+            if !cycle.isContinuation {
+                if !byEnder { learnCycleEnd() }
                 let date = resolveDate()
-                if let location = makeLocation(date: date) { completed.append(location) }
+                if let location = makeLocation(date: date) {
+                    if let time = cycle.time, date == nil, !datesAbsent {
+                        undated.append((location, time))
+                        if undated.count > configuration.undatedCycles {
+                            datesAbsent = true
+                            releaseUndated(date: nil, into: &completed)
+                        }
+                    } else {
+                        if let date { releaseUndated(date: (date, cycle.time), into: &completed) }
+                        completed.append(location)
+                    }
+                }
             }
             if let time = cycle.time { lastClosedTime = time }
         }
@@ -213,15 +258,36 @@ public struct NMEAFixAssembler: Sendable {
         }
     }
 
-    /// Remembers which sentence ended this cycle; two cycles in a row ending alike teach the ender.
+    /// Remembers which time-stamped sentence ended this cycle; two cycles in a row ending alike
+    /// teach (or replace) the ender.
+    /// Only cycles with a position teach: a receiver still searching sends a different burst.
     private mutating func learnCycleEnd() {
-        let candidate = cycle.lastAddressRepeated ? nil : cycle.lastAddress
-        if let candidate, candidate == previousEnderCandidate {
-            learnedEnder = candidate
-        } else if candidate != learnedEnder {
-            learnedEnder = nil
+        guard let address = cycle.lastTimedAddress, cycle.lastCoordinate != nil else { return }
+        let candidate = (address: address, isLast: !cycle.followedLastTimed)
+        if let previous = previousEnderCandidate, previous.address == candidate.address {
+            learnedEnder = (address, previous.isLast && candidate.isLast)
         }
         previousEnderCandidate = candidate
+    }
+
+    /// Delivers the fixes held for want of a date: on `date` (the day before, for a time of day more
+    /// than twelve hours after the dated fix's), or on the clock's day when there is none.
+    private mutating func releaseUndated(date dated: (date: NMEADate, time: NMEATimeOfDay?)?,
+                                         into completed: inout [Location]) {
+        for (var location, time) in undated {
+            if let dated {
+                var day = dated.date
+                if let reference = dated.time,
+                   time.totalNanoseconds > reference.totalNanoseconds + 43_200 * 1_000_000_000 {
+                    day = NMEADate(daysSinceEpoch: day.daysSinceEpoch - 1)
+                }
+                location.timestamp = day.date(at: time)
+            } else {
+                location.timestamp = clockTimestamp(time)
+            }
+            completed.append(location)
+        }
+        undated.removeAll()
     }
 
     /// The date of the cycle: its own, else the last one seen (the next day if the time wrapped past
@@ -244,7 +310,11 @@ public struct NMEAFixAssembler: Sendable {
     private func timestamp(date: NMEADate?) -> Date {
         guard let time = cycle.time else { return configuration.clock() }
         if let date { return date.date(at: time) }
-        // No date yet: the UTC day that puts this time of day closest to now.
+        return clockTimestamp(time)
+    }
+
+    /// The UTC day that puts `time` closest to the clock's now.
+    private func clockTimestamp(_ time: NMEATimeOfDay) -> Date {
         let now = configuration.clock()
         let today = NMEADate(daysSinceEpoch: Int64((now.timeIntervalSince1970 / 86_400).rounded(.down)))
         let candidates = [NMEADate(daysSinceEpoch: today.daysSinceEpoch - 1), today, today.next]

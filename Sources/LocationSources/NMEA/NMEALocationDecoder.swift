@@ -30,14 +30,14 @@ public struct NMEALocationDecoder: Sendable {
 
     /// Reports the cycle in progress now (the line went quiet; the burst is over).
     public mutating func flushCycle() -> [Output] {
-        assembler.flush().map { [.location($0)] } ?? []
+        assembler.flush().map { .location($0) }
     }
 
     /// End of input: the last unterminated line is parsed (or rejected) and the last cycle reported.
     public mutating func finish() -> [Output] {
         var outputs: [Output] = []
         for item in reader.finish() { handle(item, into: &outputs) }
-        if let last = assembler.flush() { outputs.append(.location(last)) }
+        outputs += assembler.flush(endOfInput: true).map { .location($0) }
         return outputs
     }
 

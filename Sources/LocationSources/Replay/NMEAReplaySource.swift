@@ -7,9 +7,9 @@ import Synchronization
 /// Each `events()` call reads the file afresh from the start on its own task, decodes it with
 /// ``NMEALocationDecoder`` (so fixes are exactly what a live receiver sending those bytes would give)
 /// and delivers them:
-/// - ``Pacing/asFastAsPossible``: as fast as the consumer takes them;
-/// - ``Pacing/recorded(speedFactor:)``: spaced as the fixes' timestamps are, divided by the factor
-///   (1 is real time). Pauses are measured from the start of the run, so they do not drift, and a
+/// - ``PlaybackPacing/asFastAsPossible``: as fast as the consumer takes them;
+/// - ``PlaybackPacing/realTime(speedFactor:)``: spaced as the fixes' timestamps are, divided by the
+///   factor (1 is real time). Pauses are measured from the start of the run, so they do not drift, and a
 ///   recording gap (a receiver switched off for an hour) waits at most ``Configuration/maximumPause``.
 ///   A timestamp earlier than the one before is delivered at once.
 ///
@@ -18,27 +18,14 @@ import Synchronization
 /// yields one `.error(.sourceUnavailable(…))`. The stream finishes at the end of the file, on
 /// ``stop()``, or when the consumer stops listening. Timestamps are the receiver's, unchanged.
 public final class NMEAReplaySource: LocationSource {
-    /// How fixes are spaced in wall-clock time.
-    public enum Pacing: Sendable, Equatable {
-        /// No waiting; for tests, batch jobs and CLIs.
-        case asFastAsPossible
-        /// Wait as long as the fixes' timestamps differ, divided by `speedFactor` (10 plays ten times
-        /// faster). A non-positive or non-finite factor plays as fast as possible rather than never.
-        case recorded(speedFactor: Double)
-
-        /// At the recorded pace.
-        public static let realTime = Pacing.recorded(speedFactor: 1)
-
-        /// Wall-clock seconds for `recorded` seconds of the log; `nil` means no waiting.
-        func wallSeconds(for recorded: Double) -> Double? {
-            guard case .recorded(let factor) = self, factor > 0, factor.isFinite else { return nil }
-            return max(0, recorded) / factor
-        }
-    }
+    /// The pacing type this source had of its own, now the shared ``PlaybackPacing``.
+    @available(*, deprecated, renamed: "PlaybackPacing")
+    public typealias Pacing = PlaybackPacing
 
     /// How to play.
     public struct Configuration: Sendable {
-        public var pacing: Pacing
+        /// Real time (optionally sped up) or as fast as possible.
+        public var pacing: PlaybackPacing
         /// The longest single wait (wall clock), however long the recording paused.
         public var maximumPause: Duration
         /// Parser tolerance; hand-edited logs may need `.lenient`.
@@ -48,7 +35,7 @@ public final class NMEAReplaySource: LocationSource {
         /// Deliver rejected lines as `.error(.parse(…))` events (on by default: a log is evidence).
         public var reportsRejectedLines: Bool
 
-        public init(pacing: Pacing = .realTime, maximumPause: Duration = .seconds(10),
+        public init(pacing: PlaybackPacing = .realTime, maximumPause: Duration = .seconds(10),
                     parser: NMEAParser.Options = .strict, assembler: NMEAFixAssembler.Configuration = .init(),
                     reportsRejectedLines: Bool = true) {
             self.pacing = pacing
@@ -159,12 +146,12 @@ public final class NMEAReplaySource: LocationSource {
     /// Turns fix timestamps into wall-clock deadlines measured from the first fix, so rounding in
     /// one sleep never accumulates into the next.
     private struct Pacer {
-        let pacing: Pacing
+        let pacing: PlaybackPacing
         let maximumPause: Duration
         private var previous: Date?
         private var deadline: ContinuousClock.Instant?
 
-        init(pacing: Pacing, maximumPause: Duration) {
+        init(pacing: PlaybackPacing, maximumPause: Duration) {
             self.pacing = pacing
             self.maximumPause = maximumPause
         }

@@ -1,4 +1,5 @@
-/// How a playback source (GPX file, synthetic route) spaces its fixes in wall-clock time.
+/// How a playback source (GPX file, NMEA log replay, synthetic route) spaces its fixes in wall-clock
+/// time. The one pacing type of every source that plays a timeline.
 public enum PlaybackPacing: Sendable, Equatable {
     /// Deliver fixes as fast as the consumer takes them; timestamps still follow the recorded
     /// (or simulated) timeline. For tests, batch geocoding and CLIs.
@@ -9,6 +10,10 @@ public enum PlaybackPacing: Sendable, Equatable {
 
     /// Real time at recorded speed.
     public static let realTime = PlaybackPacing.realTime(speedFactor: 1)
+
+    /// The name `NMEAReplaySource.Pacing` had for ``realTime(speedFactor:)``.
+    @available(*, deprecated, renamed: "realTime(speedFactor:)")
+    public static func recorded(speedFactor: Double) -> PlaybackPacing { .realTime(speedFactor: speedFactor) }
 
     /// Wall-clock seconds to wait for `timelineSeconds` of recorded time; `nil` means don't wait.
     /// A non-positive or non-finite speed factor plays as fast as possible rather than never.

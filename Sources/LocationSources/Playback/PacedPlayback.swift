@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// One run of a playback source: hands out a precomputed timeline of events, spaced by `PlaybackPacing`.
+/// One run of a playback source: hands out a timeline of events, spaced by `PlaybackPacing`.
 ///
 /// Pull-driven (`AsyncStream(unfolding:)`): the next fix is produced only when the consumer asks, so
 /// as-fast-as-possible playback of a long file never piles fixes up in a buffer, and a slow consumer
@@ -13,7 +13,6 @@ final class PacedPlayback: StoppableRun {
         /// Builds the timeline; taken out and run on first demand (it may read and parse a file).
         var makeTimeline: (@Sendable () -> PlaybackTimeline)?
         var timeline: PlaybackTimeline?
-        var nextIndex = 0
         /// Wall-clock instant and timeline date of the first fix, which every later wait is measured from.
         var anchor: (wall: ContinuousClock.Instant, timeline: Date)?
         /// The sleep in progress, so `stop()` can cut it short.
@@ -40,13 +39,16 @@ final class PacedPlayback: StoppableRun {
     }
 
     func stop() {
-        let wasRunning = state.withLock { state -> Bool in
-            defer { state.stopped = true }
+        let (wasRunning, timeline) = state.withLock { state -> (Bool, PlaybackTimeline?) in
+            defer {
+                state.stopped = true
+                state.timeline = nil
+                state.makeTimeline = nil
+            }
             state.sleeper?.cancel()
-            state.timeline = nil
-            state.makeTimeline = nil
-            return !state.stopped
+            return (!state.stopped, state.timeline)
         }
+        timeline?.close()
         if wasRunning { finished(self) }
     }
 
@@ -59,15 +61,23 @@ final class PacedPlayback: StoppableRun {
                 if !state.stopped { state.timeline = timeline }
                 return state.stopped
             }
-            if stopped { return nil }
+            if stopped {
+                timeline.close()
+                return nil
+            }
+        }
+
+        // The next event is awaited outside the lock: a file's producer may still be parsing towards it.
+        guard let timeline = state.withLock({ $0.stopped ? nil : $0.timeline }),
+              let event = await timeline.next() else {
+            stop()
+            return nil
         }
 
         enum Step { case end, now(LocationSourceEvent), at(ContinuousClock.Instant, LocationSourceEvent) }
         let now = ContinuousClock.now
         let step = state.withLock { state -> Step in
-            guard !state.stopped, let timeline = state.timeline, state.nextIndex < timeline.count else { return .end }
-            let event = timeline.event(state.nextIndex)
-            state.nextIndex += 1
+            guard !state.stopped else { return .end }
             guard case .location(let location) = event else { return .now(event) }
             guard let anchor = state.anchor else {
                 state.anchor = (now, location.timestamp)
