@@ -229,7 +229,7 @@ enum TrackCommand: Command {
             return GPXPlaybackSource(contentsOf: url, configuration: .init(pacing: factor.map { .realTime(speedFactor: $0) } ?? .asFastAsPossible))
         case "nmea":
             let url = try existing(a.value("nmea")!)
-            return NMEAReplaySource(contentsOf: url, configuration: .init(pacing: factor.map { .recorded(speedFactor: $0) } ?? .asFastAsPossible))
+            return NMEAReplaySource(contentsOf: url, configuration: .init(pacing: factor.map { .realTime(speedFactor: $0) } ?? .asFastAsPossible))
         case "serial":
             let baud = Int(a.value("baud") ?? "9600") ?? -1
             let rate: SerialBaudRate
