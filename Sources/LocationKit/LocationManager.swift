@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import LocationSources
-import ReverseGeocoder
+import GeoModel
 
 /// The CoreLocation-style facade: takes fixes from a ``LocationSource``, filters them, asks a
 /// ``PlacemarkProvider`` for each accepted fix's placemark, tracks the current city with hysteresis,
@@ -539,8 +539,13 @@ public final class LocationManager: @unchecked Sendable {
             || location.coordinate.distance(to: cached.coordinate) <= settings.placemarkReuseDistance {
             placemark = cached.placemark
         } else {
-            placemark = geocoder.placemark(for: location.coordinate, previous: lastLookup)
-            lastLookup = PlacemarkLookup(coordinate: location.coordinate, placemark: placemark)
+            do throws(GeocoderError) {
+                placemark = try geocoder.placemark(for: location.coordinate, previous: lastLookup)
+                lastLookup = PlacemarkLookup(coordinate: location.coordinate, placemark: placemark)
+            } catch {
+                placemark = nil
+                emit(.error(.geocodingFailed(error.description)))
+            }
         }
 
         tracker.hysteresis = settings.cityChangeHysteresis

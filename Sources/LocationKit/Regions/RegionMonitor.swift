@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import LocationSources
-import ReverseGeocoder
+import GeoModel
 
 /// Watches regions (circles and administrative areas) and reports entering and leaving them: the
 /// model is CoreLocation's `CLMonitor` / region monitoring.

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import LocationSources
-import ReverseGeocoder
+import GeoModel
 
 /// Sends positions to a server (HTTP POST of JSON) or a local NDJSON file, losing none: every report
 /// is queued on disk before it is sent and stays there until the destination has it.

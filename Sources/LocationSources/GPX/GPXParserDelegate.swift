@@ -2,7 +2,7 @@ import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-import ReverseGeocoder
+import GeoModel
 
 /// The XMLParser callbacks behind `GPXParser`: a small state machine over the element stack.
 /// Lives only for one synchronous `parse()` call, so it needs no locking.
