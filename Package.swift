@@ -33,7 +33,7 @@ let package = Package(
 
         // Test support, not shipped: the grid test double, and the same CLI with it in place of the engine
         // (so the CLI's binary tests run the real executable code without data files).
-        .target(name: "TestSupport", dependencies: ["GeoModel", "GeocodeCLI"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["GeoModel", "ReverseGeocoder", "GeocodeCLI"], path: "Tests/TestSupport"),
         .executableTarget(name: "geocode-testgrid", dependencies: ["GeocodeCLI", "TestSupport"],
                           path: "Tests/TestGridExecutable"),
         // The engine's side of the benchmark suite (Benchmarks/README.md); not part of `swift test`.

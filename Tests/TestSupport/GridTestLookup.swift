@@ -1,6 +1,7 @@
 import Foundation
 import GeoModel
 import GeocodeCLI
+import ReverseGeocoder
 
 /// A TEST DOUBLE for the engine: a made-up world of rectangles, so the CLI can be tested end to end with
 /// exact, predictable answers and no data files. Lives in the TestSupport target, never in the product:
