@@ -40,6 +40,7 @@ let package = Package(
         .executableTarget(name: "geocode-bench", dependencies: ["ReverseGeocoder", "CGEOS"],
                           path: "Benchmarks/Sources/geocode-bench"),
 
+        .testTarget(name: "GeoModelTests", dependencies: ["GeoModel"]),
         .testTarget(name: "ReverseGeocoderTests", dependencies: ["GeoModel", "ReverseGeocoder", "CShapelib", "CGEOS"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "LocationSourcesTests", dependencies: ["GeoModel", "LocationSources"],
