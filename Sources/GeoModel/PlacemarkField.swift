@@ -130,7 +130,7 @@ public enum PlacemarkField: Hashable, Sendable, CaseIterable, CustomStringConver
             case .code: return .text(unit.code)
             case .source: return .text(placemark.provenance(at: level)?.kind.rawValue)
             case .distance: return .number(placemark.provenance(at: level)?.distance)
-            case .language: return .text(unit.name == nil ? nil : unit.language)
+            case .language: return .text(unit.language)
             }
         case .timeZone: return .text(placemark.timeZone)
         case .ocean: return .text(placemark.ocean)
@@ -141,7 +141,9 @@ public enum PlacemarkField: Hashable, Sendable, CaseIterable, CustomStringConver
     }
 
     /// Sets the field in `placemark` (derived fields ignore it). A source sets the kind of provenance and
-    /// keeps its distance; a distance sets the distance of a "nearest" provenance.
+    /// keeps its distance (0 for a "nearest" kind until its distance is set: decoding sets the source,
+    /// then the distance, as the table orders them); a distance sets the distance of a "nearest"
+    /// provenance and is ignored by the others.
     public func set(_ value: Value, in placemark: inout Placemark) throws(PlacemarkFieldError) {
         func text() throws(PlacemarkFieldError) -> String? {
             guard case .text(let s) = value else { throw PlacemarkFieldError(field: self, reason: "expected text") }

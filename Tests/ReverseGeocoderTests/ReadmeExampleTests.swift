@@ -25,9 +25,15 @@ struct ReadmeExampleTests {
             }
             // The Pacific: no placemark.
             out.append(try geocoder.placemark(latitude: 0, longitude: -150) == nil ? "ocean" : "land")
+            // An invalid coordinate throws.
+            do {
+                _ = try geocoder.placemark(latitude: 95, longitude: 0)
+            } catch {
+                out.append("\(error)".hasPrefix("invalid coordinate") ? "invalid" : "other error")
+            }
             // --- end of README example ---
             return out
         }
-        #expect(lines == ["中国 北京市 北京市 东城区 fallback=true", "东城区", "DE Berlin", "ocean"])
+        #expect(lines == ["中国 北京市 北京市 东城区 fallback=true", "东城区", "DE Berlin", "ocean", "invalid"])
     }
 }
