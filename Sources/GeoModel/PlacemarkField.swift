@@ -185,3 +185,15 @@ public struct PlacemarkFieldError: Error, Sendable, Equatable, CustomStringConve
     public var reason: String
     public var description: String { "placemark field \(field.key): \(reason)" }
 }
+
+extension Placemark: CustomStringConvertible {
+    /// The fields that have a value, by the table's keys: `Placemark(country: 中国, isoCountryCode: CN, ...)`.
+    public var description: String {
+        let parts = PlacemarkField.allCases.compactMap { field -> String? in
+            guard field != .name, field != .localityIsProvinceFallback, let text = field.value(of: self).text else { return nil }
+            if case .level(_, .source) = field, text == Placemark.Provenance.Kind.inside.rawValue { return nil }
+            return "\(field.key): \(text)"
+        }
+        return "Placemark(" + parts.joined(separator: ", ") + ")"
+    }
+}

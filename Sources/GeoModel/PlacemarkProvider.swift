@@ -5,7 +5,9 @@
 /// Answers:
 /// - a placemark: the units the point is in (or nearest to, see ``Placemark/Provenance``);
 /// - nil: no unit of the loaded data contains the point (open sea, outside the data's coverage). Not an
-///   error;
+///   error. (Once the data has time zones and water, such a point may instead get a placemark with no
+///   administrative unit but its `timeZone` and `ocean`: ``Placemark/provenance(at:)`` is then nil for
+///   every level);
 /// - a thrown ``GeocoderError``: the question cannot be answered. ``GeocoderError/invalidCoordinate(_:)``
 ///   for a latitude outside ±90, a longitude outside ±180 or a non-finite value; never the same as nil.
 ///

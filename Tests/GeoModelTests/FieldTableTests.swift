@@ -145,3 +145,10 @@ extension PlacemarkField {
         return nil
     }
 }
+
+@Suite struct PlacemarkDescriptionTests {
+    @Test func descriptionNamesTheFieldsThatHaveValues() {
+        let p = Placemark(country: "中国", isoCountryCode: "CN", locality: "北京市", localityIsProvinceFallback: true, dataset: "d")
+        #expect(p.description == "Placemark(country: 中国, isoCountryCode: CN, locality: 北京市, localitySource: province_fallback, dataset: d)")
+    }
+}
