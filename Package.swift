@@ -6,6 +6,7 @@ import PackageDescription
 let package = Package(
     name: "OfflineGeocoder",
     products: [
+        .library(name: "GeoModel", targets: ["GeoModel"]),
         .library(name: "ReverseGeocoder", targets: ["ReverseGeocoder"]),
         .library(name: "LocationSources", targets: ["LocationSources"]),
         .library(name: "LocationKit", targets: ["LocationKit"]),
@@ -16,25 +17,37 @@ let package = Package(
         .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
         .systemLibrary(name: "CShapelib", pkgConfig: "shapelib", providers: [.apt(["libshp-dev"])]),
 
-        // Engine: coordinates in, placemarks out.
-        .target(name: "ReverseGeocoder", dependencies: ["CGEOS", "CShapelib"]),
-        // Positions from receivers and files: parsers (pure) and sources (I/O). Uses only the engine's Coordinate.
-        .target(name: "LocationSources", dependencies: ["ReverseGeocoder"]),
-        // The CoreLocation-style facade: filters positions, asks the engine, emits events.
-        .target(name: "LocationKit", dependencies: ["ReverseGeocoder", "LocationSources"]),
+        // The values every other module speaks (Coordinate, Datum, Placemark, the field table, the lookup
+        // protocol). No C, no I/O: everything else stands on it.
+        .target(name: "GeoModel"),
+        // Engine: coordinates in, placemarks out. Conforms to GeoModel's PlacemarkProvider.
+        .target(name: "ReverseGeocoder", dependencies: ["GeoModel", "CGEOS", "CShapelib"]),
+        // Positions from receivers and files: parsers (pure) and sources (I/O). Needs only GeoModel's values.
+        .target(name: "LocationSources", dependencies: ["GeoModel"]),
+        // The CoreLocation-style facade: filters positions, asks any PlacemarkProvider, emits events.
+        .target(name: "LocationKit", dependencies: ["GeoModel", "LocationSources"]),
         // The CLI as a library (argument parsing, batch formats, commands) so tests can reach it...
-        .target(name: "GeocodeCLI", dependencies: ["ReverseGeocoder", "LocationSources", "LocationKit"]),
+        .target(name: "GeocodeCLI", dependencies: ["GeoModel", "ReverseGeocoder", "LocationSources", "LocationKit"]),
         // ...and the thin executable around it.
         .executableTarget(name: "geocode", dependencies: ["GeocodeCLI"]),
+
+        // Test support, not shipped: the grid test double, and the same CLI with it in place of the engine
+        // (so the CLI's binary tests run the real executable code without data files).
+        .target(name: "TestSupport", dependencies: ["GeoModel", "ReverseGeocoder", "GeocodeCLI"], path: "Tests/TestSupport"),
+        .executableTarget(name: "geocode-testgrid", dependencies: ["GeocodeCLI", "TestSupport"],
+                          path: "Tests/TestGridExecutable"),
         // The engine's side of the benchmark suite (Benchmarks/README.md); not part of `swift test`.
         .executableTarget(name: "geocode-bench", dependencies: ["ReverseGeocoder", "CGEOS"],
                           path: "Benchmarks/Sources/geocode-bench"),
 
-        .testTarget(name: "ReverseGeocoderTests", dependencies: ["ReverseGeocoder", "CShapelib", "CGEOS"],
+        .testTarget(name: "GeoModelTests", dependencies: ["GeoModel"]),
+        .testTarget(name: "ReverseGeocoderTests", dependencies: ["GeoModel", "ReverseGeocoder", "CShapelib", "CGEOS"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "LocationSourcesTests", dependencies: ["LocationSources"],
+        .testTarget(name: "LocationSourcesTests", dependencies: ["GeoModel", "LocationSources"],
                     resources: [.copy("Corpus"), .copy("Fixtures")]),
-        .testTarget(name: "LocationKitTests", dependencies: ["LocationKit"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "GeocodeCLITests", dependencies: ["GeocodeCLI"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "LocationKitTests", dependencies: ["GeoModel", "LocationKit", "ReverseGeocoder"],
+                    resources: [.copy("Fixtures")]),
+        .testTarget(name: "GeocodeCLITests", dependencies: ["GeoModel", "GeocodeCLI", "TestSupport", "geocode-testgrid"],
+                    resources: [.copy("Fixtures")]),
     ]
 )

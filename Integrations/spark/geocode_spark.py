@@ -33,16 +33,79 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence
 
 __all__ = [
-    "ALL_FIELDS", "DEFAULT_FIELDS", "ERROR_FIELD", "BINARY_NAME", "DATA_ARCHIVE_NAME",
+    "ALL_FIELDS", "DEFAULT_FIELDS", "FIELD_ALIASES", "field_kind", "ERROR_FIELD", "BINARY_NAME", "DATA_ARCHIVE_NAME",
     "GeocodeOptions", "GeocodeTaskError", "ship", "make_data_archive", "placemark_schema",
     "geocode_rows", "geocode_partitions", "arrow_partitions", "geocode_dataframe",
 ]
 
-#: Every placemark field `geocode batch --fields` knows, in the CLI's order.
-ALL_FIELDS = ("country", "country_code", "province", "province_code", "city", "city_code",
-              "district", "district_code", "city_is_province", "dataset")
-#: What `geocode batch` adds when not told otherwise.
-DEFAULT_FIELDS = ("country", "country_code", "province", "city", "district")
+# The placemark field table exactly as `geocode fields --json` prints it: the Swift field table
+# (GeoModel's PlacemarkField) is the one source of truth, and GeocodeCLITests' FieldTableTests fails when
+# this copy differs from the binary's output. Regenerate it with `geocode fields --json`; do not edit.
+# (Inline rather than a separate file so `--py-files geocode_spark.py` alone carries it to executors.)
+# BEGIN GENERATED FIELD TABLE
+_FIELD_TABLE = json.loads(r"""
+{
+  "fields": [
+    {"column": "name", "key": "name", "kind": "text"},
+    {"column": "country", "key": "country", "kind": "text"},
+    {"column": "iso_country_code", "key": "isoCountryCode", "kind": "text"},
+    {"column": "country_source", "key": "countrySource", "kind": "text"},
+    {"column": "country_distance", "key": "countryDistance", "kind": "number"},
+    {"column": "country_language", "key": "countryLanguage", "kind": "text"},
+    {"column": "administrative_area", "key": "administrativeArea", "kind": "text"},
+    {"column": "administrative_area_code", "key": "administrativeAreaCode", "kind": "text"},
+    {"column": "administrative_area_source", "key": "administrativeAreaSource", "kind": "text"},
+    {"column": "administrative_area_distance", "key": "administrativeAreaDistance", "kind": "number"},
+    {"column": "administrative_area_language", "key": "administrativeAreaLanguage", "kind": "text"},
+    {"column": "sub_administrative_area", "key": "subAdministrativeArea", "kind": "text"},
+    {"column": "sub_administrative_area_code", "key": "subAdministrativeAreaCode", "kind": "text"},
+    {"column": "sub_administrative_area_source", "key": "subAdministrativeAreaSource", "kind": "text"},
+    {"column": "sub_administrative_area_distance", "key": "subAdministrativeAreaDistance", "kind": "number"},
+    {"column": "sub_administrative_area_language", "key": "subAdministrativeAreaLanguage", "kind": "text"},
+    {"column": "locality", "key": "locality", "kind": "text"},
+    {"column": "locality_code", "key": "localityCode", "kind": "text"},
+    {"column": "locality_source", "key": "localitySource", "kind": "text"},
+    {"column": "locality_distance", "key": "localityDistance", "kind": "number"},
+    {"column": "locality_language", "key": "localityLanguage", "kind": "text"},
+    {"column": "sub_locality", "key": "subLocality", "kind": "text"},
+    {"column": "sub_locality_code", "key": "subLocalityCode", "kind": "text"},
+    {"column": "sub_locality_source", "key": "subLocalitySource", "kind": "text"},
+    {"column": "sub_locality_distance", "key": "subLocalityDistance", "kind": "number"},
+    {"column": "sub_locality_language", "key": "subLocalityLanguage", "kind": "text"},
+    {"column": "time_zone", "key": "timeZone", "kind": "text"},
+    {"column": "ocean", "key": "ocean", "kind": "text"},
+    {"column": "inland_water", "key": "inlandWater", "kind": "text"},
+    {"column": "dataset", "key": "dataset", "kind": "text"},
+    {"column": "locality_is_province_fallback", "key": "localityIsProvinceFallback", "kind": "flag"}
+  ],
+  "aliases": [
+    {"name": "country_code", "column": "iso_country_code"},
+    {"name": "province", "column": "administrative_area"},
+    {"name": "province_code", "column": "administrative_area_code"},
+    {"name": "city", "column": "locality"},
+    {"name": "city_code", "column": "locality_code"},
+    {"name": "district", "column": "sub_locality"},
+    {"name": "district_code", "column": "sub_locality_code"},
+    {"name": "city_is_province", "column": "locality_is_province_fallback"}
+  ],
+  "defaults": ["country", "country_code", "province", "city", "district"]
+}
+""")
+# END GENERATED FIELD TABLE
+
+#: Every placemark field `geocode batch --fields` knows, in the CLI's order (its column names).
+ALL_FIELDS = tuple(f["column"] for f in _FIELD_TABLE["fields"])
+#: What `geocode batch` adds when not told otherwise (the column names of before the field table).
+DEFAULT_FIELDS = tuple(_FIELD_TABLE["defaults"])
+#: Old names `--fields` still accepts (and writes as asked) -> the column they stand for.
+FIELD_ALIASES = {a["name"]: a["column"] for a in _FIELD_TABLE["aliases"]}
+_KIND = {f["column"]: f["kind"] for f in _FIELD_TABLE["fields"]}
+_BY_KEY = {f["key"].lower(): f["column"] for f in _FIELD_TABLE["fields"]}
+
+
+def field_kind(name: str) -> str:
+    """'text', 'number' (metres) or 'flag' for a column or old name."""
+    return _KIND[FIELD_ALIASES.get(name, name)]
 #: The column that carries a bad row's message (null for good rows).
 ERROR_FIELD = "geocode_error"
 #: Names under which `ship` registers the binary and the data archive (SparkFiles names).
@@ -107,12 +170,16 @@ def _normalise_fields(fields) -> List[str]:
                 out.extend(ALL_FIELDS)
             elif part in ("default", "defaults"):
                 out.extend(DEFAULT_FIELDS)
-            elif part in ALL_FIELDS:
-                out.append(part)
+            elif part in ALL_FIELDS or part in FIELD_ALIASES:
+                out.append(part)  # geocode writes an old name as asked, a column under its own name
+            elif part in _BY_KEY:
+                out.append(_BY_KEY[part])  # a library key (administrativeArea): its column
             else:
-                raise ValueError(f"unknown field {part!r} (known: {', '.join(ALL_FIELDS)}, all, default)")
+                raise ValueError(f"unknown field {part!r} (known: {', '.join(ALL_FIELDS)}, all, default; "
+                                 f"old names: {', '.join(FIELD_ALIASES)})")
+    # One column per field, the first name it was asked by winning, as `geocode batch --fields` does.
     seen = set()
-    return [f for f in out if not (f in seen or seen.add(f))]
+    return [f for f in out if not (FIELD_ALIASES.get(f, f) in seen or seen.add(FIELD_ALIASES.get(f, f)))]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -248,7 +315,8 @@ def geocode_rows(rows: Iterable[Any], lat_index: Any, lon_index: Any, options: G
 
     rows: any iterable of sequences (tuples, Spark Rows); lat_index/lon_index pick the coordinates
     (an int position, or a key for mappings/Rows). The appended values follow `options.output_columns`:
-    the fields as strings (city_is_province as a bool) or None, then geocode_error (None for good rows).
+    the fields as strings (flags such as city_is_province as bools, distances as floats) or None, then
+    geocode_error (None for good rows).
     lat_key/lon_key name the coordinates for the process, so its bad-row messages name the caller's
     columns (geocode_dataframe passes the column names). keep_row=False yields the placemark values only.
     Raises GeocodeTaskError when the process fails or its output does not match its input row for row.
@@ -387,15 +455,15 @@ def geocode_partitions(lat_index: Any, lon_index: Any, options: GeocodeOptions =
 
 
 def placemark_schema(input_schema, options: GeocodeOptions = GeocodeOptions()):
-    """The input schema with the placemark columns appended: strings, city_is_province boolean,
+    """The input schema with the placemark columns appended: strings, flags boolean, distances double,
     geocode_error string; all nullable."""
-    from pyspark.sql.types import BooleanType, StringType, StructField, StructType
+    from pyspark.sql.types import BooleanType, DoubleType, StringType, StructField, StructType
 
     clash = set(options.output_columns) & set(input_schema.fieldNames())
     if clash:
         raise ValueError(f"input already has column(s) {', '.join(sorted(clash))}; pass prefix= to rename the added ones")
-    added = [StructField(options.prefix + f, BooleanType() if f == "city_is_province" else StringType(), True)
-             for f in options.fields]
+    spark_type = {"text": StringType, "number": DoubleType, "flag": BooleanType}
+    added = [StructField(options.prefix + f, spark_type[field_kind(f)](), True) for f in options.fields]
     added.append(StructField(options.prefix + ERROR_FIELD, StringType(), True))
     return StructType(list(input_schema.fields) + added)
 
@@ -430,7 +498,8 @@ def arrow_partitions(lat_index: int, lon_index: int, options: GeocodeOptions, na
                 queued.append(batch)  # before its points are written, so the reader always finds it
                 yield from zip(batch.column(lat_index).to_pylist(), batch.column(lon_index).to_pylist())
 
-        types = [pa.bool_() if f == "city_is_province" else pa.string() for f in options.fields] + [pa.string()]
+        arrow_type = {"text": pa.string, "number": pa.float64, "flag": pa.bool_}
+        types = [arrow_type[field_kind(f)]() for f in options.fields] + [pa.string()]
         width = len(types)
         collected: List[tuple] = []
         for placemark in geocode_rows(points(), 0, 1, options, partition, attempt, lat_key, lon_key, keep_row=False):

@@ -7,6 +7,7 @@ public enum GeocodeTool {
     static let commands: [CommandEntry] = [
         CommandEntry(ReverseCommand.self), CommandEntry(BatchCommand.self),
         CommandEntry(TrackCommand.self), CommandEntry(InfoCommand.self), CommandEntry(IndexCommand.self),
+        CommandEntry(FieldsCommand.self),
     ]
 
     /// Runs the tool on `arguments` (without the program name) and returns the exit status.

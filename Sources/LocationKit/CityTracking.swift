@@ -1,4 +1,4 @@
-import ReverseGeocoder
+import GeoModel
 
 /// Which city a placemark is in, for deciding whether the city changed.
 ///

@@ -1,3 +1,4 @@
+import GeoModel
 import LocationSources
 
 /// Why the manager could not deliver a location (CoreLocation's `CLError`, for this package).
@@ -17,6 +18,9 @@ public enum LocationError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Only thrown by ``LocationManager/locate()``: the awaiting task was cancelled, or
     /// ``LocationManager/stopUpdatingLocation()`` ended the request. Never delivered as an event.
     case cancelled
+    /// The placemark provider could not answer an accepted fix (its ``GeocoderError``'s description, e.g.
+    /// an invalid coordinate from a source). The fix is still delivered, with no placemark.
+    case geocodingFailed(String)
 
     /// The typed form of a source's error.
     public init(_ error: LocationSourceError) {
@@ -34,6 +38,7 @@ public enum LocationError: Error, Sendable, Hashable, CustomStringConvertible {
         case .deviceDisconnected(let s): return "device disconnected: \(s)"
         case .parse(let s): return "parse error: \(s)"
         case .cancelled: return "location request cancelled"
+        case .geocodingFailed(let s): return "geocoding failed: \(s)"
         }
     }
 }

@@ -1,5 +1,5 @@
 import LocationSources
-import ReverseGeocoder
+import GeoModel
 
 /// Everything a ``LocationManager`` tells its listeners, as one value. The ``LocationManager/updates``
 /// sequence yields these; the delegate and the closures receive the same events, in the same order,

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import LocationSources
-import ReverseGeocoder
+import GeoModel
 
 // Event delivery: the delegate, the closures and the `updates` streams see the same events in the
 // same order.

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import LocationSources
-import ReverseGeocoder
+import GeoModel
 
 // One fix through the pipeline: filters, placemark lookup (or reuse), city tracking, persistence,
 // events, fix observers, and the answer to a pending request.
@@ -40,8 +40,13 @@ extension LocationManager {
             || location.coordinate.distance(to: cached.coordinate) <= settings.placemarkReuseDistance {
             placemark = cached.placemark
         } else {
-            placemark = geocoder.placemark(for: location.coordinate, previous: lastLookup)
-            lastLookup = PlacemarkLookup(coordinate: location.coordinate, placemark: placemark)
+            do throws(GeocoderError) {
+                placemark = try geocoder.placemark(for: location.coordinate, previous: lastLookup)
+                lastLookup = PlacemarkLookup(coordinate: location.coordinate, placemark: placemark)
+            } catch {
+                placemark = nil
+                emit(.error(.geocodingFailed(error.description)))
+            }
         }
 
         tracker.hysteresis = settings.cityChangeHysteresis

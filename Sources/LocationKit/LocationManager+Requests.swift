@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import LocationSources
-import ReverseGeocoder
+import GeoModel
 
 // One-shot requests: `requestLocation()`, `locate()`, and their timeout on the manager's clock.
 extension LocationManager {

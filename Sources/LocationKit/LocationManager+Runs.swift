@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import LocationSources
-import ReverseGeocoder
+import GeoModel
 
 // Runs: starting and stopping updates, and feeding the source's events to the work queue one at a
 // time.

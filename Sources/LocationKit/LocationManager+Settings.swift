@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import LocationSources
-import ReverseGeocoder
+import GeoModel
 
 // The configuration: filters, timeouts, hysteresis. Readable and settable from any thread; the work
 // queue reads a snapshot per fix.

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import LocationSources
-import ReverseGeocoder
+import GeoModel
 import Synchronization
 
 /// The CoreLocation-style facade: takes fixes from a ``LocationSource``, filters them, asks a

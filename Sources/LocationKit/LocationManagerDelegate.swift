@@ -1,5 +1,5 @@
 import LocationSources
-import ReverseGeocoder
+import GeoModel
 
 /// The delegate of a ``LocationManager`` (CoreLocation's `CLLocationManagerDelegate`).
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import ReverseGeocoder
+import GeoModel
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,5 +1,5 @@
 import Foundation
-import ReverseGeocoder
+import GeoModel
 
 /// One position fix, as CoreLocation's `CLLocation` describes it. Coordinates are always WGS-84
 /// (what receivers report); unknown values are `nil` (or negative accuracy), never a made-up 0.
@@ -54,4 +54,24 @@ public struct Location: Sendable, Hashable, Codable {
 
     /// A fix an app may use: a real position with a non-negative accuracy.
     public var isValid: Bool { quality != .none && horizontalAccuracy >= 0 && coordinate.isValid }
+}
+
+extension Location {
+    /// A location at a WGS-84 latitude and longitude, as `CLLocation(latitude:longitude:)` makes one:
+    /// accuracy 0 m, altitude, speed and course unknown, timestamped now, quality ``FixQuality/simulated``
+    /// (nobody measured it).
+    public init(latitude: Double, longitude: Double, timestamp: Date = Date()) {
+        self.init(coordinate: Coordinate(latitude: latitude, longitude: longitude), horizontalAccuracy: 0,
+                  timestamp: timestamp, quality: .simulated)
+    }
+
+    /// A location at a WGS-84 coordinate (see ``init(latitude:longitude:timestamp:)``).
+    public init(_ coordinate: Coordinate, timestamp: Date = Date()) {
+        self.init(coordinate: coordinate, horizontalAccuracy: 0, timestamp: timestamp, quality: .simulated)
+    }
+}
+
+extension Coordinate {
+    /// The location's WGS-84 coordinate (the same as `location.coordinate`).
+    public init(_ location: Location) { self = location.coordinate }
 }

@@ -8,7 +8,7 @@ import Foundation
 /// import ReverseGeocoder
 ///
 /// let geocoder = try ReverseGeocoder(directory: URL(fileURLWithPath: "Data"))
-/// if let p = geocoder.placemark(for: Coordinate(latitude: 39.9087, longitude: 116.3975)) {
+/// if let p = try geocoder.placemark(for: Coordinate(latitude: 39.9087, longitude: 116.3975)) {
 ///     print(p.country ?? "", p.administrativeArea ?? "", p.locality ?? "", p.subLocality ?? "")
 ///     // 中国 北京市 北京市 东城区   (p.localityIsProvinceFallback == true)
 /// }
@@ -59,6 +59,7 @@ public final class ReverseGeocoder: Sendable {
     /// Wall time spent loading.
     public let loadTime: Duration
     private let hasChinaDatumDataset: Bool
+    private let preferredLanguages: [String]
 
     deinit {
         hotDatasets.deallocate()
@@ -93,13 +94,20 @@ public final class ReverseGeocoder: Sendable {
         /// ``ReverseGeocoder/warnings``, instead of ``GeocoderError/modifiedFile(file:expected:actual:)``.
         public var allowModifiedData: Bool
 
+        /// The languages every answer's names are in where the data has them (BCP 47 tags, most preferred
+        /// first; see ``Placemark/localized(to:)`` for the fallback order). Empty: the data's own names.
+        /// Applied once per unit, so it costs queries nothing.
+        public var preferredLanguages: [String]
+
         public init(cellSize: Double? = 0.05, cacheDirectory: URL? = nil, hugePages: Bool = true,
-                    skipBrokenDatasets: Bool = false, allowModifiedData: Bool = false) {
+                    skipBrokenDatasets: Bool = false, allowModifiedData: Bool = false,
+                    preferredLanguages: [String] = []) {
             self.cellSize = cellSize
             self.cacheDirectory = cacheDirectory
             self.hugePages = hugePages
             self.skipBrokenDatasets = skipBrokenDatasets
             self.allowModifiedData = allowModifiedData
+            self.preferredLanguages = preferredLanguages
         }
 
         /// The per-user cache directory: `$GEOCODE_CACHE_DIR` (`off` for none), else
@@ -164,6 +172,7 @@ public final class ReverseGeocoder: Sendable {
         }
         contexts = ContextRegistry(partCount: offset, placemarkCount: placemarkCount)
         hasChinaDatumDataset = sets.contains { $0.manifest.datum != .wgs84 }
+        preferredLanguages = options.preferredLanguages
         loadTime = ContinuousClock.now - start
     }
 
@@ -245,9 +254,12 @@ public final class ReverseGeocoder: Sendable {
     }
 
     /// The placemark for a point, or nil when no loaded unit contains it (open sea, or outside the data).
+    /// Throws ``GeocoderError/invalidCoordinate(_:)`` for a point that is not a coordinate (latitude
+    /// outside ±90, longitude outside ±180, NaN): never answered as nil. `placemark(for:)` (WGS-84) and
+    /// `placemark(latitude:longitude:datum:)` come with ``PlacemarkProvider``.
     /// Thread-safe; each calling thread uses its own GEOS context and its own copies of the placemarks.
-    public func placemark(for coordinate: Coordinate, datum: Datum = .wgs84) -> Placemark? {
-        guard coordinate.isValid else { return nil }
+    public func placemark(for coordinate: Coordinate, datum: Datum) throws(GeocoderError) -> Placemark? {
+        guard coordinate.isValid else { throw .invalidCoordinate(coordinate) }
         // The thread's context, unretained (the registry owns it); each use below borrows it without
         // reference counting. One function, not a closure around another: that saved a call frame.
         let context = contexts.currentUnmanaged()
@@ -293,7 +305,11 @@ public final class ReverseGeocoder: Sendable {
     private func answer(layer l: Int, unit: Int, context: Unmanaged<QueryContext>) -> Placemark {
         let hot = hotLayers[l]
         return context._withUnsafeGuaranteedRef { context in
-            context.placemark(hot.placemarkBase + unit) { hot.layer._withUnsafeGuaranteedRef { $0.placemark(unit) } }
+            // The closure runs once per thread and unit (the thread's copy is made then): localizing there
+            // costs the query path nothing.
+            context.placemark(hot.placemarkBase + unit) {
+                hot.layer._withUnsafeGuaranteedRef { $0.placemark(unit) }.localized(to: preferredLanguages)
+            }
         }
     }
 
@@ -309,10 +325,5 @@ public final class ReverseGeocoder: Sendable {
             return datum == .bd09 ? DatumTransform.bd09ToGCJ02(coordinate) : coordinate
         }
         return Datum.convert(coordinate, from: datum, to: .wgs84)
-    }
-
-    /// Convenience for `placemark(for: Coordinate(latitude:longitude:), datum:)`.
-    public func placemark(latitude: Double, longitude: Double, datum: Datum = .wgs84) -> Placemark? {
-        placemark(for: Coordinate(latitude: latitude, longitude: longitude), datum: datum)
     }
 }

@@ -4,11 +4,8 @@ import Foundation
 import GeocodeCLI
 
 let environment = ProcessInfo.processInfo.environment
-// Hidden, test-only: GEOCODE_TEST_LOOKUP=grid swaps the engine for the deterministic GridTestLookup so the
-// CLI's own tests can run the real binary without data files. Not documented in --help on purpose.
-let lookup: LookupFactory = environment["GEOCODE_TEST_LOOKUP"] == "grid" ? .testGrid : .engine
 StandardStreams.reserveClosed()
 InterruptCleanup.install()
-let context = CommandContext(environment: environment, lookupFactory: lookup,
+let context = CommandContext(environment: environment, lookupFactory: .engine,
                              executablePath: DataDirectoryResolver.currentExecutablePath())
 exit(GeocodeTool.run(arguments: Array(CommandLine.arguments.dropFirst()), context: context))

@@ -30,9 +30,9 @@ HARNESSES=(nmea nmea-stream gpx gpsd manifest shapefile index-cache csv ndjson g
 # Modules each harness links, in dependency order.
 modules_for() {
     case "$1" in
-        nmea|nmea-stream|gpx|gpsd) echo "ReverseGeocoder LocationSources" ;;
-        manifest|shapefile|index-cache) echo "ReverseGeocoder" ;;
-        csv|ndjson|geojson) echo "ReverseGeocoder LocationSources LocationKit GeocodeCLI" ;;
+        nmea|nmea-stream|gpx|gpsd) echo "GeoModel LocationSources" ;;
+        manifest|shapefile|index-cache) echo "GeoModel ReverseGeocoder" ;;
+        csv|ndjson|geojson) echo "GeoModel ReverseGeocoder LocationSources LocationKit GeocodeCLI TestSupport" ;;
         *) echo "unknown harness '$1' (try: ${HARNESSES[*]})" >&2; exit 2 ;;
     esac
 }
@@ -42,12 +42,14 @@ SWIFTC=${SWIFTC:-swiftc}
 export SWIFT_BACKTRACE=enable=no
 export LSAN_OPTIONS="suppressions=$HERE/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 # -O: speed is coverage. Bounds and overflow checks stay on (they are off only with -Ounchecked).
-FLAGS=(-sanitize=fuzzer,address -O -g -swift-version 6 -parse-as-library -use-ld=lld
+FLAGS=(-sanitize=fuzzer,address -O -g -swift-version 6 -parse-as-library -use-ld=lld -package-name OfflineGeocoder
        -I "$B/modules" -I "$ROOT/Sources/CGEOS" -I "$ROOT/Sources/CShapelib")
 
 # Rebuilds a module when its sources, the compiler or the flags changed (a hash of all three).
 build_module() {
     local name=$1 dir="$ROOT/Sources/$1"; shift
+    # The test support module (the grid double the batch harnesses use) lives beside the tests.
+    [ "$name" = TestSupport ] && dir="$ROOT/Tests/TestSupport"
     local deps=("$@")
     mkdir -p "$B/modules"
     local sources

@@ -83,12 +83,12 @@ final class CountingProvider: PlacemarkProvider {
     private let count = Mutex(0)
     init(_ base: any PlacemarkProvider) { self.base = base }
     var lookups: Int { count.withLock { $0 } }
-    func placemark(for coordinate: Coordinate) -> Placemark? {
+    func placemark(for coordinate: Coordinate, datum: Datum) throws(GeocoderError) -> Placemark? {
         count.withLock { $0 += 1 }
-        return base.placemark(for: coordinate)
+        return try base.placemark(for: coordinate, datum: datum)
     }
-    func placemark(for coordinate: Coordinate, previous: PlacemarkLookup?) -> Placemark? {
+    func placemark(for coordinate: Coordinate, previous: PlacemarkLookup?) throws(GeocoderError) -> Placemark? {
         count.withLock { $0 += 1 }
-        return base.placemark(for: coordinate, previous: previous)
+        return try base.placemark(for: coordinate, previous: previous)
     }
 }

@@ -127,14 +127,15 @@ final class RegionProvider: PlacemarkProvider {
     var lookups: Int { state.withLock { $0.lookups } }
     var hints: [PlacemarkLookup?] { state.withLock { $0.hints } }
 
-    func placemark(for coordinate: Coordinate) -> Placemark? {
+    func placemark(for coordinate: Coordinate, datum: Datum) throws(GeocoderError) -> Placemark? {
+        guard coordinate.isValid else { throw .invalidCoordinate(coordinate) }
         state.withLock { $0.lookups += 1 }
-        return Self.answer(coordinate)
+        return Self.answer(Datum.convert(coordinate, from: datum, to: .wgs84))
     }
 
-    func placemark(for coordinate: Coordinate, previous: PlacemarkLookup?) -> Placemark? {
+    func placemark(for coordinate: Coordinate, previous: PlacemarkLookup?) throws(GeocoderError) -> Placemark? {
         state.withLock { $0.hints.append(previous) }
-        return placemark(for: coordinate)
+        return try placemark(for: coordinate, datum: .wgs84)
     }
 
     static func answer(_ c: Coordinate) -> Placemark? {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import ReverseGeocoder
+import GeoModel
 @testable import LocationSources
 
 /// The client against a scripted fake gpsd on loopback: protocol details and failure handling.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import ReverseGeocoder
+import GeoModel
 @testable import LocationSources
 
 /// The client against a real gpsd on loopback, fed NMEA through a pseudo-terminal.

@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-import ReverseGeocoder
+import GeoModel
 
 /// Plays a receiver into a pty: every `interval`, one GGA + RMC cycle for a new position and the next
 /// second of receiver time, and remembers what it sent so TPVs can be checked against it.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import ReverseGeocoder
+import GeoModel
 @testable import LocationSources
 
 /// Inputs the gpx fuzzer (`Tests/Fuzz/Harnesses/gpx.swift`) found, kept byte for byte so the bugs stay

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import ReverseGeocoder
+import GeoModel
 @testable import LocationSources
 
 /// The cycle merge rules on small hand-made streams.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import ReverseGeocoder
+import GeoModel
 @testable import LocationSources
 
 /// The parser on hand-made lines: every way a line can be wrong, and every field rule.

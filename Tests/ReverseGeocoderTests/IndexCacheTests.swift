@@ -26,14 +26,14 @@ struct IndexCacheTests {
     }
 
     /// Placemark codes for random points and every border point.
-    static func answers(_ g: ReverseGeocoder, _ coverage: SyntheticCoverage) -> [String?] {
+    static func answers(_ g: ReverseGeocoder, _ coverage: SyntheticCoverage) throws -> [String?] {
         var rng = SplitMix64(seed: 11)
         var points = coverage.borderPoints
         for _ in 0..<20_000 {
             points.append((coverage.minX - 0.3 + rng.unit() * (coverage.maxX - coverage.minX + 0.6),
                            coverage.minY - 0.3 + rng.unit() * (coverage.maxY - coverage.minY + 0.6)))
         }
-        return points.map { g.placemark(latitude: $0.1, longitude: $0.0)?.administrativeAreaCode }
+        return try points.map { try g.placemark(latitude: $0.1, longitude: $0.0)?.administrativeAreaCode }
     }
 
     @Test func aCachedLoadAnswersLikeAFreshOne() async throws {
@@ -50,9 +50,9 @@ struct IndexCacheTests {
             info.cacheFile = nil
             info.cacheStatus = nil
             #expect(info == fresh.datasets[0])
-            let expected = Self.answers(fresh, s.coverage)
+            let expected = try Self.answers(fresh, s.coverage)
             #expect(expected.compactMap { $0 }.count > 15_000)
-            #expect(Self.answers(cached, s.coverage) == expected)
+            #expect(try Self.answers(cached, s.coverage) == expected)
             // Another cell size is another file.
             let other = try s.engine(cellSize: 0.3)
             #expect(other.datasets[0].cacheStatus == "rebuilt (no cache file yet)")
@@ -74,7 +74,7 @@ struct IndexCacheTests {
             let g = try s.engine()
             #expect(g.datasets[0].cacheStatus?.hasPrefix("rebuilt (stale: ") == true, "\(g.datasets[0].cacheStatus ?? "")")
             let fresh = try ReverseGeocoder(manifests: [(s.manifest, nil)], options: .init(cellSize: 0.1))
-            #expect(Self.answers(g, changed) == Self.answers(fresh, changed))
+            #expect(try Self.answers(g, changed) == Self.answers(fresh, changed))
             #expect(try s.engine().datasets[0].cacheStatus == "loaded")
             // A sidecar that appears or goes (a .prj, a .cpg naming the encoding) changes what loading means.
             let prj = s.shp.deletingPathExtension().appendingPathExtension("prj")
@@ -102,7 +102,7 @@ struct IndexCacheTests {
             try bytes.write(to: s.cacheFile)
             let g = try s.engine()
             #expect(g.datasets[0].cacheStatus?.hasPrefix("rebuilt (damaged: ") == true, "\(g.datasets[0].cacheStatus ?? "")")
-            #expect(Self.answers(g, s.coverage) == Self.answers(fresh, s.coverage))
+            #expect(try Self.answers(g, s.coverage) == Self.answers(fresh, s.coverage))
             #expect(try s.engine().datasets[0].cacheStatus == "loaded")  // and written again
         }
     }
@@ -156,7 +156,7 @@ struct IndexCacheTests {
             let g = try s.engine()
             #expect(g.datasets[0].cacheStatus == "rebuilt (damaged: layer 0: coordinates or boxes out of range)",
                     "\(g.datasets[0].cacheStatus ?? "")")
-            #expect(Self.answers(g, s.coverage) == Self.answers(fresh, s.coverage))
+            #expect(try Self.answers(g, s.coverage) == Self.answers(fresh, s.coverage))
         }
     }
 
@@ -167,7 +167,7 @@ struct IndexCacheTests {
             try Data("x".utf8).write(to: blocker)
             let g = try s.engine(cacheDirectory: blocker.appendingPathComponent("cache"))
             #expect(g.datasets[0].cacheStatus?.contains("not written") == true)
-            #expect(g.placemark(latitude: (s.coverage.minY + s.coverage.maxY) / 2, longitude: (s.coverage.minX + s.coverage.maxX) / 2) != nil)
+            #expect(try g.placemark(latitude: (s.coverage.minY + s.coverage.maxY) / 2, longitude: (s.coverage.minX + s.coverage.maxX) / 2) != nil)
         }
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import ReverseGeocoder
+import GeoModel
 
 /// The batch command's settings, parsed and checked, independent of how they were typed.
 struct BatchOptions: Sendable {
@@ -14,7 +14,7 @@ struct BatchOptions: Sendable {
     var lonColumn: String?
     /// `--header`/`--no-header`; nil = detect.
     var header: Bool?
-    var fields = PlacemarkField.defaults
+    var fields = PlacemarkColumn.defaults
     var prefix = ""
     var datum = Datum.wgs84
     var threads = ProcessInfo.processInfo.activeProcessorCount

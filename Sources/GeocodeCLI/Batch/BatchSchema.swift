@@ -1,4 +1,4 @@
-import ReverseGeocoder
+import GeoModel
 
 /// Everything a worker needs to turn input records into output rows, decided once before the workers
 /// start (from the options and the first record) and then shared read-only.
@@ -31,7 +31,7 @@ struct BatchSchema: Sendable {
     var jsonColumns: [[UInt8]] = []
 
     // MARK: Output
-    var fields: [PlacemarkField] = PlacemarkField.defaults
+    var fields: [PlacemarkColumn] = PlacemarkColumn.defaults
     /// Prefix put before every added column/key name (`--prefix`), to avoid clashes with input columns.
     var prefix = ""
     /// CSV/TSV output line ending (CRLF when the CSV input used it).
@@ -45,7 +45,7 @@ struct BatchSchema: Sendable {
     }
 
     /// Added column/key names, in output order: the fields, then the error column.
-    var addedNames: [String] { fields.map { prefix + $0.rawValue } + [errorName] }
+    var addedNames: [String] { fields.map { prefix + $0.name } + [errorName] }
     var errorName: String { prefix + "geocode_error" }
     /// Key under which JSON output keeps an input record that could not be parsed at all.
     var rawInputName: String { prefix + "geocode_input" }

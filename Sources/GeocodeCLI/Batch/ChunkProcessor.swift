@@ -1,4 +1,4 @@
-import ReverseGeocoder
+import GeoModel
 
 /// What a worker does with a chunk: parse each record, look its coordinate up, write its output row.
 ///
@@ -7,10 +7,10 @@ import ReverseGeocoder
 struct ChunkProcessor: Sendable {
     let decoder: RecordDecoder
     let encoder: RecordEncoder
-    let lookup: any PlacemarkLookup
+    let lookup: any PlacemarkProvider
     let datum: Datum
 
-    init(schema: BatchSchema, lookup: any PlacemarkLookup) {
+    init(schema: BatchSchema, lookup: any PlacemarkProvider) {
         self.decoder = RecordDecoder(schema: schema)
         self.encoder = RecordEncoder(schema: schema)
         self.lookup = lookup
@@ -25,12 +25,20 @@ struct ChunkProcessor: Sendable {
         result.rowEnds.reserveCapacity(chunk.records.count)
         chunk.bytes.withUnsafeBufferPointer { b in
             for (index, span) in chunk.records.enumerated() {
-                let record = decoder.decode(b, span.range)
+                var record = decoder.decode(b, span.range)
                 var placemark: Placemark?
                 if let coordinate = record.coordinate {
-                    placemark = lookup.placemark(for: coordinate, datum: datum)
-                    if placemark == nil { result.notFound += 1 } else { result.found += 1 }
-                } else {
+                    do throws(GeocoderError) {
+                        placemark = try lookup.placemark(for: coordinate, datum: datum)
+                        if placemark == nil { result.notFound += 1 } else { result.found += 1 }
+                    } catch {
+                        // The decoder checks coordinates first, so this is a lookup that could not answer
+                        // (an invalid point after a datum shift, an engine failure): a flagged row, not a crash.
+                        record.coordinate = nil
+                        record.error = error.description
+                    }
+                }
+                if record.coordinate == nil {
                     result.problems.append(RowProblem(rowIndex: index, line: span.line, message: record.error ?? "bad row"))
                 }
                 encoder.encode(b, record, placemark: placemark, first: chunk.sequence == 0 && index == 0,

@@ -1,4 +1,4 @@
-import ReverseGeocoder
+import GeoModel
 
 /// Turns the two coordinate values of a record into a ``Coordinate`` or a message that says which value
 /// is wrong, where it is (column, key), and how.

@@ -1,4 +1,4 @@
-import ReverseGeocoder
+import GeoModel
 
 /// One input record after a worker parsed it: what will be carried to the output, and the coordinate
 /// (or why there is none).

@@ -1,4 +1,4 @@
-import ReverseGeocoder
+import GeoModel
 
 /// Parses one input record (on a worker thread) into a ``DecodedRecord``.
 struct RecordDecoder: Sendable {

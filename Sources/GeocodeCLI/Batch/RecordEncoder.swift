@@ -1,4 +1,4 @@
-import ReverseGeocoder
+import GeoModel
 
 /// Writes one decoded record, with its placemark fields added, in the output format (on a worker thread).
 ///
@@ -24,7 +24,7 @@ struct RecordEncoder: Sendable {
             out.append(UInt8(ascii: ":"))
             return out
         }
-        fieldKeys = schema.fields.map { key(schema.prefix + $0.rawValue) }
+        fieldKeys = schema.fields.map { key(schema.prefix + $0.name) }
         errorKey = key(schema.errorName)
         rawInputKey = key(schema.rawInputName)
         columnKeys = (0..<schema.columnCount).map { i in
@@ -224,7 +224,7 @@ struct RecordEncoder: Sendable {
         for (i, field) in schema.fields.enumerated() {
             if leadingComma || i > 0 { out.append(UInt8(ascii: ",")) }
             out += fieldKeys[i]
-            field.appendJSON(of: placemark, to: &out)
+            field.field.appendJSON(of: placemark, to: &out)
         }
         if let error = record.error {
             if leadingComma || !schema.fields.isEmpty { out.append(UInt8(ascii: ",")) }

@@ -1,4 +1,4 @@
-import ReverseGeocoder
+import GeoModel
 
 /// `geocode batch [IN] [-o OUT]`: geocodes every point of a CSV, TSV, NDJSON or GeoJSON file.
 enum BatchCommand: Command {
@@ -13,7 +13,7 @@ enum BatchCommand: Command {
         OptionSpec("lon-col", aliases: ["lon-key", "lng-col"], value: "COL", help: "longitude column: name or 1-based number (NDJSON: key)"),
         OptionSpec("header", help: "the first CSV/TSV row is a header (default: detected)"),
         OptionSpec("no-header", help: "the first CSV/TSV row is data"),
-        OptionSpec("fields", value: "LIST", help: "fields to add, comma-separated, or all (default: \(PlacemarkField.defaults.map(\.rawValue).joined(separator: ",")))"),
+        OptionSpec("fields", value: "LIST", help: "fields to add, comma-separated, or all (default: \(PlacemarkColumn.defaults.map(\.name).joined(separator: ",")))"),
         OptionSpec("prefix", value: "STR", help: "put STR before every added column name (avoids clashes with input columns)"),
         OptionSpec("datum", value: "DATUM", help: "datum of the input coordinates: wgs84 (default), gcj02, bd09"),
         OptionSpec("threads", short: "j", value: "N", help: "worker threads (default: number of cores)"),
@@ -39,10 +39,12 @@ enum BatchCommand: Command {
           JSON strings); a GeoJSON position becomes lat/lon columns; CSV columns come from the first
           record (keys that later records add are reported and dropped).
 
-        Fields (--fields): country, country_code, province, province_code, city, city_code,
-          district, district_code, city_is_province, dataset; "all", or "default" for
-          \(PlacemarkField.defaults.map(\.rawValue).joined(separator: ",")).
-          A point in no polygon (ocean) gets empty fields (null in JSON).
+        Fields (--fields): \(PlacemarkField.allCases.map(\.column).joined(separator: ", "));
+          "all", or "default" for \(PlacemarkColumn.defaults.map(\.name).joined(separator: ",")).
+          `geocode fields` lists them with their library keys. The names of before (country_code,
+          province, province_code, city, city_code, district, district_code, city_is_province) still
+          work and keep their names as headers. A point in no polygon (ocean) gets empty fields (null
+          in JSON).
 
         Bad rows (coordinate missing, not a number, NaN, outside ±90/±180, a row with too many fields,
         unreadable JSON, a non-Point feature) are kept, with empty fields and a message in the
@@ -93,7 +95,7 @@ enum BatchCommand: Command {
         if arguments.flag("header") && arguments.flag("no-header") { throw .usage("--header and --no-header contradict each other") }
         if arguments.flag("header") { options.header = true }
         if arguments.flag("no-header") { options.header = false }
-        if let list = arguments.value("fields") { options.fields = try PlacemarkField.parseList(list) }
+        if let list = arguments.value("fields") { options.fields = try PlacemarkColumn.parseList(list) }
         if let prefix = arguments.value("prefix") { options.prefix = prefix }
         options.datum = try ReverseCommand.parseDatum(arguments.value("datum"))
         if let text = arguments.value("threads") {

@@ -23,7 +23,7 @@ public struct CommandContext: Sendable {
     }
 
     /// Resolves the data directory and opens the lookup (exit 4 when either fails).
-    func openLookup(dataOption: String?, manyQueries: Bool = false) throws(CLIError) -> any PlacemarkLookup {
+    func openLookup(dataOption: String?, manyQueries: Bool = false) throws(CLIError) -> any GeocodeLookup {
         let directory: URL
         if lookupFactory.needsData {
             directory = try DataDirectoryResolver.resolve(option: dataOption, environment: environment,

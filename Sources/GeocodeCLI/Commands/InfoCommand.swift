@@ -22,10 +22,7 @@ enum InfoCommand: Command {
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws(CLIError) -> ExitCode {
         let lookup = try context.openLookup(dataOption: arguments.value("data"))
-        guard let geocoder = lookup as? ReverseGeocoder else {
-            context.stdout.write("test lookup (no datasets)\n")
-            return .success
-        }
+        let geocoder: any DatasetDescribing = lookup
         let seconds = ProgressReporter.seconds(geocoder.loadTime)
         if arguments.flag("json") {
             struct Info: Encodable { var loadSeconds: Double; var datasets: [DatasetInfo] }
@@ -35,7 +32,7 @@ enum InfoCommand: Command {
             try context.stdout.emit(String(decoding: data, as: UTF8.self) + "\n")
             return .success
         }
-        var out = ""
+        var out = geocoder.datasets.isEmpty ? "no datasets\n" : ""
         for (i, d) in geocoder.datasets.enumerated() {
             out += "\(i + 1). \(d.name)" + (d.title.map { ": \($0)" } ?? "") + "\n"
             out += "   datum \(d.datum.rawValue), priority \(d.priority)"

@@ -1,4 +1,4 @@
-import ReverseGeocoder
+import GeoModel
 
 /// `geocode LAT LON` / `geocode reverse LAT LON`: the placemark of one point.
 enum ReverseCommand: Command {
@@ -22,7 +22,7 @@ enum ReverseCommand: Command {
           geocode 39.9087,116.3975 --datum gcj02
         """
     static let options: [OptionSpec] = [
-        OptionSpec("json", short: "j", help: "print JSON (one object: the point, \"found\", and every field)"),
+        OptionSpec("json", short: "j", help: "print JSON: the point, \"found\", and the placemark with every field (null when none)"),
         OptionSpec("datum", value: "DATUM", help: "datum of LAT/LON: wgs84 (GPS, default), gcj02 (China maps), bd09 (Baidu)"),
         .data, .skipBrokenDatasets, .allowModifiedData, .help,
     ]
@@ -31,7 +31,12 @@ enum ReverseCommand: Command {
         let coordinate = try parseCoordinate(arguments.positionals)
         let datum = try parseDatum(arguments.value("datum"))
         let lookup = try context.openLookup(dataOption: arguments.value("data"))
-        let placemark = lookup.placemark(for: coordinate, datum: datum)
+        let placemark: Placemark?
+        do throws(GeocoderError) {
+            placemark = try lookup.placemark(for: coordinate, datum: datum)
+        } catch {
+            throw .badInput("\(error)")
+        }
         if arguments.flag("json") {
             try context.stdout.emit(json(coordinate, datum: datum, placemark: placemark))
         } else if let placemark {
@@ -82,27 +87,33 @@ enum ReverseCommand: Command {
             if let note { text += " " + note }
             return text + "\n"
         }
-        return line("country", p.country, p.isoCountryCode)
-            + line("province", p.administrativeArea, p.administrativeAreaCode)
-            + line("city", p.locality, p.localityCode, note: p.localityIsProvinceFallback ? "[province-level city]" : nil)
-            + line("district", p.subLocality, p.subLocalityCode)
+        func note(_ level: AdminLevel) -> String? {
+            switch p.provenance(at: level) {
+            case .provinceFallback?: return "[province-level city]"
+            case .nearestPlace(let m)?: return "[nearest place, \(Int(m.rounded())) m]"
+            case .nearestUnit(let m)?: return "[nearest, \(Int(m.rounded())) m]"
+            default: return nil
+            }
+        }
+        return line("country", p.country, p.isoCountryCode, note: note(.country))
+            + line("province", p.administrativeArea, p.administrativeAreaCode, note: note(.province))
+            + line("county", p.subAdministrativeArea, p.subAdministrativeAreaCode, note: note(.subAdministrativeArea))
+            + line("city", p.locality, p.localityCode, note: note(.city))
+            + line("district", p.subLocality, p.subLocalityCode, note: note(.district))
+            + line("time zone", p.timeZone, nil)
+            + line("ocean", p.ocean, nil)
+            + line("water", p.inlandWater, nil)
             + line("dataset", p.dataset, nil)
     }
 
-    /// `{"latitude":…,"longitude":…,"datum":"wgs84","found":true,"country":…,…}` on one line, with every
-    /// field under the same names as batch output.
+    /// `{"latitude":…,"longitude":…,"datum":"wgs84","found":true,"placemark":{…}}` on one line. The
+    /// placemark object has exactly the keys of the library's `JSONEncoder` output (the field table's
+    /// keys, every one present), or is null when no unit contains the point.
     static func json(_ c: Coordinate, datum: Datum, placemark: Placemark?) -> String {
         var out: [UInt8] = []
         out.append(contentsOf: "{\"latitude\":\(c.latitude),\"longitude\":\(c.longitude),\"datum\":\"\(datum.rawValue)\",".utf8)
-        out.append(contentsOf: "\"found\":\(placemark != nil)".utf8)
-        if placemark != nil {
-            for field in PlacemarkField.allCases {
-                out.append(UInt8(ascii: ","))
-                JSONWriter.appendString(field.rawValue, to: &out)
-                out.append(UInt8(ascii: ":"))
-                field.appendJSON(of: placemark, to: &out)
-            }
-        }
+        out.append(contentsOf: "\"found\":\(placemark != nil),\"placemark\":".utf8)
+        PlacemarkJSON.append(placemark, to: &out)
         out.append(contentsOf: "}\n".utf8)
         return String(decoding: out, as: UTF8.self)
     }

@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import LocationKit
 import LocationSources
-import ReverseGeocoder
+import GeoModel
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -72,7 +72,7 @@ enum TrackCommand: Command {
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws(CLIError) -> ExitCode {
         let source = try makeSource(arguments)
         let lookup = try context.openLookup(dataOption: arguments.value("data"), manyQueries: true)
-        let manager = LocationManager(source: source, geocoder: WGS84Provider(lookup: lookup),
+        let manager = LocationManager(source: source, geocoder: lookup,
                                       currentPlacemarkFile: arguments.value("current-placemark").map { URL(fileURLWithPath: $0) })
         if let v = arguments.value("distance-filter") { manager.distanceFilter = try metres(v, "--distance-filter") }
         if let v = arguments.value("desired-accuracy") { manager.desiredAccuracy = try metres(v, "--desired-accuracy") }
@@ -331,14 +331,8 @@ enum TrackCommand: Command {
 
     static func jsonLine(_ event: LocationEvent) -> String? {
         var o: [String: Any] = [:]
-        func placemark(_ p: Placemark?) -> Any {
-            guard let p else { return NSNull() }
-            return ["country": p.country as Any, "country_code": p.isoCountryCode as Any,
-                    "province": p.administrativeArea as Any, "province_code": p.administrativeAreaCode as Any,
-                    "city": p.locality as Any, "city_code": p.localityCode as Any,
-                    "district": p.subLocality as Any, "district_code": p.subLocalityCode as Any,
-                    "city_is_province": p.localityIsProvinceFallback, "dataset": p.dataset].mapValues { $0 is String? && ($0 as? String) == nil ? NSNull() : $0 }
-        }
+        // The same object as `geocode --json`'s placemark: the field table's keys.
+        func placemark(_ p: Placemark?) -> Any { PlacemarkJSON.object(p) }
         func fix(_ l: Location) { o["time"] = time(l.timestamp); o["latitude"] = l.coordinate.latitude; o["longitude"] = l.coordinate.longitude }
         switch event {
         case .location(let l):
@@ -360,12 +354,6 @@ enum TrackCommand: Command {
         guard let data = try? JSONSerialization.data(withJSONObject: o, options: [.sortedKeys, .withoutEscapingSlashes]) else { return nil }
         return String(decoding: data, as: UTF8.self)
     }
-}
-
-/// The CLI's lookup as the manager's placemark provider: fixes are WGS-84.
-struct WGS84Provider: PlacemarkProvider {
-    let lookup: any PlacemarkLookup
-    func placemark(for coordinate: Coordinate) -> Placemark? { lookup.placemark(for: coordinate, datum: .wgs84) }
 }
 
 /// How a track run ended, set from the signal handler's queue and the printing task, read after the loop.

@@ -3,18 +3,18 @@ import ReverseGeocoder
 
 /// Opens the lookup a command uses, given the data directory the user chose (or the default one).
 ///
-/// The one integration point with the engine. The executable passes ``LookupFactory/engine``; tests and
-/// the hidden `GEOCODE_TEST_LOOKUP=grid` switch use ``GridTestLookup`` instead.
+/// The one integration point with the engine. The executable passes ``LookupFactory/engine``; the tests
+/// pass a stand-in (TestSupport's grid, and its `geocode-testgrid` executable).
 public struct LookupFactory: Sendable {
     /// Opens the data in `directory`. Errors are shown to the user as "cannot load data from DIR: …".
     /// `manyQueries` says whether the command will ask many points (batch, track); `environment` is the
     /// command's (for `GEOCODE_CACHE_DIR`, `GEOCODE_CELL_SIZE`).
-    public let open: @Sendable (_ directory: URL, _ manyQueries: Bool, _ environment: [String: String]) throws -> any PlacemarkLookup
-    /// Whether this factory needs a data directory at all (the test grid does not).
+    public let open: @Sendable (_ directory: URL, _ manyQueries: Bool, _ environment: [String: String]) throws -> any GeocodeLookup
+    /// Whether this factory needs a data directory at all (a stand-in may not).
     public let needsData: Bool
 
     public init(needsData: Bool = true,
-                open: @escaping @Sendable (_ directory: URL, _ manyQueries: Bool, _ environment: [String: String]) throws -> any PlacemarkLookup) {
+                open: @escaping @Sendable (_ directory: URL, _ manyQueries: Bool, _ environment: [String: String]) throws -> any GeocodeLookup) {
         self.open = open
         self.needsData = needsData
     }
@@ -48,9 +48,4 @@ public struct LookupFactory: Sendable {
         return options
     }
 
-    /// The deterministic test double (see ``GridTestLookup``); needs no data directory.
-    public static let testGrid = LookupFactory(needsData: false) { _, _, _ in GridTestLookup() }
 }
-
-/// The engine answers exactly what the CLI asks: a coordinate in a datum.
-extension ReverseGeocoder: PlacemarkLookup {}

@@ -1,6 +1,6 @@
 import Foundation
 import LocationSources
-import ReverseGeocoder
+import GeoModel
 
 /// A circle on the Earth: CoreLocation's `CLCircularRegion` without the identifier.
 public struct CircularArea: Sendable, Hashable, Codable {

@@ -1,6 +1,6 @@
 import Foundation
 import LocationSources
-import ReverseGeocoder
+import GeoModel
 
 /// The regions of a ``RegionMonitor``, their states and indexes, and the per-fix state machine of
 /// ``RegionHysteresis``. Pure (no queues, no I/O), so it is tested directly.

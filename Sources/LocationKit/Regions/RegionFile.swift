@@ -1,5 +1,5 @@
 import Foundation
-import ReverseGeocoder
+import GeoModel
 
 /// A regions file: what `geocode track --region FILE` reads, and ``RegionMonitor/load(contentsOf:delegateQueue:)``.
 ///

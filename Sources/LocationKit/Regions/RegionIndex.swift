@@ -1,5 +1,5 @@
 import Foundation
-import ReverseGeocoder
+import GeoModel
 
 /// Circles by position: a hierarchy of latitude/longitude grids ("loose" multi-level grid).
 ///

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import LocationSources
-import ReverseGeocoder
+import GeoModel
 import Synchronization
 
 /// Watches regions (circles and administrative areas) and reports entering and leaving them: the

@@ -1,6 +1,6 @@
 import Foundation
 import LocationSources
-import ReverseGeocoder
+import GeoModel
 
 /// One position report, as a ``PositionReporter`` queues and sends it.
 ///

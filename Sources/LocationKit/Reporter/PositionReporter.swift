@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import LocationSources
-import ReverseGeocoder
+import GeoModel
 import Synchronization
 
 /// Sends positions to a server (HTTP POST of JSON) or a local NDJSON file, losing none: every report

@@ -1,5 +1,5 @@
 import Foundation
-import ReverseGeocoder
+import GeoModel
 
 /// A gpsd TPV (time-position-velocity) report: the fields this client uses, as gpsd sent them.
 /// Absent fields are `nil`; gpsd omits whatever the receiver didn't supply.

@@ -2,7 +2,7 @@ import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-import ReverseGeocoder
+import GeoModel
 
 /// The XMLParser callbacks behind `GPXParser`: a small state machine over the element stack, handing
 /// each point to `onPoint` as soon as its element closes (nothing is collected here).

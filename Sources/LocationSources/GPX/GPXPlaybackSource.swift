@@ -1,5 +1,5 @@
 import Foundation
-import ReverseGeocoder
+import GeoModel
 
 /// Plays a GPX file (or an already parsed `GPXDocument`) as a location source.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import ReverseGeocoder
+import GeoModel
 
 /// One point of a GPX file (`trkpt`, `rtept` or `wpt`), with the optional fields playback uses.
 /// Values are exactly what the file says; nothing is derived here.

@@ -1,5 +1,5 @@
 import Foundation
-import ReverseGeocoder
+import GeoModel
 
 /// Turns GPX points into playback fixes one at a time, by the rules on ``GPXPlaybackSource``
 /// (timeline, speed and course from the neighbouring points), holding only the point before and the

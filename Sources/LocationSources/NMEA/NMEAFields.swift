@@ -1,4 +1,4 @@
-import ReverseGeocoder
+import GeoModel
 
 /// The comma-separated fields of one checksum-verified sentence, decoded on demand.
 ///

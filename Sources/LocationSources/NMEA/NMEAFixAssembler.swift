@@ -1,5 +1,5 @@
 import Foundation
-import ReverseGeocoder
+import GeoModel
 
 /// Merges a receiver's sentences into one ``Location`` per reporting cycle, the way the receiver
 /// meant them: position and altitude from GGA/GNS (or RMC/GLL), date from RMC or ZDA, speed and

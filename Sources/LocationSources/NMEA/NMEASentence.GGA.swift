@@ -1,4 +1,4 @@
-import ReverseGeocoder
+import GeoModel
 
 extension NMEASentence {
     /// GGA, fix data: time, position, fix quality, satellites, HDOP, altitude above mean sea level.

@@ -1,4 +1,4 @@
-import ReverseGeocoder
+import GeoModel
 
 extension NMEASentence {
     /// GLL, geographic position: position, time, status, FAA mode.

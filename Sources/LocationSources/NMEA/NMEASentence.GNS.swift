@@ -1,4 +1,4 @@
-import ReverseGeocoder
+import GeoModel
 
 extension NMEASentence {
     /// GNS, GNSS fix data (NMEA 3.0+): like GGA, with one FAA mode letter per satellite system.

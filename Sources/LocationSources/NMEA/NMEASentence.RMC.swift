@@ -1,4 +1,4 @@
-import ReverseGeocoder
+import GeoModel
 
 extension NMEASentence {
     /// RMC, recommended minimum data: time, status, position, speed, course, date, FAA mode.

@@ -1,4 +1,4 @@
-import ReverseGeocoder
+import GeoModel
 
 /// One decoded NMEA 0183 sentence.
 ///

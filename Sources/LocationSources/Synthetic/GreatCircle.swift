@@ -1,5 +1,5 @@
 import Foundation
-import ReverseGeocoder
+import GeoModel
 
 /// Spherical-earth geometry for simulated movement, on the same sphere as `Coordinate.distance(to:)`
 /// (mean radius 6,371,008.8 m), so a point placed `d` metres along a path measures `d` metres back.

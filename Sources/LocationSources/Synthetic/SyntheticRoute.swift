@@ -1,5 +1,5 @@
 import Foundation
-import ReverseGeocoder
+import GeoModel
 
 /// A simulated journey along a polyline: fixes every `fixInterval` seconds while moving at `speed`,
 /// following great circles between the waypoints, each displaced by seeded random noise.

@@ -1,4 +1,4 @@
-import ReverseGeocoder
+import GeoModel
 
 /// Why a `SyntheticRoute` can't be built; each case names the parameter at fault.
 public enum SyntheticRouteError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -164,6 +164,9 @@ struct DatasetLoader: Sendable {
         let context = QueryContext(partCount: partOffset + raw.reduce(0) { $0 + $1.partCount })
         let hasCityLevel = manifest.layers.contains { $0.level >= .city && $0.fields[AdminLevel.city.rawValue] != nil }
         let municipalities = Set(manifest.municipalityCodes ?? [])
+        let definedLevels = AdminLevel.allCases.filter { level in
+            manifest.constant(at: level) != nil || manifest.layers.contains { $0.level == level || $0.fields[level.rawValue] != nil }
+        }
 
         for i in order {
             let layer = raw[i]
@@ -174,7 +177,9 @@ struct DatasetLoader: Sendable {
             for unit in layer.units {
                 var p = Placemark(dataset: manifest.name)
                 var borrowed: Placemark?
-                for level in AdminLevel.allCases where level <= layer.spec.level {
+                // Only the levels the manifest fills: a level no layer or constant names stays empty
+                // without a spatial look-up for every unit.
+                for level in definedLevels where level <= layer.spec.level {
                     var value = unit.levels[level] ?? (nil, nil)
                     if value.name == nil, let code = value.code,
                        let j = coarser.first(where: { raw[$0].spec.level == level }),
@@ -319,16 +324,5 @@ struct DatasetLoader: Sendable {
         info.degenerateRings = stats.degenerateRings
         info.antimeridianRecords = stats.antimeridianRecords
         return RawLayer(spec: spec, units: units, info: info, modified: [])
-    }
-}
-
-extension Placemark {
-    mutating func set(_ level: AdminLevel, name: String?, code: String?) {
-        switch level {
-        case .country: country = name; isoCountryCode = code
-        case .province: administrativeArea = name; administrativeAreaCode = code
-        case .city: locality = name; localityCode = code
-        case .district: subLocality = name; subLocalityCode = code
-        }
     }
 }

@@ -27,7 +27,9 @@ struct IndexCache {
     var hugePages = false
 
     /// Bumped whenever what is stored, or what the engine computes from it, changes.
-    static let formatVersion: UInt32 = 5
+    /// 6: placemarks laid out by the field table (Placemark v2: sub-administrative area, time zone,
+    /// water, provenance and languages per level).
+    static let formatVersion: UInt32 = 6
     private static let magic: [UInt8] = Array("GEOIDX\0\0".utf8)
     private static let headerSize = 64
 
@@ -332,30 +334,21 @@ struct IndexCache {
         return LoadedDataset(manifest: manifest, layers: layers, info: meta.info, wgsGrid: grid, emptyMask: mask)
     }
 
-    /// Placemarks: per unit 8 text slots (offset, length into the text section; length 0xFFFF_FFFF for
-    /// none) in the order country, ISO code, province, code, city, code, district, code; then a flags word.
-    private static let slotsPerPlacemark = 17
-
+    /// Placemarks: laid out by the field table (see ``PlacemarkSlots``).
     private static func readPlacemarks(_ l: LayerMeta, dataset: String,
                                        array: (Section, UInt32.Type, String) throws -> UnsafeBufferPointer<UInt32>) throws -> [Placemark] {
         let slots = try array(l.placemarkSlots, UInt32.self, "placemarks")
         let text = try array(l.text, UInt32.self, "placemark text")  // bytes, stored in 4-byte words
         let bytes = UnsafeRawBufferPointer(start: text.baseAddress, count: text.count * 4)
-        guard slots.count == slotsPerPlacemark * l.units else { throw CacheDamage(reason: "placemark table size") }
+        guard slots.count == PlacemarkSlots.slotsPerPlacemark * l.units else { throw CacheDamage(reason: "placemark table size") }
         var result: [Placemark] = []
         result.reserveCapacity(l.units)
         for u in 0..<l.units {
-            var fields: [String?] = []
-            for f in 0..<8 {
-                let start = Int(slots[u * slotsPerPlacemark + 2 * f]), length = slots[u * slotsPerPlacemark + 2 * f + 1]
-                if length == UInt32.max { fields.append(nil); continue }
-                guard start <= bytes.count, Int(length) <= bytes.count - start else { throw CacheDamage(reason: "placemark text out of bounds") }
-                fields.append(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<(start + Int(length))]), as: UTF8.self))
+            do {
+                result.append(try PlacemarkSlots.read(u, slots: slots, bytes: bytes, dataset: dataset))
+            } catch {
+                throw CacheDamage(reason: error.reason)
             }
-            result.append(Placemark(country: fields[0], isoCountryCode: fields[1], administrativeArea: fields[2],
-                                    administrativeAreaCode: fields[3], locality: fields[4], localityCode: fields[5],
-                                    subLocality: fields[6], subLocalityCode: fields[7],
-                                    localityIsProvinceFallback: slots[u * slotsPerPlacemark + 16] & 1 == 1, dataset: dataset))
         }
         return result
     }
@@ -386,18 +379,7 @@ struct IndexCache {
         var layers: [LayerMeta] = []
         for layer in set.layers {
             var slots: [UInt32] = [], text: [UInt8] = []
-            for p in layer.placemarks {
-                for value in [p.country, p.isoCountryCode, p.administrativeArea, p.administrativeAreaCode,
-                              p.locality, p.localityCode, p.subLocality, p.subLocalityCode] {
-                    if let value {
-                        slots += [UInt32(text.count), UInt32(value.utf8.count)]
-                        text += value.utf8
-                    } else {
-                        slots += [0, UInt32.max]
-                    }
-                }
-                slots.append(p.localityIsProvinceFallback ? 1 : 0)
-            }
+            for p in layer.placemarks { PlacemarkSlots.append(p, slots: &slots, text: &text) }
             while text.count % 4 != 0 { text.append(0) }
             let words = text.withUnsafeBytes { Array($0.bindMemory(to: UInt32.self)) }
             let s = layer.store

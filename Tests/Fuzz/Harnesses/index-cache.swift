@@ -49,7 +49,13 @@ private struct Fixture {
 
 private func answers(_ g: ReverseGeocoder, _ probes: [(Double, Double)]) -> [String?] {
     probes.flatMap { p in
-        [Datum.gcj02, .wgs84].map { g.placemark(latitude: p.1, longitude: p.0, datum: $0).map { "\($0.subLocalityCode ?? "-")" } }
+        [Datum.gcj02, .wgs84].map { datum in
+            do {
+                return try g.placemark(latitude: p.1, longitude: p.0, datum: datum).map { "\($0.subLocalityCode ?? "-")" }
+            } catch {
+                violation("probe \(p) (valid) threw \(error)")
+            }
+        }
     }
 }
 

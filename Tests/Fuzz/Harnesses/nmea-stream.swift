@@ -13,7 +13,7 @@
 //   are finite.
 import Foundation
 @testable import LocationSources
-import ReverseGeocoder
+import GeoModel
 
 private let parser = NMEAParser()
 private let fixedClock: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_700_000_000) }

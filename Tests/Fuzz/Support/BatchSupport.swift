@@ -3,6 +3,8 @@
 // own grid test double as the engine (exact, data-free answers).
 import Foundation
 @testable import GeocodeCLI
+import GeoModel
+import TestSupport
 
 /// What one batch run produced.
 struct BatchOutcome {

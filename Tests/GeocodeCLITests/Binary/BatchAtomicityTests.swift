@@ -18,7 +18,7 @@ import Testing
     /// mid-way, and waits until it has written part of its output into the temporary file.
     func startMidRun(out: URL, folder: URL, rows: Int) throws -> (Process, Pipe) {
         let process = Process()
-        process.executableURL = GeocodeBinary.url
+        process.executableURL = GeocodeBinary.gridURL
         process.arguments = ["batch", "-", "--format", "csv", "-o", out.path, "--threads", "2", "-q"]
         process.environment = GeocodeBinary.environment()
         let pipe = Pipe()
@@ -74,7 +74,7 @@ import Testing
         try LargeCSV(rows: 400_000).write(to: input)
         let out = folder.appendingPathComponent("out.csv")
         let process = Process()
-        process.executableURL = GeocodeBinary.url
+        process.executableURL = GeocodeBinary.gridURL
         process.arguments = ["batch", input.path, "-o", out.path, "--threads", "1", "-q"]
         process.environment = GeocodeBinary.environment()
         process.standardError = FileHandle.nullDevice
@@ -145,7 +145,7 @@ import Testing
     @Test func strictStopsWithoutWaitingForTheEndOfAPipe() throws {
         // `producer | geocode batch --strict`: the bad row must stop the run even though stdin stays open.
         let process = Process()
-        process.executableURL = GeocodeBinary.url
+        process.executableURL = GeocodeBinary.gridURL
         process.arguments = ["batch", "-", "--format", "csv", "--strict", "-q"]
         process.environment = GeocodeBinary.environment()
         let pipe = Pipe()

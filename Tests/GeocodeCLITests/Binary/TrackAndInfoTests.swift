@@ -69,7 +69,7 @@ struct TrackAndInfoTests {
         // The u-blox log was recorded in Bend, Oregon (its header says so).
         for p in placemarks {
             let place = p["placemark"] as? [String: Any]
-            #expect(place?["province_code"] as? String == "US-OR" && place?["country_code"] as? String == "US")
+            #expect(place?["administrativeAreaCode"] as? String == "US-OR" && place?["isoCountryCode"] as? String == "US")
         }
     }
 

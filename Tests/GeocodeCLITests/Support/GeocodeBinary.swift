@@ -1,10 +1,13 @@
 import Foundation
 
-/// Runs the built `geocode` executable the way a user would, with the test grid instead of the engine.
+/// Runs the built executable the way a user would: `geocode-testgrid` (the same CLI with TestSupport's grid
+/// instead of the engine) by default, the product `geocode` itself when a test asks for the real engine
+/// (`GEOCODE_TEST_LOOKUP` set to "" in its environment, as the real-data tests do).
 ///
-/// The binary is found in the products directory of this test build (the folder that holds this test
+/// The binaries are found in the products directory of this test build (the folder that holds this test
 /// target's resource bundle, which SwiftPM puts next to the executables), so it works for
-/// `.build/debug`, `.build/<triple>/debug` and release layouts alike. `GEOCODE_BINARY` overrides.
+/// `.build/debug`, `.build/<triple>/debug` and release layouts alike. `GEOCODE_BINARY` and
+/// `GEOCODE_TESTGRID_BINARY` override.
 struct GeocodeBinary {
     struct Result {
         var status: Int32
@@ -14,19 +17,24 @@ struct GeocodeBinary {
         var err: String { String(decoding: stderr, as: UTF8.self) }
     }
 
-    static let url: URL = {
-        if let path = ProcessInfo.processInfo.environment["GEOCODE_BINARY"] { return URL(fileURLWithPath: path) }
+    /// The product executable (the real engine).
+    static let url = binary("geocode", override: "GEOCODE_BINARY")
+    /// The CLI over the grid test double.
+    static let gridURL = binary("geocode-testgrid", override: "GEOCODE_TESTGRID_BINARY")
+
+    private static func binary(_ name: String, override: String) -> URL {
+        if let path = ProcessInfo.processInfo.environment[override] { return URL(fileURLWithPath: path) }
         var candidates: [URL] = []
-        candidates.append(Bundle.module.bundleURL.deletingLastPathComponent().appendingPathComponent("geocode"))
+        candidates.append(Bundle.module.bundleURL.deletingLastPathComponent().appendingPathComponent(name))
         // Fallback: from this source file up to the package root, then the usual build folders.
         var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         while dir.path != "/" && !FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) {
             dir = dir.deletingLastPathComponent()
         }
-        candidates.append(dir.appendingPathComponent(".build/debug/geocode"))
-        candidates.append(dir.appendingPathComponent(".build/release/geocode"))
+        candidates.append(dir.appendingPathComponent(".build/debug/" + name))
+        candidates.append(dir.appendingPathComponent(".build/release/" + name))
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
-    }()
+    }
 
     /// One index cache for the whole test run, so the real engine's tests neither write into the user's
     /// ~/.cache nor depend on what is there.
@@ -46,7 +54,7 @@ struct GeocodeBinary {
     static func run(_ arguments: [String], stdin: URL? = nil, environment extra: [String: String] = [:],
                     in directory: URL? = nil) throws -> Result {
         let process = Process()
-        process.executableURL = url
+        process.executableURL = extra["GEOCODE_TEST_LOOKUP"] == "" ? url : gridURL
         process.arguments = arguments
         process.environment = environment(extra)
         if let directory { process.currentDirectoryURL = directory }

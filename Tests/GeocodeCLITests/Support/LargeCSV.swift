@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 @testable import GeocodeCLI
 import ReverseGeocoder
 
@@ -54,6 +55,6 @@ struct LargeCSV {
     func expectedPlacemark(_ i: Int) -> Placemark? {
         guard !isBad(i) else { return nil }
         let (lat, lon) = coordinate(i)
-        return grid.placemark(for: Coordinate(latitude: Double(lat)!, longitude: Double(lon)!), datum: .wgs84)
+        return try! grid.placemark(for: Coordinate(latitude: Double(lat)!, longitude: Double(lon)!), datum: .wgs84)
     }
 }

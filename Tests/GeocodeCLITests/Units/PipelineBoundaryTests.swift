@@ -1,6 +1,7 @@
 import Foundation
 @testable import GeocodeCLI
 import Testing
+import TestSupport
 
 /// The pipeline through the library API with tiny reads and chunks, so buffer compaction, chunk cuts and
 /// reordering happen between every pair of records: the output must still be the golden bytes.

@@ -1,6 +1,9 @@
-/// Everything that can go wrong while loading data. Each case names the file (and record / field where
-/// there is one) so a user can find the problem without a debugger.
+/// Everything that can go wrong while loading data or asking for a placemark. Each loading case names the
+/// file (and record / field where there is one) so a user can find the problem without a debugger.
 public enum GeocoderError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A query point that is not a coordinate: latitude outside ±90, longitude outside ±180, or not finite.
+    /// (A valid point in no unit is not an error: the answer is nil.)
+    case invalidCoordinate(Coordinate)
     /// A file could not be opened or read.
     case cannotOpen(file: String, reason: String)
     /// A shapefile whose geometry type is not polygon.
@@ -31,6 +34,8 @@ public enum GeocoderError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
+        case let .invalidCoordinate(c):
+            return "invalid coordinate: latitude \(c.latitude), longitude \(c.longitude) (latitude must be within ±90, longitude within ±180)"
         case let .cannotOpen(file, reason): return "\(file): cannot open: \(reason)"
         case let .notPolygonShapefile(file, type):
             return "\(file): not a polygon shapefile (shape type \(type)); only Polygon, PolygonZ and PolygonM are supported"

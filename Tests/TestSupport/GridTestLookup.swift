@@ -1,9 +1,12 @@
 import Foundation
+import GeoModel
+import GeocodeCLI
 import ReverseGeocoder
 
 /// A TEST DOUBLE for the engine: a made-up world of rectangles, so the CLI can be tested end to end with
-/// exact, predictable answers and no data files. Never used unless a test asks for it (or the hidden
-/// environment variable `GEOCODE_TEST_LOOKUP=grid` is set).
+/// exact, predictable answers and no data files. Lives in the TestSupport target, never in the product:
+/// the CLI's tests use it in process, and the `geocode-testgrid` executable (the CLI with this in place
+/// of the engine) for the binary tests.
 ///
 /// The world (WGS-84 degrees, after converting the input from its datum):
 /// - longitude in [0, 40): country "Testland" (TL);
@@ -16,7 +19,7 @@ import ReverseGeocoder
 ///
 /// All placemarks are built once up front, like a real engine's names, so that throughput measured with
 /// this double is the pipeline's, not string formatting's.
-public struct GridTestLookup: PlacemarkLookup {
+public struct GridTestLookup: PlacemarkProvider, DatasetDescribing {
     private static let countries = [(name: "Testland", iso: "TL", firstCell: 0), (name: "Gridonia", iso: "GR", firstCell: 20)]
     private static let bands = 19, cells = 8, quarters = 11   // quarter 10 = south of the equator (no district)
     private let table: [Placemark]
@@ -47,7 +50,12 @@ public struct GridTestLookup: PlacemarkLookup {
                          localityIsProvinceFallback: false, dataset: "testgrid")
     }
 
-    public func placemark(for coordinate: Coordinate, datum: Datum) -> Placemark? {
+    /// No datasets: `info` and `index` say so.
+    public var datasets: [DatasetInfo] { [] }
+    public var loadTime: Duration { .zero }
+
+    public func placemark(for coordinate: Coordinate, datum: Datum) throws(GeocoderError) -> Placemark? {
+        guard coordinate.isValid else { throw .invalidCoordinate(coordinate) }
         let c = Datum.convert(coordinate, from: datum, to: .wgs84)
         guard c.isValid else { return nil }
         let country: Int

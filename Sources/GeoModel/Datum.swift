@@ -51,8 +51,8 @@ public enum Datum: String, Sendable, Codable, CaseIterable {
 /// The published GCJ-02 and BD-09 formulas (China's GB/T "mars" offset and Baidu's offset on top of it).
 public enum DatumTransform {
     // Krasovsky 1940 ellipsoid, which the GCJ-02 formula is defined on.
-    static let a = 6_378_245.0
-    static let ee = 0.006_693_421_622_965_943_23
+    package static let a = 6_378_245.0
+    package static let ee = 0.006_693_421_622_965_943_23
     // Baidu's constant. Note: x_pi = π·3000/180; some public code uses plain π here, which is wrong.
     static let xPi = Double.pi * 3000.0 / 180.0
 
@@ -106,7 +106,7 @@ public enum DatumTransform {
     /// calls instead of fifteen; this runs on every WGS-84 query against a GCJ-02 dataset, where it
     /// was most of the query. The results agree with the formula as written to within a few ulps of
     /// the offset (about 1e-18°), far below a coordinate's own rounding.
-    static func offset(_ c: Coordinate) -> (Double, Double) {
+    package static func offset(_ c: Coordinate) -> (Double, Double) {
         let x = c.longitude - 105.0, y = c.latitude - 35.0
         let sx = sin(x * .pi), cx = cos(x * .pi)
         let s2x = 2.0 * sx * cx
@@ -130,7 +130,7 @@ public enum DatumTransform {
     }
 
     /// The formula exactly as published (fifteen trig calls), kept as the tests' reference for ``offset(_:)``.
-    static func referenceOffset(_ c: Coordinate) -> (Double, Double) {
+    package static func referenceOffset(_ c: Coordinate) -> (Double, Double) {
         let x = c.longitude - 105.0, y = c.latitude - 35.0
         var dLat = -100.0 + 2.0 * x + 3.0 * y + 0.2 * y * y + 0.1 * x * y + 0.2 * abs(x).squareRoot()
         dLat += (20.0 * sin(6.0 * x * .pi) + 20.0 * sin(2.0 * x * .pi)) * 2.0 / 3.0

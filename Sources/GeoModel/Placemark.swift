@@ -1,0 +1,341 @@
+/// What the engine answers for a point: the administrative units containing it (or nearest to it), the
+/// time zone and the water, named the way CoreLocation's `CLPlacemark` names them.
+///
+/// Every property is listed once in the field table, ``PlacemarkField``: the `Codable` keys, the CLI's
+/// columns and `--json`, the Spark schema and the index cache's layout are all derived from it.
+///
+/// A value type backed by one shared, copy-on-write storage object: the engine hands out the same
+/// resolved placemark for every point in a unit, and returning it costs one reference count instead of
+/// copying a dozen strings (a quarter of a query's time when it was a plain struct).
+///
+/// ## Names in several languages
+/// A unit may carry its name in several languages (``Unit/names``). Each name the placemark shows is in
+/// one language, said by ``language(at:)`` (nil: the dataset's own name, language not recorded).
+/// ``localized(to:)`` gives the placemark in the languages a user prefers; see there for the fallback order.
+public struct Placemark: Hashable, Sendable {
+    /// How a level's unit was found for the point asked about.
+    public enum Provenance: Hashable, Sendable {
+        /// The point is inside the unit's polygon.
+        case inside
+        /// The unit has no level of its own here and repeats its province (China's province-level cities:
+        /// Beijing's `locality` is Beijing).
+        case provinceFallback
+        /// The nearest populated place, `metres` away (a locality built from places, not polygons).
+        case nearestPlace(metres: Double)
+        /// The point is in no unit of the level; this is the nearest one, `metres` from the point.
+        case nearestUnit(metres: Double)
+
+        /// The provenance without its distance, as the field table writes it.
+        public enum Kind: String, Sendable, CaseIterable, Codable {
+            case inside
+            case provinceFallback = "province_fallback"
+            case nearestPlace = "nearest_place"
+            case nearestUnit = "nearest_unit"
+        }
+
+        public var kind: Kind {
+            switch self {
+            case .inside: .inside
+            case .provinceFallback: .provinceFallback
+            case .nearestPlace: .nearestPlace
+            case .nearestUnit: .nearestUnit
+            }
+        }
+
+        /// Metres from the point to the unit or place; nil when the point is in the unit.
+        public var distance: Double? {
+            switch self {
+            case .inside, .provinceFallback: nil
+            case .nearestPlace(let m), .nearestUnit(let m): m
+            }
+        }
+
+        /// Rebuilds a provenance from its parts (a distance is required by the "nearest" kinds; 0 if missing).
+        public init(kind: Kind, distance: Double?) {
+            switch kind {
+            case .inside: self = .inside
+            case .provinceFallback: self = .provinceFallback
+            case .nearestPlace: self = .nearestPlace(metres: distance ?? 0)
+            case .nearestUnit: self = .nearestUnit(metres: distance ?? 0)
+            }
+        }
+    }
+
+    /// One level's unit: its name (in one language), code, other-language names and provenance.
+    public struct Unit: Hashable, Sendable {
+        /// The name shown (see ``language``).
+        public var name: String?
+        /// The unit's code: ISO 3166-1 alpha-2 for a country, ISO 3166-2 or the dataset's code below.
+        public var code: String?
+        /// The language of ``name`` (a BCP 47 tag such as "en", "zh"); nil when the dataset does not say.
+        public var language: String?
+        /// The unit's names by language tag, for ``Placemark/localized(to:)``. May be empty.
+        public var names: [String: String]
+        /// How the unit was found.
+        public var provenance: Provenance
+
+        public init(name: String? = nil, code: String? = nil, language: String? = nil, names: [String: String] = [:],
+                    provenance: Provenance = .inside) {
+            self.name = name
+            self.code = code
+            self.language = language
+            self.names = names
+            self.provenance = provenance
+        }
+    }
+
+    private final class Storage: @unchecked Sendable {
+        // @unchecked: mutated only through `Placemark`'s setters after a uniqueness check (copy on write).
+        /// Indexed by ``AdminLevel/rank``.
+        var units: ContiguousArray<Unit>
+        var timeZone: String?, ocean: String?, inlandWater: String?
+        var dataset: String
+
+        init(units: ContiguousArray<Unit>, timeZone: String?, ocean: String?, inlandWater: String?, dataset: String) {
+            self.units = units
+            self.timeZone = timeZone; self.ocean = ocean; self.inlandWater = inlandWater
+            self.dataset = dataset
+        }
+
+        /// A copy; `text` may give each string its own buffer (see ``Placemark/unshared()``).
+        func copy(_ text: (String?) -> String? = { $0 }) -> Storage {
+            Storage(units: ContiguousArray(units.map { u in
+                        Unit(name: text(u.name), code: text(u.code), language: text(u.language), names: u.names, provenance: u.provenance)
+                    }),
+                    timeZone: text(timeZone), ocean: text(ocean), inlandWater: text(inlandWater), dataset: text(dataset)!)
+        }
+    }
+
+    private var storage: Storage
+
+    /// An equal placemark that shares no reference-counted object read on the query path with this one
+    /// (see the engine's `QueryContext.placemark`): threads retaining it never contend for a cache line.
+    package func unshared() -> Placemark {
+        var p = self
+        // Strings' own buffers too: a shared string buffer is as much a shared reference count.
+        p.storage = storage.copy { s in
+            s.map { s in
+                let utf8 = Array(s.utf8)
+                return String(unsafeUninitializedCapacity: utf8.count) { _ = $0.initialize(fromContentsOf: utf8); return utf8.count }
+            }
+        }
+        return p
+    }
+
+    private mutating func unique() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
+    }
+
+    // MARK: - Levels
+
+    /// The unit at a level (an empty unit when the placemark has none there).
+    public subscript(level: AdminLevel) -> Unit {
+        get { storage.units[level.rank] }
+        set { unique().units[level.rank] = newValue }
+    }
+
+    /// Name at a level.
+    public func name(at level: AdminLevel) -> String? { storage.units[level.rank].name }
+    /// Code at a level (the country's code is its ISO alpha-2).
+    public func code(at level: AdminLevel) -> String? { storage.units[level.rank].code }
+    /// The language of the name at a level (nil: the dataset's own name, language not recorded).
+    public func language(at level: AdminLevel) -> String? { storage.units[level.rank].language }
+    /// How the unit at a level was found; nil when the placemark has no unit there.
+    public func provenance(at level: AdminLevel) -> Provenance? {
+        let u = storage.units[level.rank]
+        return u.name == nil && u.code == nil ? nil : u.provenance
+    }
+
+    /// Sets a level's name and code, keeping its other names and provenance.
+    public mutating func set(_ level: AdminLevel, name: String?, code: String?) {
+        let s = unique()
+        s.units[level.rank].name = name
+        s.units[level.rank].code = code
+    }
+
+    // MARK: - CLPlacemark's properties
+
+    /// The finest name the placemark has: the district, else the city, the sub-administrative area, the
+    /// province, the country, else the water the point is in.
+    public var name: String? {
+        for level in AdminLevel.allCases.reversed() { if let n = storage.units[level.rank].name { return n } }
+        return storage.inlandWater ?? storage.ocean
+    }
+    /// Country name (e.g. "中国", "Germany").
+    public var country: String? {
+        get { storage.units[AdminLevel.country.rank].name }
+        set { unique().units[AdminLevel.country.rank].name = newValue }
+    }
+    /// ISO 3166-1 alpha-2 code (e.g. "CN", "DE"), when the dataset knows it.
+    public var isoCountryCode: String? {
+        get { storage.units[AdminLevel.country.rank].code }
+        set { unique().units[AdminLevel.country.rank].code = newValue }
+    }
+    /// Province / state name (China: the province, 省).
+    public var administrativeArea: String? {
+        get { storage.units[AdminLevel.province.rank].name }
+        set { unique().units[AdminLevel.province.rank].name = newValue }
+    }
+    /// Province / state code (ISO 3166-2 "DE-BE" where one exists, else the dataset's, e.g. adcode "110000").
+    public var administrativeAreaCode: String? {
+        get { storage.units[AdminLevel.province.rank].code }
+        set { unique().units[AdminLevel.province.rank].code = newValue }
+    }
+    /// Second-order division name where it is not the locality (a county, a département).
+    public var subAdministrativeArea: String? {
+        get { storage.units[AdminLevel.subAdministrativeArea.rank].name }
+        set { unique().units[AdminLevel.subAdministrativeArea.rank].name = newValue }
+    }
+    /// Second-order division code.
+    public var subAdministrativeAreaCode: String? {
+        get { storage.units[AdminLevel.subAdministrativeArea.rank].code }
+        set { unique().units[AdminLevel.subAdministrativeArea.rank].code = newValue }
+    }
+    /// City name (China: the prefecture city, 地级市). Inside a province-level city (Beijing, Shanghai, ...)
+    /// this is the province's name and ``localityIsProvinceFallback`` is true.
+    public var locality: String? {
+        get { storage.units[AdminLevel.city.rank].name }
+        set { unique().units[AdminLevel.city.rank].name = newValue }
+    }
+    /// City code.
+    public var localityCode: String? {
+        get { storage.units[AdminLevel.city.rank].code }
+        set { unique().units[AdminLevel.city.rank].code = newValue }
+    }
+    /// District / county name (China: 区/县).
+    public var subLocality: String? {
+        get { storage.units[AdminLevel.district.rank].name }
+        set { unique().units[AdminLevel.district.rank].name = newValue }
+    }
+    /// District / county code.
+    public var subLocalityCode: String? {
+        get { storage.units[AdminLevel.district.rank].code }
+        set { unique().units[AdminLevel.district.rank].code = newValue }
+    }
+    /// The IANA time zone of the point (e.g. "Asia/Shanghai"), when the data has time zones.
+    public var timeZone: String? {
+        get { storage.timeZone }
+        set { unique().timeZone = newValue }
+    }
+    /// The ocean or sea the point is in, when the data names water bodies.
+    public var ocean: String? {
+        get { storage.ocean }
+        set { unique().ocean = newValue }
+    }
+    /// The lake, river or reservoir the point is in, when the data names water bodies.
+    public var inlandWater: String? {
+        get { storage.inlandWater }
+        set { unique().inlandWater = newValue }
+    }
+    /// True when ``locality`` was filled from the province because the unit has no separate city level
+    /// (the same as `provenance(at: .city) == .provinceFallback`, kept as the convenience it always was).
+    public var localityIsProvinceFallback: Bool {
+        get { storage.units[AdminLevel.city.rank].provenance == .provinceFallback }
+        set {
+            let s = unique()
+            if newValue {
+                s.units[AdminLevel.city.rank].provenance = .provinceFallback
+            } else if s.units[AdminLevel.city.rank].provenance == .provinceFallback {
+                s.units[AdminLevel.city.rank].provenance = .inside
+            }
+        }
+    }
+    /// Name of the dataset that answered (from its manifest).
+    public var dataset: String {
+        get { storage.dataset }
+        set { unique().dataset = newValue }
+    }
+
+    public init(country: String? = nil, isoCountryCode: String? = nil,
+                administrativeArea: String? = nil, administrativeAreaCode: String? = nil,
+                subAdministrativeArea: String? = nil, subAdministrativeAreaCode: String? = nil,
+                locality: String? = nil, localityCode: String? = nil,
+                subLocality: String? = nil, subLocalityCode: String? = nil,
+                timeZone: String? = nil, ocean: String? = nil, inlandWater: String? = nil,
+                localityIsProvinceFallback: Bool = false, dataset: String) {
+        var units = ContiguousArray<Unit>(repeating: Unit(), count: AdminLevel.allCases.count)
+        units[AdminLevel.country.rank] = Unit(name: country, code: isoCountryCode)
+        units[AdminLevel.province.rank] = Unit(name: administrativeArea, code: administrativeAreaCode)
+        units[AdminLevel.subAdministrativeArea.rank] = Unit(name: subAdministrativeArea, code: subAdministrativeAreaCode)
+        units[AdminLevel.city.rank] = Unit(name: locality, code: localityCode,
+                                           provenance: localityIsProvinceFallback ? .provinceFallback : .inside)
+        units[AdminLevel.district.rank] = Unit(name: subLocality, code: subLocalityCode)
+        storage = Storage(units: units, timeZone: timeZone, ocean: ocean, inlandWater: inlandWater, dataset: dataset)
+    }
+
+    /// A placemark from its units (indexed by level; missing levels are empty).
+    public init(units: [AdminLevel: Unit], timeZone: String? = nil, ocean: String? = nil, inlandWater: String? = nil,
+                dataset: String) {
+        var all = ContiguousArray<Unit>(repeating: Unit(), count: AdminLevel.allCases.count)
+        for (level, unit) in units { all[level.rank] = unit }
+        storage = Storage(units: all, timeZone: timeZone, ocean: ocean, inlandWater: inlandWater, dataset: dataset)
+    }
+
+    // MARK: - Languages
+
+    /// This placemark with each level's name in the first of `preferredLanguages` the unit has a name in.
+    ///
+    /// Fallback order, per level: each preferred language tag in the order given, each first as written and
+    /// then shortened subtag by subtag (`zh-Hans-CN`, `zh-Hans`, `zh`), compared without regard to case;
+    /// then the name the dataset gives the unit (``language(at:)`` says which language that is, nil when
+    /// the dataset does not say). Levels may so end up in different languages; each says its own.
+    ///
+    /// Not for the hot path: it builds a new placemark. The engine localizes each unit once, on first use.
+    public func localized(to preferredLanguages: [String]) -> Placemark {
+        guard !preferredLanguages.isEmpty else { return self }
+        var p = self
+        for level in AdminLevel.allCases {
+            let unit = storage.units[level.rank]
+            if let (language, name) = Self.pick(unit, preferredLanguages) {
+                let s = p.unique()
+                s.units[level.rank].name = name
+                s.units[level.rank].language = language
+            }
+        }
+        return p
+    }
+
+    /// The unit's name in the first matching language of the fallback order, with the tag it matched.
+    private static func pick(_ unit: Unit, _ preferred: [String]) -> (String, String)? {
+        guard !unit.names.isEmpty || unit.language != nil else { return nil }
+        for tag in preferred {
+            var candidate = Substring(tag)
+            while !candidate.isEmpty {
+                if let own = unit.language, own.caseInsensitivelyEquals(candidate), let name = unit.name { return (own, name) }
+                for (language, name) in unit.names where language.caseInsensitivelyEquals(candidate) { return (language, name) }
+                guard let dash = candidate.lastIndex(where: { $0 == "-" || $0 == "_" }) else { break }
+                candidate = candidate[..<dash]
+            }
+        }
+        return nil
+    }
+
+    // MARK: - Equality
+
+    public static func == (a: Placemark, b: Placemark) -> Bool {
+        a.storage === b.storage
+            || (a.storage.units == b.storage.units && a.storage.timeZone == b.storage.timeZone
+                && a.storage.ocean == b.storage.ocean && a.storage.inlandWater == b.storage.inlandWater
+                && a.storage.dataset == b.storage.dataset)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(storage.units)
+        hasher.combine(storage.timeZone)
+        hasher.combine(storage.ocean)
+        hasher.combine(storage.inlandWater)
+        hasher.combine(storage.dataset)
+    }
+}
+
+extension StringProtocol {
+    /// ASCII case-insensitive equality (language tags are ASCII).
+    func caseInsensitivelyEquals<S: StringProtocol>(_ other: S) -> Bool {
+        let a = utf8, b = other.utf8
+        guard a.count == b.count else { return false }
+        return zip(a, b).allSatisfy { x, y in
+            x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= UInt8(ascii: "a") && (x | 0x20) <= UInt8(ascii: "z"))
+        }
+    }
+}

@@ -1,0 +1,89 @@
+/// The placemark section of the index cache, laid out by the field table (``PlacemarkField``): per unit,
+/// two 32-bit words for every stored field in table order, then two for each level's other-language
+/// names. A text is (offset, length) into the layer's text bytes, length `UInt32.max` for none; a number
+/// is its IEEE bit pattern (high word, low word), all ones for none. Names per language are one text,
+/// `tag US name RS tag US name ...` (ASCII unit and record separators, which no name contains).
+///
+/// Adding a field to the table changes ``slotsPerPlacemark`` and so the section's size: an old file is
+/// then rejected as damaged even before the format version (which must be bumped too) says so.
+enum PlacemarkSlots {
+    /// The fields the section stores: all but the derived ones and the dataset (the manifest's name).
+    static let fields = PlacemarkField.allCases.filter { !$0.isDerived && $0 != .dataset }
+    static let slotsPerPlacemark = 2 * fields.count + 2 * AdminLevel.allCases.count
+    private static let unitSeparator: UInt8 = 0x1F, recordSeparator: UInt8 = 0x1E
+    private static let noNumber = UInt64.max
+
+    struct Damage: Error { var reason: String }
+
+    /// Appends one placemark's slots (and its texts).
+    static func append(_ p: Placemark, slots: inout [UInt32], text: inout [UInt8]) {
+        func put(_ s: String?) {
+            if let s {
+                slots += [UInt32(text.count), UInt32(s.utf8.count)]
+                text += s.utf8
+            } else {
+                slots += [0, UInt32.max]
+            }
+        }
+        for field in fields {
+            switch field.value(of: p) {
+            case .text(let s): put(s)
+            case .number(let d):
+                let bits = d?.bitPattern ?? noNumber
+                slots += [UInt32(truncatingIfNeeded: bits >> 32), UInt32(truncatingIfNeeded: bits)]
+            case .flag(let b): slots += [0, b ? 1 : 0]
+            }
+        }
+        for level in AdminLevel.allCases {
+            let names = p[level].names
+            if names.isEmpty { put(nil); continue }
+            var bytes: [UInt8] = []
+            for (tag, name) in names.sorted(by: { $0.key < $1.key }) {
+                if !bytes.isEmpty { bytes.append(recordSeparator) }
+                bytes += tag.utf8
+                bytes.append(unitSeparator)
+                bytes += name.utf8
+            }
+            put(String(decoding: bytes, as: UTF8.self))
+        }
+    }
+
+    /// Reads unit `u`'s placemark; every offset is checked against `bytes`.
+    static func read(_ u: Int, slots: UnsafeBufferPointer<UInt32>, bytes: UnsafeRawBufferPointer, dataset: String) throws(Damage) -> Placemark {
+        let base = u * slotsPerPlacemark
+        guard base >= 0, base + slotsPerPlacemark <= slots.count else { throw Damage(reason: "placemark table size") }
+        func text(_ i: Int) throws(Damage) -> String? {
+            let start = Int(slots[base + 2 * i]), length = slots[base + 2 * i + 1]
+            if length == UInt32.max { return nil }
+            guard start <= bytes.count, Int(length) <= bytes.count - start else { throw Damage(reason: "placemark text out of bounds") }
+            return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<(start + Int(length))]), as: UTF8.self)
+        }
+        var p = Placemark(dataset: dataset)
+        for (i, field) in fields.enumerated() {
+            let value: PlacemarkField.Value
+            switch field.kind {
+            case .text: value = .text(try text(i))
+            case .number:
+                let bits = UInt64(slots[base + 2 * i]) << 32 | UInt64(slots[base + 2 * i + 1])
+                value = .number(bits == noNumber ? nil : Double(bitPattern: bits))
+            case .flag: value = .flag(slots[base + 2 * i + 1] & 1 == 1)
+            }
+            do {
+                try field.set(value, in: &p)
+            } catch {
+                throw Damage(reason: error.description)
+            }
+        }
+        for level in AdminLevel.allCases {
+            guard let packed = try text(fields.count + level.rank) else { continue }
+            var names: [String: String] = [:]
+            for record in packed.utf8.split(separator: recordSeparator, omittingEmptySubsequences: false) {
+                let parts = record.split(separator: unitSeparator, maxSplits: 1, omittingEmptySubsequences: false)
+                guard parts.count == 2 else { throw Damage(reason: "placemark names malformed") }
+                names[String(decoding: parts[0], as: UTF8.self)] = String(decoding: parts[1], as: UTF8.self)
+            }
+            p[level].names = names
+        }
+        return p
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+@testable import GeocodeCLI
+import GeoModel
+import ReverseGeocoder
+import Testing
+import TestSupport
+
+/// Every output the CLI writes carries every field of the one table (GeoModel's PlacemarkField), under
+/// the names the table gives it: adding a field and forgetting an output fails here.
+@Suite struct FieldTableTests {
+    static let root: URL = {
+        var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) { dir.deleteLastPathComponent() }
+        return dir
+    }()
+    static let keys = PlacemarkField.allCases.map(\.key)
+    static let columns = PlacemarkField.allCases.map(\.column)
+
+    func object(_ line: Substring) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    }
+
+    /// `geocode --json`'s placemark has the keys of the library's JSONEncoder output, in table order,
+    /// null time zone included, and decodes to the very placemark the lookup answers.
+    @Test func reverseJSONIsTheLibrarysJSON() throws {
+        let r = try GeocodeBinary.run(["--json", "45.5", "12.25"])
+        #expect(r.status == 0)
+        let placemarkText = try #require(r.out.range(of: "\"placemark\":").map { r.out[$0.upperBound...].dropLast(2) })
+        let cli = try object(placemarkText)
+        let expected = try #require(try GridTestLookup().placemark(for: Coordinate(latitude: 45.5, longitude: 12.25), datum: .wgs84))
+        let library = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(expected)) as? [String: Any])
+        #expect(Set(cli.keys) == Set(library.keys))
+        #expect(Set(cli.keys) == Set(Self.keys))
+        #expect(cli["timeZone"] is NSNull)
+        // In table order, as written.
+        let order = Self.keys.map { key in placemarkText.range(of: "\"\(key)\":")!.lowerBound }
+        #expect(order == order.sorted())
+        #expect(try JSONDecoder().decode(Placemark.self, from: Data(placemarkText.utf8)) == expected)
+    }
+
+    @Test func batchAllHasEveryColumnInEveryFormat() throws {
+        let csv = try GeocodeBinary.run(["batch", "-", "-q", "--fields", "all"], input: "lat,lon\n45.5,12.25\n10,-30\n")
+        #expect(csv.status == 0)
+        let header = csv.out.split(separator: "\n")[0].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        #expect(header == ["lat", "lon"] + Self.columns + ["geocode_error"])
+        let rows = csv.out.split(separator: "\n")
+        #expect(rows.count == 3)
+        let ndjson = try GeocodeBinary.run(["batch", "-", "-q", "-F", "ndjson", "--fields", "all"], input: "lat,lon\n45.5,12.25\n10,-30\n")
+        for line in ndjson.out.split(separator: "\n") {
+            let o = try object(line)
+            // geocode_error only on bad rows; every field on every row.
+            #expect(Set(o.keys).subtracting(["geocode_error"]) == Set(["lat", "lon"] + Self.columns))
+        }
+        let geojson = try GeocodeBinary.run(["batch", "-", "-q", "-f", "csv", "-F", "geojson", "--fields", "all"], input: "lat,lon\n45.5,12.25\n")
+        let features = try #require((try JSONSerialization.jsonObject(with: geojson.stdout) as? [String: Any])?["features"] as? [[String: Any]])
+        let properties = try #require(features.first?["properties"] as? [String: Any])
+        #expect(Set(Self.columns).isSubset(of: Set(properties.keys)))
+    }
+
+    /// The old names keep working, and keep their header; new names and library keys give the table's
+    /// column; one column per field.
+    @Test func oldNamesAreAliases() throws {
+        let r = try GeocodeBinary.run(["batch", "-", "-q", "--fields", "province,administrativeArea,city_code,timeZone,sub-locality,city_is_province"],
+                                      input: "lat,lon\n45.5,12.25\n")
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.out == "lat,lon,province,city_code,time_zone,sub_locality,city_is_province,geocode_error\n"
+                + "45.5,12.25,Band 13,TL-13-2,,Quarter 5,false,\n")
+        for (name, field) in PlacemarkColumn.legacyAliases {
+            #expect(PlacemarkColumn(name: name) == PlacemarkColumn(field, name: name))
+        }
+        #expect(PlacemarkColumn.defaults.map(\.name) == ["country", "country_code", "province", "city", "district"])
+        let bad = try GeocodeBinary.run(["batch", "-", "--fields", "planet"], input: "1,2\n")
+        #expect(bad.status == 2)
+        #expect(bad.err.contains("time_zone") && bad.err.contains("old names: country_code, province"))
+    }
+
+    /// `track --json`'s placemark objects: the table's keys, like `geocode --json`.
+    @Test func trackJSONCarriesEveryField() throws {
+        let gpx = Self.root.appendingPathComponent("Tests/LocationKitTests/Fixtures/beijing-tianjin.gpx").path
+        let r = try GeocodeBinary.run(["track", "--gpx", gpx, "--speed", "max", "--json"])
+        #expect(r.status == 0, "\(r.err)")
+        var placemarks = 0
+        for line in r.out.split(separator: "\n") {
+            let o = try object(line)
+            guard o["event"] as? String == "placemark", let p = o["placemark"] as? [String: Any] else { continue }
+            #expect(Set(p.keys) == Set(Self.keys))
+            placemarks += 1
+        }
+        #expect(placemarks > 0)
+    }
+
+    /// The Spark integration's schema is the binary's table, byte for byte (regenerate with
+    /// `geocode fields --json` between the markers of geocode_spark.py).
+    @Test func sparkSchemaIsTheBinarysTable() throws {
+        let r = try GeocodeBinary.run(["fields", "--json"])
+        #expect(r.status == 0)
+        let python = try String(contentsOf: Self.root.appendingPathComponent("Integrations/spark/geocode_spark.py"), encoding: .utf8)
+        let start = try #require(python.range(of: "_FIELD_TABLE = json.loads(r\"\"\"\n"))
+        let end = try #require(python.range(of: "\"\"\")\n# END GENERATED FIELD TABLE"))
+        #expect(String(python[start.upperBound..<end.lowerBound]) == r.out)
+        let table = try object(Substring(r.out))
+        let fields = try #require(table["fields"] as? [[String: String]])
+        #expect(fields.map { $0["column"]! } == Self.columns)
+        #expect(fields.map { $0["key"]! } == Self.keys)
+    }
+
+    /// The README's field mapping names every column and key.
+    @Test func readmeMapsEveryField() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        for field in PlacemarkField.allCases where field.kind != .number && !field.key.hasSuffix("Language") && !field.key.hasSuffix("Source") {
+            #expect(readme.contains("`\(field.column)`"), "README lacks column \(field.column)")
+            #expect(readme.contains("`\(field.key)`"), "README lacks key \(field.key)")
+        }
+        for (name, _) in PlacemarkColumn.legacyAliases { #expect(readme.contains("`\(name)`")) }
+    }
+
+    /// A lookup that cannot answer gives a flagged row, in place, not a crash and not a lost row.
+    @Test func lookupErrorsAreFlaggedRows() throws {
+        struct Failing: PlacemarkProvider, DatasetDescribing {
+            var datasets: [DatasetInfo] { [] }
+            var loadTime: Duration { .zero }
+            func placemark(for coordinate: Coordinate, datum: Datum) throws(GeocoderError) -> Placemark? {
+                if coordinate.latitude == 2 { throw .geos("predicate failed") }
+                return try GridTestLookup().placemark(for: coordinate, datum: datum)
+            }
+        }
+        let input = TemporaryDirectory.shared.uniqueURL("failing", extension: "csv")
+        try Data("lat,lon\n45.5,12.25\n2,12.25\n95,1\n".utf8).write(to: input)
+        let out = TemporaryDirectory.shared.uniqueURL("failing-out", extension: "csv")
+        var parsed = try ArgumentParser.parse(["batch", input.path, "-o", out.path, "-q", "--fields", "country"], options: BatchCommand.options)
+        parsed.positionals.removeFirst()
+        let options = try BatchCommand.parseOptions(parsed)
+        var context = CommandContext(environment: [:], lookupFactory: LookupFactory(needsData: false) { _, _, _ in Failing() },
+                                     executablePath: nil)
+        let errFile = try TemporaryDirectory.shared.newFile("stderr")
+        let errFD = open(errFile.path, O_WRONLY | O_APPEND)
+        defer { close(errFD) }
+        context.stderr = Console(fd: errFD)
+        _ = try BatchRunner(options: options, context: context, dataOption: nil).run()
+        #expect(try String(contentsOf: out, encoding: .utf8) == """
+            lat,lon,country,geocode_error
+            45.5,12.25,Testland,
+            2,12.25,,GEOS: predicate failed
+            95,1,,"latitude 95 is outside -90...90 (column ""lat"")"
+
+            """)
+        let err = String(decoding: try Data(contentsOf: errFile), as: UTF8.self)
+        #expect(err.contains(":3: bad row: GEOS: predicate failed"), "\(err)")
+    }
+}

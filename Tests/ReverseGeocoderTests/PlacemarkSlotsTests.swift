@@ -1,0 +1,59 @@
+@testable import ReverseGeocoder
+import Testing
+
+/// The index cache's placemark section is laid out by the field table: every stored field, and every
+/// level's names per language, come back from a written section exactly.
+@Suite struct PlacemarkSlotsTests {
+    func full(_ i: Int) -> Placemark {
+        var units: [AdminLevel: Placemark.Unit] = [:]
+        for level in AdminLevel.allCases {
+            let provenance: Placemark.Provenance = switch (i + level.rank) % 4 {
+            case 0: .inside
+            case 1: .provinceFallback
+            case 2: .nearestPlace(metres: Double(i) * 10.25)
+            default: .nearestUnit(metres: 0.5 + Double(level.rank))
+            }
+            units[level] = Placemark.Unit(name: i % 3 == 0 && level == .district ? nil : "\(level.rawValue) \(i) 名",
+                                          code: "\(i)-\(level.rank)", language: level.rank % 2 == 0 ? "zh" : nil,
+                                          names: level == .city ? [:] : ["en": "E\(i)", "zh-Hant": "中\(i)"],
+                                          provenance: provenance)
+        }
+        return Placemark(units: units, timeZone: i % 2 == 0 ? "Asia/Shanghai" : nil, ocean: "Ocean \(i)",
+                         inlandWater: i % 2 == 0 ? nil : "Lake \(i)", dataset: "slots")
+    }
+
+    @Test func everyFieldSurvivesTheCache() throws {
+        let placemarks = (0..<7).map(full) + [Placemark(dataset: "slots")]
+        var slots: [UInt32] = [], text: [UInt8] = []
+        for p in placemarks { PlacemarkSlots.append(p, slots: &slots, text: &text) }
+        #expect(slots.count == placemarks.count * PlacemarkSlots.slotsPerPlacemark)
+        // Every stored field of the table has its slots (a field added to the table grows the layout).
+        #expect(PlacemarkSlots.slotsPerPlacemark
+                == 2 * PlacemarkField.allCases.filter { !$0.isDerived && $0 != .dataset }.count + 2 * AdminLevel.allCases.count)
+        try slots.withUnsafeBufferPointer { s in
+            try text.withUnsafeBytes { bytes in
+                for (u, p) in placemarks.enumerated() {
+                    let back = try PlacemarkSlots.read(u, slots: s, bytes: bytes, dataset: "slots")
+                    #expect(back == p, "unit \(u)")
+                    for field in PlacemarkField.allCases { #expect(field.value(of: back) == field.value(of: p), "\(u) \(field.key)") }
+                }
+            }
+        }
+    }
+
+    @Test func damagedSlotsAreRejected() {
+        var slots: [UInt32] = [], text: [UInt8] = []
+        PlacemarkSlots.append(full(1), slots: &slots, text: &text)
+        slots[0] = UInt32(text.count + 10)   // the name's offset past the text
+        slots.withUnsafeBufferPointer { s in
+            text.withUnsafeBytes { bytes in
+                #expect(throws: PlacemarkSlots.Damage.self) { try PlacemarkSlots.read(0, slots: s, bytes: bytes, dataset: "d") }
+                #expect(throws: PlacemarkSlots.Damage.self) { try PlacemarkSlots.read(1, slots: s, bytes: bytes, dataset: "d") }
+            }
+        }
+    }
+
+    @Test func formatVersionWasBumped() {
+        #expect(IndexCache.formatVersion >= 6)
+    }
+}
