@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import ReverseGeocoder
+import GeoModel
 @testable import LocationSources
 
 /// GPX files past libxml2's 10,000,000-byte lookahead limit, which `XMLParser(data:)` hit (a

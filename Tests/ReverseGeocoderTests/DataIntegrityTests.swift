@@ -130,7 +130,7 @@ struct DataIntegrityTests {
         let expected = try Self.sha256sum(folder.dbf.path)
         try folder.mistypeACode()
         let engine = try folder.engine(allowModified: true)
-        #expect(engine.placemark(latitude: 0.5, longitude: 0.5)?.subLocalityCode == "110109")
+        #expect(try engine.placemark(latitude: 0.5, longitude: 0.5)?.subLocalityCode == "110109")
         #expect(engine.datasets[0].modifiedFiles == [ModifiedFile(file: folder.dbf.path, expected: expected,
                                                                   actual: try Self.sha256sum(folder.dbf.path))])
         #expect(engine.warnings.count == 1 && engine.warnings[0].contains("d.dbf") && engine.warnings[0].contains("(allowed)"))
@@ -156,7 +156,7 @@ struct DataIntegrityTests {
         let folder = try Folder(listDigests: false)
         try folder.mistypeACode()
         let engine = try folder.engine()
-        #expect(engine.placemark(latitude: 0.5, longitude: 0.5)?.subLocalityCode == "110109")
+        #expect(try engine.placemark(latitude: 0.5, longitude: 0.5)?.subLocalityCode == "110109")
         #expect(engine.warnings.isEmpty)
     }
 
@@ -192,7 +192,7 @@ struct DataIntegrityTests {
         let engine = try ReverseGeocoder(directory: root, options: .init(cellSize: nil, skipBrokenDatasets: true))
         #expect(engine.datasets.map(\.name) == ["d"])
         #expect(engine.warnings == ["skipped dataset folder \(broken.path): has shapefiles (m.shp) but no manifest.json"])
-        #expect(engine.placemark(latitude: 0.5, longitude: 0.5)?.subLocalityCode == "110101")
+        #expect(try engine.placemark(latitude: 0.5, longitude: 0.5)?.subLocalityCode == "110101")
     }
 
     /// `--data` pointing at a dataset folder that lost its manifest is an error, not "no manifest anywhere".
