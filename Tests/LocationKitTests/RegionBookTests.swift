@@ -173,7 +173,7 @@ import Testing
     /// The grid returns every circle whose radius + margin reaches a point (never misses one), over
     /// circles of 5 m to 2,000 km anywhere, including near the poles and the antimeridian.
     @Test func gridNeverMissesAReachableCircle() {
-        var random = SplitMix(seed: 7)
+        var random = SplitMix64(seed: 7)
         var grid = CircleGrid()
         var circles: [(Coordinate, Double)] = []
         for i in 0..<1500 {
@@ -208,7 +208,7 @@ import Testing
     /// 500-fix (30 km) track. Events equal a brute-force evaluation of every region on every fix, while the
     /// monitor evaluates only a handful per fix.
     @Test func tenThousandRegionsCostAHandfulOfChecksPerFixAndMatchBruteForce() {
-        var random = SplitMix(seed: 42)
+        var random = SplitMix64(seed: 42)
         var regions: [MonitoredRegion] = []
         for i in 0..<10_000 {
             let centre = Coordinate(latitude: random.uniform(39.0, 40.0), longitude: random.uniform(116.0, 117.5))
@@ -264,7 +264,7 @@ import Testing
     /// adding 20,000 circles and 5,000 administrative areas elsewhere in the world changes the count of
     /// evaluations of no fix after the first (which decides their initial state), nor any event.
     @Test func regionsElsewhereCostNothingPerFix() {
-        var random = SplitMix(seed: 9)
+        var random = SplitMix64(seed: 9)
         var local: [MonitoredRegion] = []
         for i in 0..<500 {
             let centre = Coordinate(latitude: random.uniform(39.2, 39.6), longitude: random.uniform(116.2, 116.8))
@@ -364,21 +364,5 @@ struct BruteForceRegions {
             }
         }
         return events
-    }
-}
-
-/// A small seeded generator for reproducible test data.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func uniform(_ low: Double, _ high: Double) -> Double {
-        low + (high - low) * Double(next() >> 11) / Double(1 << 53)
     }
 }

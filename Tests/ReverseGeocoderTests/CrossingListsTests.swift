@@ -59,8 +59,8 @@ struct CrossingListsTests {
         }
         var rng = SplitMix64(seed: 99)
         for _ in 0..<60_000 {
-            probe(coverage.minX - 0.2 + rng.unit() * (coverage.maxX - coverage.minX + 0.4),
-                  coverage.minY - 0.2 + rng.unit() * (coverage.maxY - coverage.minY + 0.4), random: true)
+            probe(coverage.minX - 0.2 + rng.unitInterval() * (coverage.maxX - coverage.minX + 0.4),
+                  coverage.minY - 0.2 + rng.unitInterval() * (coverage.maxY - coverage.minY + 0.4), random: true)
         }
         let offsets = [0, 1e-13, -1e-13, 1e-10, -1e-10, 1e-6, -1e-6]
         for (i, v) in coverage.borderPoints.enumerated() {

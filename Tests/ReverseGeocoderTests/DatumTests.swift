@@ -29,7 +29,7 @@ struct DatumTests {
     @Test func gcjInverseIsWithinHalfAMetre() {
         var rng = SplitMix64(seed: 7)
         for _ in 0..<10_000 {
-            let w = Coordinate(latitude: 18 + rng.unit() * 35, longitude: 75 + rng.unit() * 60)
+            let w = Coordinate(latitude: 18 + rng.unitInterval() * 35, longitude: 75 + rng.unitInterval() * 60)
             let back = Datum.convert(Datum.convert(w, from: .wgs84, to: .gcj02), from: .gcj02, to: .wgs84)
             #expect(w.distance(to: back) < 0.005)
             let bd = Datum.convert(w, from: .wgs84, to: .bd09)
@@ -44,7 +44,7 @@ struct DatumTests {
         var identical = 0
         let n = 200_000
         for _ in 0..<n {
-            let c = Coordinate(latitude: 0.83 + rng.unit() * 55, longitude: 72.01 + rng.unit() * 65.8)
+            let c = Coordinate(latitude: 0.83 + rng.unitInterval() * 55, longitude: 72.01 + rng.unitInterval() * 65.8)
             let (a, b) = DatumTransform.offset(c), (ra, rb) = DatumTransform.referenceOffset(c)
             #expect(abs(a - ra) < 1e-16 && abs(b - rb) < 1e-16, "\(c): \(a - ra), \(b - rb)")
             if c.latitude + a == c.latitude + ra && c.longitude + b == c.longitude + rb { identical += 1 }
@@ -64,18 +64,4 @@ struct DatumTests {
         #expect(Datum(name: "bd09") == .bd09)
         #expect(Datum(name: "nad27") == nil)
     }
-}
-
-/// Deterministic generator for seeded tests (SplitMix64).
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

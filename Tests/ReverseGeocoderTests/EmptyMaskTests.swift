@@ -34,15 +34,15 @@ struct EmptyMaskTests {
             }
             let r = set.reach
             for _ in 0..<100_000 {
-                probe(r.0 + rng.unit() * (r.2 - r.0), r.1 + rng.unit() * (r.3 - r.1))
+                probe(r.0 + rng.unitInterval() * (r.2 - r.0), r.1 + rng.unitInterval() * (r.3 - r.1))
             }
             let randomShare = Double(masked) / Double(probes)
             // On the mask's cell edges, as the build computed them, and one ulp either side.
             for _ in 0..<20_000 {
-                let column = Int(rng.unit() * Double(EmptyMask.side)), row = Int(rng.unit() * Double(EmptyMask.side))
+                let column = Int(rng.unitInterval() * Double(EmptyMask.side)), row = Int(rng.unitInterval() * Double(EmptyMask.side))
                 let x = mask.originX + Double(column) / mask.scaleX, y = mask.originY + Double(row) / mask.scaleY
                 for (px, py) in [(x, y), (x.nextUp, y), (x.nextDown, y), (x, y.nextUp), (x, y.nextDown),
-                                 (x, mask.originY + (Double(row) + rng.unit()) / mask.scaleY)] {
+                                 (x, mask.originY + (Double(row) + rng.unitInterval()) / mask.scaleY)] {
                     probe(px, py)
                 }
             }

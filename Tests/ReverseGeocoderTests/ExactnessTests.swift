@@ -63,8 +63,8 @@ struct ExactnessTests {
         var found = 0, outside = 0
         for _ in 0..<100_000 {
             // A margin around the coverage so "in no unit" is exercised too.
-            let x = coverage.minX - 0.5 + rng.unit() * (coverage.maxX - coverage.minX + 1)
-            let y = coverage.minY - 0.5 + rng.unit() * (coverage.maxY - coverage.minY + 1)
+            let x = coverage.minX - 0.5 + rng.unitInterval() * (coverage.maxX - coverage.minX + 1)
+            let y = coverage.minY - 0.5 + rng.unitInterval() * (coverage.maxY - coverage.minY + 1)
             let expected = oracle.unit(x: x, y: y)
             let got = try g.placemark(latitude: y, longitude: x)?.administrativeAreaCode.flatMap { Int($0) }
             if got != expected { Issue.record("(\(y), \(x)): engine \(String(describing: got)), GEOS \(String(describing: expected))") }
@@ -110,7 +110,7 @@ struct ExactnessTests {
         let g = try engine(coverage, cellSize: nil)  // the GEOS path: prepared geometries built concurrently
         var rng = SplitMix64(seed: 77)
         let points = (0..<20_000).map { _ in
-            Coordinate(latitude: coverage.minY + rng.unit() * 10, longitude: coverage.minX + rng.unit() * 10)
+            Coordinate(latitude: coverage.minY + rng.unitInterval() * 10, longitude: coverage.minX + rng.unitInterval() * 10)
         }
         let expected = try points.map { try g.placemark(for: $0) }
         // Eight threads (not pool tasks: on 2 cores those would starve other suites' async tests), each

@@ -30,8 +30,8 @@ struct IndexCacheTests {
         var rng = SplitMix64(seed: 11)
         var points = coverage.borderPoints
         for _ in 0..<20_000 {
-            points.append((coverage.minX - 0.3 + rng.unit() * (coverage.maxX - coverage.minX + 0.6),
-                           coverage.minY - 0.3 + rng.unit() * (coverage.maxY - coverage.minY + 0.6)))
+            points.append((coverage.minX - 0.3 + rng.unitInterval() * (coverage.maxX - coverage.minX + 0.6),
+                           coverage.minY - 0.3 + rng.unitInterval() * (coverage.maxY - coverage.minY + 0.6)))
         }
         return try points.map { try g.placemark(latitude: $0.1, longitude: $0.0)?.administrativeAreaCode }
     }

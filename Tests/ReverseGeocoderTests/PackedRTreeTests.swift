@@ -5,8 +5,8 @@ import Testing
 struct PackedRTreeTests: Sendable {
     func randomBoxes(_ n: Int, _ rng: inout SplitMix64) -> [(Double, Double, Double, Double)] {
         (0..<n).map { _ in
-            let x = rng.unit() * 360 - 180, y = rng.unit() * 180 - 90
-            let w = rng.unit() * rng.unit() * 20, h = rng.unit() * rng.unit() * 20
+            let x = rng.unitInterval() * 360 - 180, y = rng.unitInterval() * 180 - 90
+            let w = rng.unitInterval() * rng.unitInterval() * 20, h = rng.unitInterval() * rng.unitInterval() * 20
             return (x, y, x + w, y + h)
         }
     }
@@ -26,7 +26,7 @@ struct PackedRTreeTests: Sendable {
         for i in 0..<2000 {
             // Every fourth query is exactly on a box corner, to test inclusive borders.
             let (x, y) = (i % 4 == 0 && count > 0) ? (boxes[i % count].0, boxes[i % count].3)
-                                                   : (rng.unit() * 380 - 190, rng.unit() * 190 - 95)
+                                                   : (rng.unitInterval() * 380 - 190, rng.unitInterval() * 190 - 95)
             hits.removeAll()
             tree.search(x: x, y: y, into: &hits)
             let expected = boxes.indices.filter { boxes[$0].0 <= x && x <= boxes[$0].2 && boxes[$0].1 <= y && y <= boxes[$0].3 }
@@ -43,7 +43,7 @@ struct PackedRTreeTests: Sendable {
         for (x0, y0, x1, y1) in boxes { b.add(minX: x0, minY: y0, maxX: x1, maxY: y1) }
         let tree = b.finish()
         for _ in 0..<500 {
-            let x = rng.unit() * 360 - 180, y = rng.unit() * 180 - 90, w = rng.unit() * 30, h = rng.unit() * 30
+            let x = rng.unitInterval() * 360 - 180, y = rng.unitInterval() * 180 - 90, w = rng.unitInterval() * 30, h = rng.unitInterval() * 30
             var hits: [Int32] = []
             tree.search(minX: x, minY: y, maxX: x + w, maxY: y + h, into: &hits)
             let expected = boxes.indices.filter { !(boxes[$0].0 > x + w || boxes[$0].2 < x || boxes[$0].1 > y + h || boxes[$0].3 < y) }

@@ -10,10 +10,10 @@ struct WGS84GridTests {
         var rng = SplitMix64(seed: 5)
         for _ in 0..<20_000 {
             let w = [0.001, 0.05, 0.3, 2.0][Int(rng.next() % 4)]
-            let lon0 = 73 + rng.unit() * 60, lat0 = 1 + rng.unit() * 52
+            let lon0 = 73 + rng.unitInterval() * 60, lat0 = 1 + rng.unitInterval() * 52
             let b = OffsetBounds.offset(longitudes: lon0...(lon0 + w), latitudes: lat0...(lat0 + w))
             for _ in 0..<5 {
-                let c = Coordinate(latitude: lat0 + rng.unit() * w, longitude: lon0 + rng.unit() * w)
+                let c = Coordinate(latitude: lat0 + rng.unitInterval() * w, longitude: lon0 + rng.unitInterval() * w)
                 let (dLat, dLon) = DatumTransform.offset(c)
                 #expect(dLat >= b.lat.lo && dLat <= b.lat.hi && dLon >= b.lon.lo && dLon <= b.lon.hi, "\(c) in \(lon0), \(lat0) +\(w)")
             }
@@ -37,13 +37,13 @@ struct WGS84GridTests {
             var rng = SplitMix64(seed: 77)
             var points: [(Double, Double)] = []
             for _ in 0..<60_000 {
-                points.append((coverage.minX - 0.2 + rng.unit() * (coverage.maxX - coverage.minX + 0.4),
-                               coverage.minY - 0.2 + rng.unit() * (coverage.maxY - coverage.minY + 0.4)))
+                points.append((coverage.minX - 0.2 + rng.unitInterval() * (coverage.maxX - coverage.minX + 0.4),
+                               coverage.minY - 0.2 + rng.unitInterval() * (coverage.maxY - coverage.minY + 0.4)))
             }
             // On and next to the grid's own cell edges, where rounding picks the cell.
             for _ in 0..<20_000 {
                 let i = Double(Int(rng.next() % UInt64(grid.columns))), j = Double(Int(rng.next() % UInt64(grid.rows)))
-                let x = grid.originX + i * grid.cell, y = grid.originY + j * grid.cell + rng.unit() * grid.cell
+                let x = grid.originX + i * grid.cell, y = grid.originY + j * grid.cell + rng.unitInterval() * grid.cell
                 for dx in [-1e-12, 0, 1e-12] { points.append((x + dx, y)) }
             }
             // WGS-84 points whose GCJ-02 image is a border vertex of the data.

@@ -68,7 +68,7 @@ public struct SyntheticRoute: Sendable, Hashable {
         let elapsed = index == fixCount - 1 ? duration : Double(index) * fixInterval
         let (truePosition, course) = position(at: min(elapsed * speed, length))
 
-        var random = SeededRandom(seed: seed ^ (UInt64(index) &* 0xD6E8_FEB8_6659_FD93))
+        var random = SplitMix64(seed: seed ^ (UInt64(index) &* 0xD6E8_FEB8_6659_FD93))
         let direction = random.unitInterval() * 360
         // √u makes the displacement uniform over the disc's area rather than bunched at its centre.
         let radius = noise * random.unitInterval().squareRoot()

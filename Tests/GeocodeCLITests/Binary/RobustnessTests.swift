@@ -19,13 +19,13 @@ struct RobustnessTests {
         case closed
     }
 
-    /// Runs the binary (the real engine unless `grid`), as nobody when `unprivileged`, on a thread of its own.
+    /// Runs the binary (the real engine, or `geocode-testgrid` when `grid`), as nobody when `unprivileged`, on a thread of its own.
     static func run(_ arguments: [String], grid: Bool = false, unprivileged: Bool = false, stdout: Output = .file,
                     environment extra: [String: String] = [:]) async throws -> GeocodeBinary.Result {
         var env = GeocodeBinary.environment(["GEOCODE_CELL_SIZE": "0"])
         if !grid { env["GEOCODE_TEST_LOOKUP"] = "" }
         env.merge(extra) { $1 }
-        var command = [GeocodeBinary.url.path] + arguments
+        var command = [(grid ? GeocodeBinary.gridURL : GeocodeBinary.url).path] + arguments
         if unprivileged && geteuid() == 0 {
             command = ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"] + command
         }

@@ -19,8 +19,8 @@ struct SyntheticCoverage {
         var corner = [[(Double, Double)]](repeating: [], count: n + 1)
         for i in 0...n {
             for j in 0...n {
-                let jx = (i > 0 && i < n) ? (rng.unit() - 0.5) * step * 0.5 : 0
-                let jy = (j > 0 && j < n) ? (rng.unit() - 0.5) * step * 0.5 : 0
+                let jx = (i > 0 && i < n) ? (rng.unitInterval() - 0.5) * step * 0.5 : 0
+                let jy = (j > 0 && j < n) ? (rng.unitInterval() - 0.5) * step * 0.5 : 0
                 corner[i].append((origin.0 + Double(i) * step + jx, origin.1 + Double(j) * step + jy))
             }
         }
@@ -33,8 +33,8 @@ struct SyntheticCoverage {
             var line = [p]
             for k in 1..<subdivisions {
                 let t = Double(k) / Double(subdivisions)
-                line.append((p.0 + (q.0 - p.0) * t + (rng.unit() - 0.5) * step * 0.1,
-                             p.1 + (q.1 - p.1) * t + (rng.unit() - 0.5) * step * 0.1))
+                line.append((p.0 + (q.0 - p.0) * t + (rng.unitInterval() - 0.5) * step * 0.1,
+                             p.1 + (q.1 - p.1) * t + (rng.unitInterval() - 0.5) * step * 0.1))
             }
             line.append(q)
             edges[key] = line
