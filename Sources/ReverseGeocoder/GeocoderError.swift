@@ -1,5 +1,5 @@
-/// Everything that can go wrong while loading data. Each case names the file (and record / field where
-/// there is one) so a user can find the problem without a debugger.
+/// Everything that can go wrong while loading data or answering a query. Each case names the file (and
+/// record / field where there is one) so a user can find the problem without a debugger.
 public enum GeocoderError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A file could not be opened or read.
     case cannotOpen(file: String, reason: String)
@@ -19,8 +19,12 @@ public enum GeocoderError: Error, Sendable, Equatable, CustomStringConvertible {
     case badManifest(file: String, reason: String)
     /// A DBF field the manifest names does not exist in the file.
     case missingField(file: String, field: String, available: [String])
-    /// GEOS reported an error.
+    /// GEOS reported an error while loading.
     case geos(String)
+    /// GEOS failed while answering a query: an exception in a predicate (GEOS's value 2, which must not
+    /// read as "outside"), or no GEOS context or query point could be made for the calling thread (out
+    /// of memory). `layer` is the shapefile of the layer being asked (nil before any layer was).
+    case queryFailed(layer: String?, reason: String)
 
     public var description: String {
         switch self {
@@ -42,6 +46,8 @@ public enum GeocoderError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .missingField(file, field, available):
             return "\(file): no field \"\(field)\" (fields: \(available.joined(separator: ", ")))"
         case let .geos(message): return "GEOS: \(message)"
+        case let .queryFailed(layer?, reason): return "\(layer): query failed: GEOS: \(reason)"
+        case let .queryFailed(nil, reason): return "query failed: GEOS: \(reason)"
         }
     }
 }

@@ -49,7 +49,8 @@ public final class ReverseGeocoder: Sendable {
         var placemarkBase: Int
     }
     nonisolated(unsafe) private let hotLayers: UnsafeMutableBufferPointer<HotLayer>
-    private let contexts: ContextRegistry
+    /// Internal (not private) so tests can reach a thread's context.
+    let contexts: ContextRegistry
     /// The datasets loaded, in the order they are consulted, with their load statistics.
     public let datasets: [DatasetInfo]
     /// Wall time spent loading.
@@ -205,10 +206,17 @@ public final class ReverseGeocoder: Sendable {
     /// The placemark for a point, or nil when no loaded unit contains it (open sea, or outside the data).
     /// Thread-safe; each calling thread uses its own GEOS context and its own copies of the placemarks.
     public func placemark(for coordinate: Coordinate, datum: Datum = .wgs84) -> Placemark? {
+        (try? lookup(coordinate, datum: datum)) ?? nil
+    }
+
+    /// The query path: the placemark for a point, nil when no unit contains it; throws when GEOS fails
+    /// (no context for this thread, an exception in a predicate), naming the layer it was asking.
+    func lookup(_ coordinate: Coordinate, datum: Datum) throws(GeocoderError) -> Placemark? {
         guard coordinate.isValid else { return nil }
         // The thread's context, unretained (the registry owns it); each use below borrows it without
         // reference counting. One function, not a closure around another: that saved a call frame.
-        let context = contexts.currentUnmanaged()
+        let context: Unmanaged<QueryContext>
+        do { context = try contexts.currentUnmanaged() } catch { throw Self.queryFailed(error, layer: nil) }
         var missedChina = false
         for s in 0..<hotDatasets.count {
             let set = hotDatasets[s]
@@ -235,8 +243,15 @@ public final class ReverseGeocoder: Sendable {
             if !empty {
                 // Finest layer first: the first that has a unit answers.
                 for l in set.layers {
-                    let unit = context._withUnsafeGuaranteedRef { context in
-                        hotLayers[l].layer._withUnsafeGuaranteedRef { $0.locate(x: c.longitude, y: c.latitude, in: context) }
+                    let unit: Int?
+                    do {
+                        unit = try context.withGuaranteedRef { (context) throws(GEOSError) in
+                            try hotLayers[l].layer.withGuaranteedRef { (layer) throws(GEOSError) in
+                                try layer.locate(x: c.longitude, y: c.latitude, in: context)
+                            }
+                        }
+                    } catch {
+                        throw Self.queryFailed(error, layer: hotLayers[l].layer.takeUnretainedValue().file)
                     }
                     if let unit { return answer(layer: l, unit: unit, context: context) }
                 }
@@ -244,6 +259,12 @@ public final class ReverseGeocoder: Sendable {
             if set.datum != .wgs84 { missedChina = true }
         }
         return nil
+    }
+
+    /// A GEOS failure during a query, as the public error. Out of line: only reached when GEOS failed.
+    @inline(never)
+    private static func queryFailed(_ error: GEOSError, layer: String?) -> GeocoderError {
+        .queryFailed(layer: layer, reason: error.description)
     }
 
     /// The calling thread's copy of a unit's placemark.

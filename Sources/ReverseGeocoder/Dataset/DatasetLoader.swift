@@ -92,7 +92,7 @@ struct DatasetLoader: Sendable {
         let specs = manifest.layers
         let results = LoadResults<RawLayer>(count: specs.count)
         DispatchQueue.concurrentPerform(iterations: specs.count) { i in
-            results.set(i, Result { try read(specs[i], context: GEOSContext()) })
+            results.set(i, Result { try read(specs[i], context: loadContext(specs[i].file)) })
         }
         let raw = try results.values()
 
@@ -111,7 +111,10 @@ struct DatasetLoader: Sendable {
             lookups[j] = l
             return l
         }
-        let context = QueryContext(partCount: partOffset + raw.reduce(0) { $0 + $1.units.reduce(0) { $0 + $1.parts.count } })
+        let context: QueryContext
+        do {
+            context = try QueryContext(partCount: partOffset + raw.reduce(0) { $0 + $1.units.reduce(0) { $0 + $1.parts.count } })
+        } catch { throw GeocoderError.geos("\(manifest.name): \(error)") }
         var offset = 0, globalOffsets = [Int](repeating: 0, count: raw.count)
         for i in raw.indices { globalOffsets[i] = offset; offset += raw[i].units.reduce(0) { $0 + $1.parts.count } }
 
@@ -139,7 +142,7 @@ struct DatasetLoader: Sendable {
                     }
                     if value.name == nil && value.code == nil && level < layer.spec.level {
                         if borrowed == nil, let j = coarser.first, let largest = unit.parts.max(by: { $0.area < $1.area }),
-                           let (x, y) = largest.pointOnSurface(), let k = lookup(j).locate(x: x, y: y, in: context) {
+                           let (x, y) = largest.pointOnSurface(), let k = try locateForHierarchy(lookup(j), x: x, y: y, context) {
                             borrowed = resolved[j][k]
                         }
                         if let b = borrowed { value = (b.name(at: level), b.code(at: level)) }
@@ -170,7 +173,13 @@ struct DatasetLoader: Sendable {
         DispatchQueue.concurrentPerform(iterations: raw.count) { i in
             let (parts, partUnit) = Self.flatten(raw[i].units)
             let store = PolygonStore(polygons: parts)
-            let cells = cellSize.flatMap { LayerIndex.buildCells(store: store, partUnit: partUnit, cellSize: $0) }
+            let cells: CellIndex?
+            do {
+                cells = try cellSize.flatMap { (size) throws(GEOSError) in try LayerIndex.buildCells(store: store, partUnit: partUnit, cellSize: size) }
+            } catch {
+                indexes.set(i, .failure(GeocoderError.geos("\(raw[i].spec.file): building the cell index: \(error)")))
+                return
+            }
             indexes.set(i, .success(LayerIndex(level: raw[i].spec.level, file: raw[i].spec.file, placemarks: placemarksByLayer[i],
                                                store: store, partUnit: partUnit, partOffset: partOffset + offsets[i],
                                                cells: cells)))
@@ -183,6 +192,16 @@ struct DatasetLoader: Sendable {
                                source: manifest.source, sourceVersion: manifest.sourceVersion, license: manifest.license,
                                build: manifest.build, directory: directory?.path, layers: layers.map { raw[$0].info })
         return LoadedDataset(manifest: manifest, layers: layers.map { built[$0] }, info: info, cellSize: options.cellSize)
+    }
+
+    /// A GEOS context for reading one layer (GEOS fails to make one only when out of memory).
+    private func loadContext(_ file: String) throws -> GEOSContext {
+        do { return try GEOSContext() } catch { throw GeocoderError.geos("\(file): \(error)") }
+    }
+
+    /// The unit of a coarser layer holding a point (for a unit whose record lacks that level).
+    private func locateForHierarchy(_ layer: LayerIndex, x: Double, y: Double, _ context: QueryContext) throws -> Int? {
+        do { return try layer.locate(x: x, y: y, in: context) } catch { throw GeocoderError.geos("\(layer.file): \(error)") }
     }
 
     private static func flatten(_ units: [Unit]) -> ([Geometry], [Int32]) {
@@ -235,14 +254,18 @@ struct DatasetLoader: Sendable {
             guard let rings = try reader.rings(record: record) else { info.nullShapes += 1; continue }
             let polygons = RingAssembler.assemble(rings, statistics: &stats)
             var parts: [Geometry] = []
-            for polygon in polygons {
-                let g = try Geometry.polygon(shell: polygon.shell, holes: polygon.holes, context: loader)
-                if g.isValid {
-                    parts.append(g)
-                } else {
-                    info.repairedPolygons += 1
-                    parts += try g.madeValidPolygons()
+            do throws(GEOSError) {
+                for polygon in polygons {
+                    let g = try Geometry.polygon(rings: [polygon.shell] + polygon.holes, context: loader)
+                    if g.isValid {
+                        parts.append(g)
+                    } else {
+                        info.repairedPolygons += 1
+                        parts += try g.madeValidPolygons()
+                    }
                 }
+            } catch {
+                throw GeocoderError.geos("\(spec.file): record \(record): \(error)")
             }
             if parts.isEmpty { info.emptyRecords += 1; continue }
 

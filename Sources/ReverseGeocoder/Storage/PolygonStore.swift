@@ -1,5 +1,3 @@
-import CGEOS
-
 /// The polygons of one layer as flat arrays: every ring's vertices (interleaved x, y, each ring closed),
 /// where each ring starts, which rings each polygon has, and each polygon's box.
 ///
@@ -75,25 +73,12 @@ final class PolygonStore: @unchecked Sendable {
         (Int(partRings[p])..<Int(partRings[p + 1])).map { r in Int(ringStart[r])..<(Int(ringStart[r + 1]) - 1) }
     }
 
-    /// Polygon p as a GEOS geometry owned by `context`.
-    func geometry(_ p: Int, context: GEOSContext) -> Geometry {
-        let ctx = context.handle
-        func ring(_ r: Int) -> OpaquePointer {
-            let first = Int(ringStart[r]), n = Int(ringStart[r + 1]) - first
-            guard let seq = GEOSCoordSeq_copyFromBuffer_r(ctx, vertices.baseAddress! + 2 * first, UInt32(n), 0, 0),
-                  let g = GEOSGeom_createLinearRing_r(ctx, seq) else {
-                fatalError("GEOS could not rebuild a ring it made before: \(context.error("ring"))")
-            }
-            return g
-        }
-        let rings = Int(partRings[p])..<Int(partRings[p + 1])
-        let shell = ring(rings.lowerBound)
-        var holes = rings.dropFirst().map { Optional(ring($0)) }
-        guard let polygon = holes.withUnsafeMutableBufferPointer({
-            GEOSGeom_createPolygon_r(ctx, shell, $0.baseAddress, UInt32($0.count))
-        }) else {
-            fatalError("GEOS could not rebuild a polygon it made before: \(context.error("polygon"))")
-        }
-        return Geometry(polygon, context: context)
+    /// Polygon p as a GEOS geometry owned by `context`, built from the flat arrays by the same code the
+    /// loader builds polygons with. It cannot fail for rings GEOS accepted before, short of memory; a
+    /// failure is the caller's error to report (a load error at build, a query error at query time).
+    func geometry(_ p: Int, context: GEOSContext) throws(GEOSError) -> Geometry {
+        // Ring boundaries of polygon p: ringStart[partRings[p]] ... ringStart[partRings[p + 1]].
+        let bounds = UnsafeBufferPointer(rebasing: ringStart[Int(partRings[p])...Int(partRings[p + 1])])
+        return try Geometry.polygon(vertices: vertices.baseAddress!, ringBounds: bounds, context: context)
     }
 }
