@@ -17,6 +17,9 @@ public enum LocationError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Only thrown by ``LocationManager/locate()``: the awaiting task was cancelled, or
     /// ``LocationManager/stopUpdatingLocation()`` ended the request. Never delivered as an event.
     case cancelled
+    /// The placemark provider failed to answer a fix (the engine's GEOS failed): not "no place". The
+    /// fix itself is still delivered as a location event.
+    case geocodingFailed(String)
 
     /// The typed form of a source's error.
     public init(_ error: LocationSourceError) {
@@ -34,6 +37,7 @@ public enum LocationError: Error, Sendable, Hashable, CustomStringConvertible {
         case .deviceDisconnected(let s): return "device disconnected: \(s)"
         case .parse(let s): return "parse error: \(s)"
         case .cancelled: return "location request cancelled"
+        case .geocodingFailed(let s): return "geocoding failed: \(s)"
         }
     }
 }

@@ -539,7 +539,15 @@ public final class LocationManager: @unchecked Sendable {
             || location.coordinate.distance(to: cached.coordinate) <= settings.placemarkReuseDistance {
             placemark = cached.placemark
         } else {
-            placemark = geocoder.placemark(for: location.coordinate, previous: lastLookup)
+            do {
+                placemark = try geocoder.placemark(for: location.coordinate, previous: lastLookup)
+            } catch {
+                // The engine failed to answer, which is not "no place": the fix is delivered and the
+                // error reported; the placemark, city tracking and current placemark stay as they were.
+                emit(.location(location))
+                emit(.error(.geocodingFailed(String(describing: error))))
+                return
+            }
             lastLookup = PlacemarkLookup(coordinate: location.coordinate, placemark: placemark)
         }
 

@@ -8,7 +8,7 @@ import Foundation
 /// import ReverseGeocoder
 ///
 /// let geocoder = try ReverseGeocoder(directory: URL(fileURLWithPath: "Data"))
-/// if let p = geocoder.placemark(for: Coordinate(latitude: 39.9087, longitude: 116.3975)) {
+/// if let p = try geocoder.placemark(for: Coordinate(latitude: 39.9087, longitude: 116.3975)) {
 ///     print(p.country ?? "", p.administrativeArea ?? "", p.locality ?? "", p.subLocality ?? "")
 ///     // 中国 北京市 北京市 东城区   (p.localityIsProvinceFallback == true)
 /// }
@@ -205,8 +205,12 @@ public final class ReverseGeocoder: Sendable {
 
     /// The placemark for a point, or nil when no loaded unit contains it (open sea, or outside the data).
     /// Thread-safe; each calling thread uses its own GEOS context and its own copies of the placemarks.
-    public func placemark(for coordinate: Coordinate, datum: Datum = .wgs84) -> Placemark? {
-        (try? lookup(coordinate, datum: datum)) ?? nil
+    ///
+    /// Throws ``GeocoderError/queryFailed(layer:reason:)`` when GEOS fails to answer (an exception in a
+    /// predicate, or no GEOS context for this thread): that is not "no place", and is never reported as
+    /// one. A typed throw: on the hot path it costs one flag test.
+    public func placemark(for coordinate: Coordinate, datum: Datum = .wgs84) throws(GeocoderError) -> Placemark? {
+        try lookup(coordinate, datum: datum)
     }
 
     /// The query path: the placemark for a point, nil when no unit contains it; throws when GEOS fails
@@ -291,7 +295,7 @@ public final class ReverseGeocoder: Sendable {
     }
 
     /// Convenience for `placemark(for: Coordinate(latitude:longitude:), datum:)`.
-    public func placemark(latitude: Double, longitude: Double, datum: Datum = .wgs84) -> Placemark? {
-        placemark(for: Coordinate(latitude: latitude, longitude: longitude), datum: datum)
+    public func placemark(latitude: Double, longitude: Double, datum: Datum = .wgs84) throws(GeocoderError) -> Placemark? {
+        try placemark(for: Coordinate(latitude: latitude, longitude: longitude), datum: datum)
     }
 }

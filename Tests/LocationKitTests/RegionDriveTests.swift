@@ -82,12 +82,12 @@ final class CountingProvider: PlacemarkProvider {
     private let count = Locked(0)
     init(_ base: any PlacemarkProvider) { self.base = base }
     var lookups: Int { count.wrapped }
-    func placemark(for coordinate: Coordinate) -> Placemark? {
+    func placemark(for coordinate: Coordinate) throws -> Placemark? {
         count.withLock { $0 += 1 }
-        return base.placemark(for: coordinate)
+        return try base.placemark(for: coordinate)
     }
-    func placemark(for coordinate: Coordinate, previous: PlacemarkLookup?) -> Placemark? {
+    func placemark(for coordinate: Coordinate, previous: PlacemarkLookup?) throws -> Placemark? {
         count.withLock { $0 += 1 }
-        return base.placemark(for: coordinate, previous: previous)
+        return try base.placemark(for: coordinate, previous: previous)
     }
 }

@@ -57,7 +57,7 @@ struct BundledDataTests: Sendable {
         var wrong = 0
         for p in points {
             let datum = try #require(Datum(name: p.datum))
-            let got = g.placemark(for: Coordinate(latitude: p.lat, longitude: p.lon), datum: datum).map(Expected.init)
+            let got = try g.placemark(for: Coordinate(latitude: p.lat, longitude: p.lon), datum: datum).map(Expected.init)
             if got != p.expect {
                 wrong += 1
                 Issue.record("\(p.label ?? p.region ?? "") (\(p.lat), \(p.lon)): engine \(String(describing: got)), shapely \(String(describing: p.expect))")
@@ -104,7 +104,7 @@ struct BundledDataTests: Sendable {
         let g = try Self.geocoder.get()
         var wrong = 0
         for p in points {
-            let got = g.placemark(latitude: p.lat, longitude: p.lon)?.subLocalityCode
+            let got = try g.placemark(latitude: p.lat, longitude: p.lon)?.subLocalityCode
             if got != p.expectAdcode {
                 wrong += 1
                 Issue.record("(\(p.lat), \(p.lon)): engine \(got ?? "nil"), shapely \(p.expectAdcode)")

@@ -66,7 +66,7 @@ struct ExactnessTests {
             let x = coverage.minX - 0.5 + rng.unit() * (coverage.maxX - coverage.minX + 1)
             let y = coverage.minY - 0.5 + rng.unit() * (coverage.maxY - coverage.minY + 1)
             let expected = oracle.unit(x: x, y: y)
-            let got = g.placemark(latitude: y, longitude: x)?.administrativeAreaCode.flatMap { Int($0) }
+            let got = try g.placemark(latitude: y, longitude: x)?.administrativeAreaCode.flatMap { Int($0) }
             if got != expected { Issue.record("(\(y), \(x)): engine \(String(describing: got)), GEOS \(String(describing: expected))") }
             if expected == nil { outside += 1 } else { found += 1 }
         }
@@ -93,7 +93,7 @@ struct ExactnessTests {
         var mismatches = 0, interiorBorder = 0
         for (x, y) in points {
             let expected = oracle.unit(x: x, y: y)
-            let got = g.placemark(latitude: y, longitude: x)?.administrativeAreaCode.flatMap { Int($0) }
+            let got = try g.placemark(latitude: y, longitude: x)?.administrativeAreaCode.flatMap { Int($0) }
             if got != expected { mismatches += 1; Issue.record("border (\(y), \(x)): engine \(String(describing: got)), GEOS \(String(describing: expected))") }
             // Every border vertex strictly inside the frame belongs to some unit: never to none.
             if x > coverage.minX && x < coverage.maxX && y > coverage.minY && y < coverage.maxY && coverage.borderPoints.contains(where: { $0 == (x, y) }) {
@@ -112,7 +112,7 @@ struct ExactnessTests {
         let points = (0..<20_000).map { _ in
             Coordinate(latitude: coverage.minY + rng.unit() * 10, longitude: coverage.minX + rng.unit() * 10)
         }
-        let expected = points.map { g.placemark(for: $0) }
+        let expected = try points.map { try g.placemark(for: $0) }
         // Eight threads (not pool tasks: on 2 cores those would starve other suites' async tests), each
         // walking the points in its own order so several threads prepare the same polygons at once.
         let counts = ManagedCounter()
@@ -120,7 +120,7 @@ struct ExactnessTests {
             DispatchQueue.concurrentPerform(iterations: 8) { t in
                 for i in 0..<points.count {
                     let k = (i * (2 * t + 1) + t * 977) % points.count
-                    if g.placemark(for: points[k]) != expected[k] { counts.add() }
+                    if try! g.placemark(for: points[k]) != expected[k] { counts.add() }
                 }
             }
         }
@@ -130,7 +130,7 @@ struct ExactnessTests {
         let wrong = ManagedCounter()
         try await offPool {
             DispatchQueue.concurrentPerform(iterations: 4) { t in
-                for k in stride(from: t, to: points.count, by: 4) where g.placemark(for: points[k]) != expected[k] { wrong.add() }
+                for k in stride(from: t, to: points.count, by: 4) where try! g.placemark(for: points[k]) != expected[k] { wrong.add() }
             }
         }
         #expect(wrong.value == 0)

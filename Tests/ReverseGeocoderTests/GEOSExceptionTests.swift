@@ -54,14 +54,14 @@ struct GEOSExceptionTests {
         let coordinate = Coordinate(latitude: 7, longitude: 7)
         // Unseated, the point is in the square.
         let plain = try ReverseGeocoder(manifests: [(manifest, nil)], options: .init(cellSize: nil))
-        #expect(try plain.lookup(coordinate, datum: .wgs84)?.administrativeArea == "Square")
+        #expect(try plain.placemark(for: coordinate)?.administrativeArea == "Square")
 
         let geocoder = try ReverseGeocoder(manifests: [(manifest, nil)], options: .init(cellSize: nil))
         let context = try geocoder.contexts.current()
         _ = try context.prepared(0) { (geos) throws(GEOSError) in
             try Geometry.wkt("GEOMETRYCOLLECTION(POLYGON((0 0,10 0,10 10,0 10,0 0)),POLYGON((5 5,15 5,15 15,5 15,5 5)))", context: geos)
         }
-        let error = #expect(throws: GeocoderError.self) { try geocoder.lookup(coordinate, datum: .wgs84) }
+        let error = #expect(throws: GeocoderError.self) { try geocoder.placemark(for: coordinate) }
         guard case let .queryFailed(layer, reason)? = error else {
             Issue.record("expected queryFailed, got \(String(describing: error))")
             return

@@ -92,9 +92,9 @@ struct HierarchyTests {
             R(rings: [box(110, 20, 116, 25)], ["name": "Guangdong", "iso_3166_2": "CN-GD", "admin": "China", "iso_a2": "CN"]),
         ])
         let g = try ReverseGeocoder(manifests: [(.naturalEarth(admin1: shp.path), nil)])
-        let bj = try #require(g.placemark(latitude: 40, longitude: 116.4))
+        let bj = try #require(try g.placemark(latitude: 40, longitude: 116.4))
         #expect(bj.locality == "Beijing" && bj.localityIsProvinceFallback && bj.isoCountryCode == "CN")
-        let gd = try #require(g.placemark(latitude: 23, longitude: 113))
+        let gd = try #require(try g.placemark(latitude: 23, longitude: 113))
         #expect(gd.locality == nil && !gd.localityIsProvinceFallback)
     }
 
@@ -102,11 +102,11 @@ struct HierarchyTests {
         let g = try geocoder()
         #expect(g.datasets.map(\.name) == ["china", "world"])
         // Inside the China dataset → china; in the world's China polygon but outside the China data → world.
-        #expect(g.placemark(for: wgs(39.7, 116.2))?.dataset == "china")
-        let far = try #require(g.placemark(latitude: 45, longitude: 90))
+        #expect(try g.placemark(for: wgs(39.7, 116.2))?.dataset == "china")
+        let far = try #require(try g.placemark(latitude: 45, longitude: 90))
         #expect(far.dataset == "world" && far.country == "China" && far.isoCountryCode == "CN")
-        #expect(g.placemark(latitude: 52.5, longitude: 13.4)?.administrativeAreaCode == "DE-BE")
-        #expect(g.placemark(latitude: 0, longitude: -150) == nil)  // Pacific
+        #expect(try g.placemark(latitude: 52.5, longitude: 13.4)?.administrativeAreaCode == "DE-BE")
+        #expect(try g.placemark(latitude: 0, longitude: -150) == nil)  // Pacific
     }
 
     @Test func wgsInputMeetsGCJPolygonsAcrossABorder() throws {
@@ -116,12 +116,12 @@ struct HierarchyTests {
         let gps = Coordinate(latitude: 39.7, longitude: 116.497)
         let gcj = Datum.convert(gps, from: .wgs84, to: .gcj02)
         try #require(gcj.longitude > 116.5)
-        #expect(g.placemark(for: gps)?.subLocality == "西城区")
+        #expect(try g.placemark(for: gps)?.subLocality == "西城区")
         // The same numbers given as GCJ-02 are west of the border.
-        #expect(g.placemark(for: gps, datum: .gcj02)?.subLocality == "东城区")
+        #expect(try g.placemark(for: gps, datum: .gcj02)?.subLocality == "东城区")
         // And as BD-09: converted to GCJ-02 first (Baidu's offset is ~+0.0065° east).
         let bd = Datum.convert(Coordinate(latitude: 39.7, longitude: 116.49), from: .gcj02, to: .bd09)
-        #expect(g.placemark(for: bd, datum: .bd09)?.subLocality == "东城区")
+        #expect(try g.placemark(for: bd, datum: .bd09)?.subLocality == "东城区")
     }
 
     @Test func gcjInputOutsideChinaDataIsNotShifted() throws {
@@ -131,15 +131,15 @@ struct HierarchyTests {
         let p = Coordinate(latitude: 20.5, longitude: 106.002)
         let naive = Datum.convert(p, from: .gcj02, to: .wgs84)
         try #require(naive.longitude < 106)  // the naive conversion would land inside
-        #expect(g.placemark(for: p, datum: .gcj02)?.administrativeArea != "Hanoi")
-        #expect(g.placemark(for: Coordinate(latitude: 20.5, longitude: 105.99), datum: .gcj02)?.administrativeArea == "Hanoi")
+        #expect(try g.placemark(for: p, datum: .gcj02)?.administrativeArea != "Hanoi")
+        #expect(try g.placemark(for: Coordinate(latitude: 20.5, longitude: 105.99), datum: .gcj02)?.administrativeArea == "Hanoi")
     }
 
     @Test func invalidCoordinatesHaveNoPlacemark() throws {
         let g = try geocoder()
-        #expect(g.placemark(latitude: .nan, longitude: 116) == nil)
-        #expect(g.placemark(latitude: 95, longitude: 116) == nil)
-        #expect(g.placemark(latitude: 40, longitude: 181) == nil)
+        #expect(try g.placemark(latitude: .nan, longitude: 116) == nil)
+        #expect(try g.placemark(latitude: 95, longitude: 116) == nil)
+        #expect(try g.placemark(latitude: 40, longitude: 181) == nil)
     }
 
     @Test func parentFromCoarserLayerByLocationWhenRecordLacksIt() throws {

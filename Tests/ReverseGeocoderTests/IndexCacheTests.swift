@@ -33,7 +33,7 @@ struct IndexCacheTests {
             points.append((coverage.minX - 0.3 + rng.unit() * (coverage.maxX - coverage.minX + 0.6),
                            coverage.minY - 0.3 + rng.unit() * (coverage.maxY - coverage.minY + 0.6)))
         }
-        return points.map { g.placemark(latitude: $0.1, longitude: $0.0)?.administrativeAreaCode }
+        return points.map { try! g.placemark(latitude: $0.1, longitude: $0.0)?.administrativeAreaCode }
     }
 
     @Test func aCachedLoadAnswersLikeAFreshOne() async throws {
@@ -167,7 +167,7 @@ struct IndexCacheTests {
             try Data("x".utf8).write(to: blocker)
             let g = try s.engine(cacheDirectory: blocker.appendingPathComponent("cache"))
             #expect(g.datasets[0].cacheStatus?.contains("not written") == true)
-            #expect(g.placemark(latitude: (s.coverage.minY + s.coverage.maxY) / 2, longitude: (s.coverage.minX + s.coverage.maxX) / 2) != nil)
+            #expect(try g.placemark(latitude: (s.coverage.minY + s.coverage.maxY) / 2, longitude: (s.coverage.minX + s.coverage.maxX) / 2) != nil)
         }
     }
 }

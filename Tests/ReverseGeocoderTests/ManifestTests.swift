@@ -28,8 +28,8 @@ struct ManifestTests {
         let g = try ReverseGeocoder(directory: root)
         #expect(g.datasets.map(\.name) == ["a", "b"])
         #expect(g.datasets[0].license == "test")
-        #expect(g.placemark(latitude: 0.5, longitude: 10.5)?.administrativeArea == "b1")
-        #expect(g.placemark(latitude: 0.5, longitude: 0.5)?.administrativeAreaCode == "1")
+        #expect(try g.placemark(latitude: 0.5, longitude: 10.5)?.administrativeArea == "b1")
+        #expect(try g.placemark(latitude: 0.5, longitude: 0.5)?.administrativeAreaCode == "1")
     }
 
     @Test func badJSONNamesTheFile() throws {
@@ -69,10 +69,10 @@ struct ManifestTests {
             R(rings: [box(10, 40, 15, 50)], ["ADMIN": "Germany", "ISO_A2": "DE", "ISO_A2_EH": "DE", "ADM0_A3": "DEU"]),
         ])
         let g = try ReverseGeocoder(shapefiles: [shp])  // detected as Natural Earth admin-0
-        #expect(g.placemark(latitude: 45, longitude: 2)?.isoCountryCode == "FR")
-        #expect(g.placemark(latitude: 45, longitude: 7)?.isoCountryCode == "NO")   // from ADM0_A3 "NOR"
-        #expect(g.placemark(latitude: 45, longitude: 12)?.country == "Germany")
-        #expect(g.placemark(latitude: 45, longitude: 12)?.administrativeArea == nil)
+        #expect(try g.placemark(latitude: 45, longitude: 2)?.isoCountryCode == "FR")
+        #expect(try g.placemark(latitude: 45, longitude: 7)?.isoCountryCode == "NO")   // from ADM0_A3 "NOR"
+        #expect(try g.placemark(latitude: 45, longitude: 12)?.country == "Germany")
+        #expect(try g.placemark(latitude: 45, longitude: 12)?.administrativeArea == nil)
     }
 
     @Test func gadmFilesAreDetected() throws {
@@ -82,7 +82,7 @@ struct ManifestTests {
             R(rings: [box(13, 52, 14, 53)], ["GID_0": "DEU", "COUNTRY": "Germany", "GID_1": "DEU.3_1", "NAME_1": "Berlin", "HASC_1": "DE.BE"]),
         ])
         let g = try ReverseGeocoder(shapefiles: [shp])
-        let p = try #require(g.placemark(latitude: 52.5, longitude: 13.4))
+        let p = try #require(try g.placemark(latitude: 52.5, longitude: 13.4))
         #expect(p.country == "Germany" && p.isoCountryCode == "DE" && p.administrativeArea == "Berlin" && p.administrativeAreaCode == "DE.BE")
     }
 

@@ -12,19 +12,19 @@ struct ReadmeExampleTests {
             let geocoder = try ReverseGeocoder(directory: dataDirectory, options: .init(cellSize: nil))
             var out: [String] = []
             // A GPS fix (WGS-84) at Tiananmen.
-            if let p = geocoder.placemark(for: Coordinate(latitude: 39.9087, longitude: 116.3975)) {
+            if let p = try geocoder.placemark(for: Coordinate(latitude: 39.9087, longitude: 116.3975)) {
                 out.append("\(p.country!) \(p.administrativeArea!) \(p.locality!) \(p.subLocality!) fallback=\(p.localityIsProvinceFallback)")
             }
             // The same place as Amap shows it (GCJ-02).
-            if let p = geocoder.placemark(latitude: 39.91013, longitude: 116.40374, datum: .gcj02) {
+            if let p = try geocoder.placemark(latitude: 39.91013, longitude: 116.40374, datum: .gcj02) {
                 out.append(p.subLocality ?? "-")
             }
             // Berlin, from the world dataset.
-            if let p = geocoder.placemark(latitude: 52.5200, longitude: 13.4050) {
+            if let p = try geocoder.placemark(latitude: 52.5200, longitude: 13.4050) {
                 out.append("\(p.isoCountryCode!) \(p.administrativeArea!)")
             }
             // The Pacific: no placemark.
-            out.append(geocoder.placemark(latitude: 0, longitude: -150) == nil ? "ocean" : "land")
+            out.append(try geocoder.placemark(latitude: 0, longitude: -150) == nil ? "ocean" : "land")
             // --- end of README example ---
             return out
         }

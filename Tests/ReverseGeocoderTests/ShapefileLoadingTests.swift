@@ -18,7 +18,7 @@ struct ShapefileLoadingTests {
     }
 
     func name(_ g: ReverseGeocoder, _ lat: Double, _ lon: Double) -> String? {
-        g.placemark(latitude: lat, longitude: lon)?.administrativeArea
+        try! g.placemark(latitude: lat, longitude: lon)?.administrativeArea
     }
 
     @Test func holesAndMultipart() throws {

@@ -53,7 +53,7 @@ struct WGS84GridTests {
             }
             var differ = 0, found = 0
             for (x, y) in points {
-                let a = fast.placemark(latitude: y, longitude: x), b = slow.placemark(latitude: y, longitude: x)
+                let a = try fast.placemark(latitude: y, longitude: x), b = try slow.placemark(latitude: y, longitude: x)
                 if a != nil { found += 1 }
                 if a != b {
                     differ += 1

@@ -22,7 +22,7 @@ struct ColdStart {
 
     func run() throws {
         let geocoder = try ReverseGeocoder(directory: data)
-        let p = geocoder.placemark(latitude: latitude, longitude: longitude, datum: datum)
+        let p = try! geocoder.placemark(latitude: latitude, longitude: longitude, datum: datum)
         let text = p.map { [$0.country, $0.administrativeArea, $0.locality, $0.subLocality].compactMap { $0 }.joined(separator: ", ") }
         print(text ?? "(no placemark)")
     }

@@ -33,7 +33,7 @@ struct ExactnessCheck {
             let t = nowNanos()
             for i in xs.indices {
                 let c = Coordinate(latitude: ys[i], longitude: xs[i])
-                let a = fast.placemark(for: c, datum: datum), b = geos.placemark(for: c, datum: datum)
+                let a = try fast.placemark(for: c, datum: datum), b = try geos.placemark(for: c, datum: datum)
                 if a != nil { found += 1 }
                 if a != b {
                     differ += 1

@@ -73,7 +73,7 @@ struct OursBenchmark {
         // 1. First pass, one thread, cold: every polygon touched is prepared on first use.
         var found = 0
         var t = nowNanos()
-        for i in 0..<n where geocoder.placemark(for: Coordinate(latitude: ys[i], longitude: xs[i]), datum: datum) != nil {
+        for i in 0..<n where try! geocoder.placemark(for: Coordinate(latitude: ys[i], longitude: xs[i]), datum: datum) != nil {
             found += 1
         }
         let firstPass = Double(nowNanos() - t) / 1e9
@@ -83,7 +83,7 @@ struct OursBenchmark {
         if let answersPath {
             var answers = [Int32](repeating: -1, count: n)
             for i in 0..<n {
-                if let p = geocoder.placemark(for: Coordinate(latitude: ys[i], longitude: xs[i]), datum: datum) {
+                if let p = try! geocoder.placemark(for: Coordinate(latitude: ys[i], longitude: xs[i]), datum: datum) {
                     answers[i] = p.code(at: level).flatMap { Int32($0) } ?? -2
                 }
             }
@@ -95,7 +95,7 @@ struct OursBenchmark {
             var lines: [String] = []
             lines.reserveCapacity(n)
             for i in 0..<n {
-                lines.append(geocoder.placemark(for: Coordinate(latitude: ys[i], longitude: xs[i]), datum: datum)?.isoCountryCode ?? "")
+                lines.append(try! geocoder.placemark(for: Coordinate(latitude: ys[i], longitude: xs[i]), datum: datum)?.isoCountryCode ?? "")
             }
             try (lines.joined(separator: "\n") + "\n").write(toFile: countriesPath, atomically: true, encoding: .utf8)
         }
@@ -119,7 +119,7 @@ struct OursBenchmark {
             let c = processCPUNanos()
             t = nowNanos()
             for _ in 0..<rounds {
-                for i in 0..<n where geocoder.placemark(for: Coordinate(latitude: ys[i], longitude: xs[i]), datum: datum) != nil {
+                for i in 0..<n where try! geocoder.placemark(for: Coordinate(latitude: ys[i], longitude: xs[i]), datum: datum) != nil {
                     hits += 1
                 }
             }
@@ -142,7 +142,7 @@ struct OursBenchmark {
         for i in 0..<m {
             let c = Coordinate(latitude: ys[i], longitude: xs[i])
             let a = nowNanos()
-            _ = geocoder.placemark(for: c, datum: datum)
+            _ = try! geocoder.placemark(for: c, datum: datum)
             lat[i] = nowNanos() - a
         }
         lat.sort()
@@ -232,7 +232,7 @@ final class SharedPoints: @unchecked Sendable {
             if lo >= total { break }
             var i = lo % n
             for _ in lo..<min(total, lo + Self.chunk) {
-                if geocoder.placemark(for: Coordinate(latitude: ys[i], longitude: xs[i]), datum: datum) != nil { hits += 1 }
+                if try! geocoder.placemark(for: Coordinate(latitude: ys[i], longitude: xs[i]), datum: datum) != nil { hits += 1 }
                 i += 1
                 if i == n { i = 0 }
             }

@@ -28,8 +28,13 @@ struct ChunkProcessor: Sendable {
                 let record = decoder.decode(b, span.range)
                 var placemark: Placemark?
                 if let coordinate = record.coordinate {
-                    placemark = lookup.placemark(for: coordinate, datum: datum)
-                    if placemark == nil { result.notFound += 1 } else { result.found += 1 }
+                    do {
+                        placemark = try lookup.placemark(for: coordinate, datum: datum)
+                        if placemark == nil { result.notFound += 1 } else { result.found += 1 }
+                    } catch {
+                        // The engine could not answer: the row is kept (empty fields) and named, not "not found".
+                        result.problems.append(RowProblem(rowIndex: index, line: span.line, message: "\(error)"))
+                    }
                 } else {
                     result.problems.append(RowProblem(rowIndex: index, line: span.line, message: record.error ?? "bad row"))
                 }

@@ -30,7 +30,12 @@ enum ReverseCommand: Command {
         let coordinate = try parseCoordinate(arguments.positionals)
         let datum = try parseDatum(arguments.value("datum"))
         let lookup = try context.openLookup(dataOption: arguments.value("data"))
-        let placemark = lookup.placemark(for: coordinate, datum: datum)
+        let placemark: Placemark?
+        do {
+            placemark = try lookup.placemark(for: coordinate, datum: datum)
+        } catch {
+            throw CLIError(.dataUnavailable, "geocode: \(error)")
+        }
         if arguments.flag("json") {
             context.stdout.write(json(coordinate, datum: datum, placemark: placemark))
         } else if let placemark {

@@ -296,7 +296,7 @@ enum TrackCommand: Command {
 /// The CLI's lookup as the manager's placemark provider: fixes are WGS-84.
 struct WGS84Provider: PlacemarkProvider {
     let lookup: any PlacemarkLookup
-    func placemark(for coordinate: Coordinate) -> Placemark? { lookup.placemark(for: coordinate, datum: .wgs84) }
+    func placemark(for coordinate: Coordinate) throws -> Placemark? { try lookup.placemark(for: coordinate, datum: .wgs84) }
 }
 
 /// A flag set from a signal handler's queue and read after the loop.

@@ -9,5 +9,6 @@ public protocol PlacemarkLookup: Sendable {
     /// The placemark of the smallest administrative units containing `coordinate`, or nil when the point
     /// lies in no polygon of the loaded data (ocean, or outside every dataset).
     /// `datum` says which datum `coordinate` is expressed in; converting is the lookup's job.
-    func placemark(for coordinate: Coordinate, datum: Datum) -> Placemark?
+    /// Throws when the lookup fails to answer (the engine's GEOS failed), which is not "no place".
+    func placemark(for coordinate: Coordinate, datum: Datum) throws -> Placemark?
 }

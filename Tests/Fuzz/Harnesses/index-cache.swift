@@ -49,7 +49,7 @@ private struct Fixture {
 
 private func answers(_ g: ReverseGeocoder, _ probes: [(Double, Double)]) -> [String?] {
     probes.flatMap { p in
-        [Datum.gcj02, .wgs84].map { g.placemark(latitude: p.1, longitude: p.0, datum: $0).map { "\($0.subLocalityCode ?? "-")" } }
+        [Datum.gcj02, .wgs84].map { try! g.placemark(latitude: p.1, longitude: p.0, datum: $0).map { "\($0.subLocalityCode ?? "-")" } }
     }
 }
 

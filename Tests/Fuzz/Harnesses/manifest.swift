@@ -87,7 +87,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     for layer in geocoder.datasets[0].layers {
         check(layer.units + layer.nullShapes + layer.emptyRecords == layer.records, "stats do not add up in \(layer.file)")
     }
-    guard let p = geocoder.placemark(for: Coordinate(latitude: 5, longitude: 5)) else {
+    guard let p = try! geocoder.placemark(for: Coordinate(latitude: 5, longitude: 5)) else {
         violation("(5, 5) is inside every fixture but got no answer")
     }
     check(p.dataset == manifest.name, "answer from dataset \(p.dataset)")
