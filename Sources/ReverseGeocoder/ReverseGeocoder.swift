@@ -35,7 +35,7 @@ public final class ReverseGeocoder: Sendable {
     /// query's time went to retaining and releasing the dataset, layer, array and context objects it
     /// walks through). The objects are kept alive by `loaded`.
     private struct HotDataset {
-        var reach: (Double, Double, Double, Double)
+        var reach: Box
         var datum: Datum
         var layers: Range<Int>
         /// The dataset's WGS84Grid, if any (kept alive by `loaded`).
@@ -224,8 +224,7 @@ public final class ReverseGeocoder: Sendable {
         var missedChina = false
         for s in 0..<hotDatasets.count {
             let set = hotDatasets[s]
-            let r = set.reach
-            if coordinate.longitude < r.0 || coordinate.latitude < r.1 || coordinate.longitude > r.2 || coordinate.latitude > r.3 {
+            if set.reach.excludes(x: coordinate.longitude, y: coordinate.latitude) {
                 if set.datum != .wgs84 { missedChina = true }  // outside China's data, as surely as a miss
                 continue
             }
@@ -233,12 +232,12 @@ public final class ReverseGeocoder: Sendable {
             // dataset: answered without the conversion (see WGS84Grid).
             if datum == .wgs84, let grid = set.grid {
                 let entry = grid._withUnsafeGuaranteedRef { $0.lookup(x: coordinate.longitude, y: coordinate.latitude) }
-                if entry == WGS84Grid.none {
+                if entry == .none {
                     missedChina = true
                     continue
                 }
-                if entry != WGS84Grid.unknown {
-                    return answer(layer: set.layers.lowerBound + Int(entry >> 28) - 1, unit: Int(entry & 0x0FFF_FFFF), context: context)
+                if entry != .unknown {
+                    return answer(layer: set.layers.lowerBound + entry.layer, unit: entry.unit, context: context)
                 }
             }
             let c = datum == set.datum ? coordinate : convert(coordinate, from: datum, to: set.datum, missedChina: missedChina)

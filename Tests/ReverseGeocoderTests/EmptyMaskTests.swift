@@ -34,7 +34,7 @@ struct EmptyMaskTests {
             }
             let r = set.reach
             for _ in 0..<100_000 {
-                try probe(r.0 + rng.unit() * (r.2 - r.0), r.1 + rng.unit() * (r.3 - r.1))
+                try probe(r.minX + rng.unit() * (r.maxX - r.minX), r.minY + rng.unit() * (r.maxY - r.minY))
             }
             let randomShare = Double(masked) / Double(probes)
             // On the mask's cell edges, as the build computed them, and one ulp either side.

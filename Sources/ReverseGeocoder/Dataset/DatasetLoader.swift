@@ -5,10 +5,10 @@ final class LoadedDataset: Sendable {
     let manifest: DatasetManifest
     /// Copied out of the manifest: reading `manifest.datum` on the hot path would copy the whole struct.
     let datum: Datum
-    /// Bounding box of every polygon (minX, minY, maxX, maxY) in the dataset's datum, grown by 0.05°
+    /// Bounding box of every polygon in the dataset's datum, grown by 0.05°
     /// (more than any GCJ-02 or BD-09 offset), so a point outside it in any datum skips this dataset
     /// without paying for a datum conversion.
-    let reach: (Double, Double, Double, Double)
+    let reach: Box
     let layers: [LayerIndex]
     let info: DatasetInfo
     /// For a GCJ-02 dataset with cells: answers for WGS-84 queries that need no conversion.
@@ -38,17 +38,14 @@ final class LoadedDataset: Sendable {
         self.init(manifest: manifest, layers: layers, info: info, wgsGrid: grid, emptyMask: mask)
     }
 
-    static func reach(_ layers: [LayerIndex]) -> (Double, Double, Double, Double) {
-        var box = (Double.infinity, Double.infinity, -Double.infinity, -Double.infinity)
+    static func reach(_ layers: [LayerIndex]) -> Box {
+        var box = Box.empty
         for layer in layers {
-            for p in 0..<layer.store.count {
-                let e = layer.store.envelope(p)
-                box = (min(box.0, e.0), min(box.1, e.1), max(box.2, e.2), max(box.3, e.3))
-            }
+            for p in 0..<layer.store.count { box = box.union(layer.store.envelope(p)) }
         }
         // Antimeridian units are stored east of 180°, where a query's western twin may fall.
-        if box.2 > 180 { box.0 = -180; box.2 = 180 }
-        return (box.0 - 0.05, box.1 - 0.05, box.2 + 0.05, box.3 + 0.05)
+        if box.maxX > 180 { box.minX = -180; box.maxX = 180 }
+        return box.grown(by: 0.05)
     }
 }
 

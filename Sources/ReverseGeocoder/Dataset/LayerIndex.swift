@@ -44,9 +44,9 @@ final class LayerIndex: Sendable {
         var builder = PackedRTree.Builder()
         var wrapped = false
         for p in 0..<store.count {
-            let (minX, minY, maxX, maxY) = store.envelope(p)
-            builder.add(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
-            if maxX > 180 { wrapped = true }
+            let box = store.envelope(p)
+            builder.add(box)
+            if box.maxX > 180 { wrapped = true }
         }
         tree = builder.finish()
         hasWrappedParts = wrapped
@@ -74,13 +74,9 @@ final class LayerIndex: Sendable {
         // The quadtree's builder asks a yes/no question; the first GEOS failure is kept here, answers
         // "no" to let the builder finish, and is thrown once it has: the half-built index is dropped.
         var failure: GEOSError?
-        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
-        for p in 0..<store.count {
-            let b = store.envelope(p)
-            minX = min(minX, b.0); minY = min(minY, b.1); maxX = max(maxX, b.2); maxY = max(maxY, b.3)
-        }
+        let extent = (0..<store.count).reduce(Box.empty) { $0.union(store.envelope($1)) }
         // Deep enough that leaves are about cellSize wide: border cells then hold few points.
-        let side = max(maxX - minX, maxY - minY, cellSize)
+        let side = max(extent.maxX - extent.minX, extent.maxY - extent.minY, cellSize)
         let depth = min(20, max(1, Int((log2(side / cellSize)).rounded(.up))))
         let cells = CellIndex(store: store, unitOf: partUnit, maxDepth: depth) { p, x, y in
             guard failure == nil else { return false }

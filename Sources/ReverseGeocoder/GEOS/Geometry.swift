@@ -125,14 +125,14 @@ final class Geometry: @unchecked Sendable {
         }
     }
 
-    /// Bounding box (minX, minY, maxX, maxY).
-    var envelope: (Double, Double, Double, Double) {
+    /// Bounding box.
+    var envelope: Box {
         var minX = 0.0, minY = 0.0, maxX = 0.0, maxY = 0.0
         GEOSGeom_getXMin_r(context.handle, pointer, &minX)
         GEOSGeom_getYMin_r(context.handle, pointer, &minY)
         GEOSGeom_getXMax_r(context.handle, pointer, &maxX)
         GEOSGeom_getYMax_r(context.handle, pointer, &maxY)
-        return (minX, minY, maxX, maxY)
+        return Box(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
     }
 
     var area: Double {

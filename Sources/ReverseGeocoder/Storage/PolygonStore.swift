@@ -12,7 +12,8 @@ final class PolygonStore: @unchecked Sendable {
     nonisolated(unsafe) let ringStart: UnsafeBufferPointer<UInt32>
     /// Polygon p's rings are `partRings[p] ..< partRings[p + 1]`, shell first.
     nonisolated(unsafe) let partRings: UnsafeBufferPointer<UInt32>
-    /// minX, minY, maxX, maxY of each polygon.
+    /// minX, minY, maxX, maxY of each polygon, flat (the index cache's layout); read one as a ``Box``
+    /// with ``envelope(_:)``.
     nonisolated(unsafe) let envelopes: UnsafeBufferPointer<Double>
     private let owner: (any AnyObject & Sendable)?
 
@@ -39,7 +40,7 @@ final class PolygonStore: @unchecked Sendable {
             }
             pr.append(UInt32(rs.count - 1))
             let e = g.envelope
-            env += [e.0, e.1, e.2, e.3]
+            env += [e.minX, e.minY, e.maxX, e.maxY]
         }
         precondition(xy.count / 2 < Int(UInt32.max), "a layer with more than 4 billion vertices")
         func copy<T>(_ a: [T]) -> UnsafeBufferPointer<T> {
@@ -63,8 +64,8 @@ final class PolygonStore: @unchecked Sendable {
     }
 
     @inline(__always)
-    func envelope(_ p: Int) -> (Double, Double, Double, Double) {
-        (envelopes[4 * p], envelopes[4 * p + 1], envelopes[4 * p + 2], envelopes[4 * p + 3])
+    func envelope(_ p: Int) -> Box {
+        Box(minX: envelopes[4 * p], minY: envelopes[4 * p + 1], maxX: envelopes[4 * p + 2], maxY: envelopes[4 * p + 3])
     }
 
     /// The edge ranges of polygon p: one per ring (a ring of n vertices has n - 1 edges; edge k runs from
