@@ -22,7 +22,7 @@ public enum GeocoderError: Error, Sendable, Equatable, CustomStringConvertible {
     case badManifest(file: String, reason: String)
     /// A DBF field the manifest names does not exist in the file.
     case missingField(file: String, field: String, available: [String])
-    /// GEOS reported an error.
+    /// GEOS reported an error while loading.
     case geos(String)
     /// A folder of a data directory that looks like a dataset but cannot be used: it cannot be read, or
     /// it holds shapefiles without a readable `manifest.json`. Skipped with a warning under
@@ -31,6 +31,10 @@ public enum GeocoderError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A source file whose SHA-256 is not the one its manifest lists (`actual` is "missing" for a listed
     /// file that is gone). A warning under ``ReverseGeocoder/Options/allowModifiedData``.
     case modifiedFile(file: String, expected: String, actual: String)
+    /// GEOS failed while answering a query: an exception in a predicate (GEOS's value 2, which must not
+    /// read as "outside"), or no GEOS context or query point could be made for the calling thread (out
+    /// of memory). `layer` is the shapefile of the layer being asked (nil before any layer was).
+    case queryFailed(layer: String?, reason: String)
 
     public var description: String {
         switch self {
@@ -58,6 +62,8 @@ public enum GeocoderError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .modifiedFile(file, expected, actual):
             return "\(file): contents differ from the manifest (sha256 \(actual), manifest lists \(expected)); "
                 + "restore the file, or update the manifest's \"files\" entry if the change is intended"
+        case let .queryFailed(layer?, reason): return "\(layer): query failed: GEOS: \(reason)"
+        case let .queryFailed(nil, reason): return "query failed: GEOS: \(reason)"
         }
     }
 }

@@ -18,8 +18,9 @@ public enum LocationError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Only thrown by ``LocationManager/locate()``: the awaiting task was cancelled, or
     /// ``LocationManager/stopUpdatingLocation()`` ended the request. Never delivered as an event.
     case cancelled
-    /// The placemark provider could not answer an accepted fix (its ``GeocoderError``'s description, e.g.
-    /// an invalid coordinate from a source). The fix is still delivered, with no placemark.
+    /// The placemark provider could not answer an accepted fix: its ``GeocoderError``'s description (an
+    /// invalid coordinate from a source, or the engine's GEOS failing), never "no place". The fix is still
+    /// delivered, with no placemark.
     case geocodingFailed(String)
 
     /// The typed form of a source's error.

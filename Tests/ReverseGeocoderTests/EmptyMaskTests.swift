@@ -15,26 +15,26 @@ struct EmptyMaskTests {
         let data = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Data")
         let oracle = try ReverseGeocoder(directory: data, options: .init(cellSize: nil))
-        let context = QueryContext(partCount: oracle.loaded.flatMap(\.layers).reduce(0) { $0 + $1.store.count })
+        let context = try QueryContext(partCount: oracle.loaded.flatMap(\.layers).reduce(0) { $0 + $1.store.count })
         var rng = SplitMix64(seed: 4242)
         for (d, set) in fast.loaded.enumerated() {
             let mask = try #require(set.emptyMask, "\(set.manifest.name) has no empty mask")
             let layers = oracle.loaded[d].layers
             #expect(layers.allSatisfy { $0.cells == nil })
             var masked = 0, probes = 0
-            func probe(_ x: Double, _ y: Double) {
+            func probe(_ x: Double, _ y: Double) throws {
                 probes += 1
                 guard mask.isEmpty(x: x, y: y) else { return }
                 masked += 1
                 for layer in layers {
-                    if let unit = layer.locate(x: x, y: y, in: context) {
+                    if let unit = try layer.locate(x: x, y: y, in: context) {
                         Issue.record("\(set.manifest.name): mask says empty at (\(x), \(y)), GEOS finds unit \(unit) of \(layer.file)")
                     }
                 }
             }
             let r = set.reach
             for _ in 0..<100_000 {
-                probe(r.0 + rng.unitInterval() * (r.2 - r.0), r.1 + rng.unitInterval() * (r.3 - r.1))
+                try probe(r.minX + rng.unitInterval() * (r.maxX - r.minX), r.minY + rng.unitInterval() * (r.maxY - r.minY))
             }
             let randomShare = Double(masked) / Double(probes)
             // On the mask's cell edges, as the build computed them, and one ulp either side.
@@ -43,7 +43,7 @@ struct EmptyMaskTests {
                 let x = mask.originX + Double(column) / mask.scaleX, y = mask.originY + Double(row) / mask.scaleY
                 for (px, py) in [(x, y), (x.nextUp, y), (x.nextDown, y), (x, y.nextUp), (x, y.nextDown),
                                  (x, mask.originY + (Double(row) + rng.unitInterval()) / mask.scaleY)] {
-                    probe(px, py)
+                    try probe(px, py)
                 }
             }
             // The mask must also be worth having: most of a country's box is sea or abroad.

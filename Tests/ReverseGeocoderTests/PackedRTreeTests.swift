@@ -20,7 +20,7 @@ struct PackedRTreeTests: Sendable {
         var rng = SplitMix64(seed: UInt64(count) + 1)
         let boxes = randomBoxes(count, &rng)
         var b = PackedRTree.Builder()
-        for (x0, y0, x1, y1) in boxes { b.add(minX: x0, minY: y0, maxX: x1, maxY: y1) }
+        for (x0, y0, x1, y1) in boxes { b.add(Box(minX: x0, minY: y0, maxX: x1, maxY: y1)) }
         let tree = b.finish()
         var hits: [Int32] = [], checked = 0
         for i in 0..<2000 {
@@ -40,12 +40,12 @@ struct PackedRTreeTests: Sendable {
         var rng = SplitMix64(seed: 99)
         let boxes = randomBoxes(3000, &rng)
         var b = PackedRTree.Builder(nodeSize: 4)
-        for (x0, y0, x1, y1) in boxes { b.add(minX: x0, minY: y0, maxX: x1, maxY: y1) }
+        for (x0, y0, x1, y1) in boxes { b.add(Box(minX: x0, minY: y0, maxX: x1, maxY: y1)) }
         let tree = b.finish()
         for _ in 0..<500 {
             let x = rng.unitInterval() * 360 - 180, y = rng.unitInterval() * 180 - 90, w = rng.unitInterval() * 30, h = rng.unitInterval() * 30
             var hits: [Int32] = []
-            tree.search(minX: x, minY: y, maxX: x + w, maxY: y + h, into: &hits)
+            tree.search(Box(minX: x, minY: y, maxX: x + w, maxY: y + h), into: &hits)
             let expected = boxes.indices.filter { !(boxes[$0].0 > x + w || boxes[$0].2 < x || boxes[$0].1 > y + h || boxes[$0].3 < y) }
             #expect(hits.map(Int.init).sorted() == expected)
         }

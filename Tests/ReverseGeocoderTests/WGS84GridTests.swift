@@ -30,7 +30,7 @@ struct WGS84GridTests {
             let manifest = TestShapefile.manifest("cov", file: shp, datum: .gcj02)
             let fast = try ReverseGeocoder(manifests: [(manifest, nil)], options: .init(cellSize: 0.02))
             let grid = try #require(fast.loaded[0].wgsGrid)
-            let known = grid.entries.filter { $0 != WGS84Grid.unknown && $0 != WGS84Grid.none }.count
+            let known = grid.entries.filter { WGS84GridEntry(rawValue: $0).isUnit }.count
             #expect(known > grid.entries.count / 4, "\(known) of \(grid.entries.count) cells known")
             let slow = try ReverseGeocoder(manifests: [(manifest, nil)], options: .init(cellSize: nil))
             #expect(slow.loaded[0].wgsGrid == nil)

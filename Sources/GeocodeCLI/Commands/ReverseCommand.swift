@@ -35,7 +35,9 @@ enum ReverseCommand: Command {
         do throws(GeocoderError) {
             placemark = try lookup.placemark(for: coordinate, datum: datum)
         } catch {
-            throw .badInput("\(error)")
+            // Not a coordinate: the user's input (exit 3). Anything else is the engine failing (exit 4).
+            if case .invalidCoordinate = error { throw .badInput("\(error)") }
+            throw CLIError(.dataUnavailable, "geocode: \(error)")
         }
         if arguments.flag("json") {
             try context.stdout.emit(json(coordinate, datum: datum, placemark: placemark))

@@ -6,10 +6,10 @@ final class LoadedDataset: Sendable {
     let manifest: DatasetManifest
     /// Copied out of the manifest: reading `manifest.datum` on the hot path would copy the whole struct.
     let datum: Datum
-    /// Bounding box of every polygon (minX, minY, maxX, maxY) in the dataset's datum, grown by 0.05°
+    /// Bounding box of every polygon in the dataset's datum, grown by 0.05°
     /// (more than any GCJ-02 or BD-09 offset), so a point outside it in any datum skips this dataset
     /// without paying for a datum conversion.
-    let reach: (Double, Double, Double, Double)
+    let reach: Box
     let layers: [LayerIndex]
     let info: DatasetInfo
     /// For a GCJ-02 dataset with cells: answers for WGS-84 queries that need no conversion.
@@ -39,17 +39,14 @@ final class LoadedDataset: Sendable {
         self.init(manifest: manifest, layers: layers, info: info, wgsGrid: grid, emptyMask: mask)
     }
 
-    static func reach(_ layers: [LayerIndex]) -> (Double, Double, Double, Double) {
-        var box = (Double.infinity, Double.infinity, -Double.infinity, -Double.infinity)
+    static func reach(_ layers: [LayerIndex]) -> Box {
+        var box = Box.empty
         for layer in layers {
-            for p in 0..<layer.store.count {
-                let e = layer.store.envelope(p)
-                box = (min(box.0, e.0), min(box.1, e.1), max(box.2, e.2), max(box.3, e.3))
-            }
+            for p in 0..<layer.store.count { box = box.union(layer.store.envelope(p)) }
         }
         // Antimeridian units are stored east of 180°, where a query's western twin may fall.
-        if box.2 > 180 { box.0 = -180; box.2 = 180 }
-        return (box.0 - 0.05, box.1 - 0.05, box.2 + 0.05, box.3 + 0.05)
+        if box.maxX > 180 { box.minX = -180; box.maxX = 180 }
+        return box.grown(by: 0.05)
     }
 }
 
@@ -102,7 +99,7 @@ struct DatasetLoader: Sendable {
     func load(partOffset: Int) throws -> LoadedDataset {
         let raw = try readLayers()
         let modified = raw.flatMap(\.modified)
-        let placemarks = resolvePlacemarks(raw, partOffset: partOffset)
+        let placemarks = try resolvePlacemarks(raw, partOffset: partOffset)
         let built = try buildIndexes(raw, placemarks: placemarks, partOffset: partOffset)
 
         // Finest first: that is the order queries try them.
@@ -126,7 +123,7 @@ struct DatasetLoader: Sendable {
                 if !options.allowModifiedData, let m = modified.first {
                     throw GeocoderError.modifiedFile(file: m.file, expected: m.expected, actual: m.actual)
                 }
-                var layer = try read(specs[i], context: GEOSContext())
+                var layer = try read(specs[i], context: loadContext(specs[i].file))
                 layer.modified = modified
                 return layer
             })
@@ -145,7 +142,7 @@ struct DatasetLoader: Sendable {
 
     /// Every unit's complete placemark, per layer. Coarse to fine, so a finer layer can borrow a coarser
     /// unit's complete placemark.
-    private func resolvePlacemarks(_ raw: [RawLayer], partOffset: Int) -> [[Placemark]] {
+    private func resolvePlacemarks(_ raw: [RawLayer], partOffset: Int) throws -> [[Placemark]] {
         let order = raw.indices.sorted { raw[$0].spec.level < raw[$1].spec.level }
         let globalOffsets = Self.partOffsets(raw)
         var resolved = [[Placemark]](repeating: [], count: raw.count)
@@ -161,7 +158,10 @@ struct DatasetLoader: Sendable {
             lookups[j] = l
             return l
         }
-        let context = QueryContext(partCount: partOffset + raw.reduce(0) { $0 + $1.partCount })
+        let context: QueryContext
+        do {
+            context = try QueryContext(partCount: partOffset + raw.reduce(0) { $0 + $1.partCount })
+        } catch { throw GeocoderError.geos("\(manifest.name): \(error)") }
         let hasCityLevel = manifest.layers.contains { $0.level >= .city && $0.fields[AdminLevel.city.rawValue] != nil }
         let municipalities = Set(manifest.municipalityCodes ?? [])
         let definedLevels = AdminLevel.allCases.filter { level in
@@ -191,7 +191,7 @@ struct DatasetLoader: Sendable {
                     }
                     if value.name == nil && value.code == nil && level < layer.spec.level {
                         if borrowed == nil, let j = coarser.first, let largest = unit.parts.max(by: { $0.area < $1.area }),
-                           let (x, y) = largest.pointOnSurface(), let k = lookup(j).locate(x: x, y: y, in: context) {
+                           let (x, y) = largest.pointOnSurface(), let k = try locateForHierarchy(lookup(j), x: x, y: y, context) {
                             borrowed = resolved[j][k]
                         }
                         if let b = borrowed { value = (b.name(at: level), b.code(at: level)) }
@@ -230,12 +230,28 @@ struct DatasetLoader: Sendable {
         DispatchQueue.concurrentPerform(iterations: raw.count) { i in
             let (parts, partUnit) = Self.flatten(raw[i].units)
             let store = PolygonStore(polygons: parts)
-            let cells = cellSize.flatMap { LayerIndex.buildCells(store: store, partUnit: partUnit, cellSize: $0) }
+            let cells: CellIndex?
+            do {
+                cells = try cellSize.flatMap { (size) throws(GEOSError) in try LayerIndex.buildCells(store: store, partUnit: partUnit, cellSize: size) }
+            } catch {
+                indexes.set(i, .failure(GeocoderError.geos("\(raw[i].spec.file): building the cell index: \(error)")))
+                return
+            }
             indexes.set(i, .success(LayerIndex(level: raw[i].spec.level, file: raw[i].spec.file, placemarks: placemarks[i],
                                                store: store, partUnit: partUnit, partOffset: partOffset + offsets[i],
                                                cells: cells)))
         }
         return try indexes.values()
+    }
+
+    /// A GEOS context for reading one layer (GEOS fails to make one only when out of memory).
+    private func loadContext(_ file: String) throws -> GEOSContext {
+        do { return try GEOSContext() } catch { throw GeocoderError.geos("\(file): \(error)") }
+    }
+
+    /// The unit of a coarser layer holding a point (for a unit whose record lacks that level).
+    private func locateForHierarchy(_ layer: LayerIndex, x: Double, y: Double, _ context: QueryContext) throws -> Int? {
+        do { return try layer.locate(x: x, y: y, in: context) } catch { throw GeocoderError.geos("\(layer.file): \(error)") }
     }
 
     private static func flatten(_ units: [Unit]) -> ([Geometry], [Int32]) {
@@ -288,14 +304,18 @@ struct DatasetLoader: Sendable {
             guard let rings = try reader.rings(record: record) else { info.nullShapes += 1; continue }
             let polygons = RingAssembler.assemble(rings, statistics: &stats)
             var parts: [Geometry] = []
-            for polygon in polygons {
-                let g = try Geometry.polygon(shell: polygon.shell, holes: polygon.holes, context: loader)
-                if g.isValid {
-                    parts.append(g)
-                } else {
-                    info.repairedPolygons += 1
-                    parts += try g.madeValidPolygons()
+            do throws(GEOSError) {
+                for polygon in polygons {
+                    let g = try Geometry.polygon(rings: [polygon.shell] + polygon.holes, context: loader)
+                    if g.isValid {
+                        parts.append(g)
+                    } else {
+                        info.repairedPolygons += 1
+                        parts += try g.madeValidPolygons()
+                    }
                 }
+            } catch {
+                throw GeocoderError.geos("\(spec.file): record \(record): \(error)")
             }
             if parts.isEmpty { info.emptyRecords += 1; continue }
 

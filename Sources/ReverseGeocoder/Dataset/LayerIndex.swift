@@ -1,4 +1,3 @@
-import CGEOS
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -45,9 +44,9 @@ final class LayerIndex: Sendable {
         var builder = PackedRTree.Builder()
         var wrapped = false
         for p in 0..<store.count {
-            let (minX, minY, maxX, maxY) = store.envelope(p)
-            builder.add(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
-            if maxX > 180 { wrapped = true }
+            let box = store.envelope(p)
+            builder.add(box)
+            if box.maxX > 180 { wrapped = true }
         }
         tree = builder.finish()
         hasWrappedParts = wrapped
@@ -65,68 +64,91 @@ final class LayerIndex: Sendable {
     func placemark(_ unit: Int) -> Placemark { placemarkTable[unit] }
 
     /// The cell quadtree (with its crossing lists) over a layer's polygons, leaves about `cellSize` wide.
-    static func buildCells(store: PolygonStore, partUnit: [Int32], cellSize: Double) -> CellIndex? {
+    /// Fails when GEOS does (a polygon it cannot rebuild or prepare, a predicate it raises on).
+    static func buildCells(store: PolygonStore, partUnit: [Int32], cellSize: Double) throws(GEOSError) -> CellIndex? {
         guard store.count > 0 else { return nil }
         // One context and one reusable point for the whole build (this runs on the loading thread).
-        let pointCache = QueryContext(partCount: 0)
-        let context = pointCache.geos
+        let context = try GEOSContext()
+        let point = QueryPoint(context: context)
         var prepared = [PreparedGeometry?](repeating: nil, count: store.count)
-        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
-        for p in 0..<store.count {
-            let b = store.envelope(p)
-            minX = min(minX, b.0); minY = min(minY, b.1); maxX = max(maxX, b.2); maxY = max(maxY, b.3)
-        }
+        // The quadtree's builder asks a yes/no question; the first GEOS failure is kept here, answers
+        // "no" to let the builder finish, and is thrown once it has: the half-built index is dropped.
+        var failure: GEOSError?
+        let extent = (0..<store.count).reduce(Box.empty) { $0.union(store.envelope($1)) }
         // Deep enough that leaves are about cellSize wide: border cells then hold few points.
-        let side = max(maxX - minX, maxY - minY, cellSize)
+        let side = max(extent.maxX - extent.minX, extent.maxY - extent.minY, cellSize)
         let depth = min(20, max(1, Int((log2(side / cellSize)).rounded(.up))))
-        return CellIndex(store: store, unitOf: partUnit, maxDepth: depth) { p, x, y in
-            if prepared[p] == nil { prepared[p] = PreparedGeometry(store.geometry(p, context: context), context: context) }
-            return prepared[p]!.containsProperly(pointCache.point(x: x, y: y))
+        let cells = CellIndex(store: store, unitOf: partUnit, maxDepth: depth) { p, x, y in
+            guard failure == nil else { return false }
+            do throws(GEOSError) {
+                if prepared[p] == nil { prepared[p] = try PreparedGeometry(store.geometry(p, context: context), context: context) }
+                return try prepared[p]!.containsProperly(point.at(x: x, y: y))
+            } catch {
+                failure = error
+                return false
+            }
         }
+        if let failure { throw failure }
+        return cells
     }
 
     /// The unit containing (x, y), by the boundary rule: the lowest-numbered unit whose interior
     /// contains the point; if none, the lowest-numbered unit whose boundary it lies on; else nil.
     /// "Lowest-numbered" is record order in the file, so a point on a shared border always resolves to
     /// exactly one unit, the same one on every run and every thread.
-    func locate(x: Double, y: Double, in context: QueryContext) -> Int? {
+    ///
+    /// Throws when GEOS does (an exception in a predicate, a polygon it cannot rebuild or prepare, a
+    /// point it cannot make): never an "outside" in disguise.
+    func locate(x: Double, y: Double, in context: QueryContext) throws(GEOSError) -> Int? {
         if let hotCells {
-            // nil: the cells cannot tell (both frames have candidates); the R-tree path below sorts it out.
-            let found: Int?? = hotCells._withUnsafeGuaranteedRef { locate(x: x, y: y, cells: $0, in: context) }
-            if let found { return found }
+            switch try hotCells.withGuaranteedRef({ (cells) throws(GEOSError) in try locate(x: x, y: y, cells: cells, in: context) }) {
+            case .unit(let u): return u
+            case .noUnit: return nil
+            case .undecided: break  // both frames have candidates: the R-tree path below sorts it out
+            }
         }
         context.candidates.removeAll(keepingCapacity: true)
         tree.search(x: x, y: y, into: &context.candidates)
         let direct = context.candidates.count
         // West of 180° the point may also be inside a unit stored east of 180° (see RingAssembler).
         if hasWrappedParts && x < 0 { tree.search(x: x + 360, y: y, into: &context.candidates) }
-        return test(x: x, y: y, direct: direct, in: context)
+        return try test(x: x, y: y, direct: direct, in: context)
     }
 
-    /// The cells' answer: `.some(unit)`, `.some(nil)` for no unit, or nil when both the point and its
-    /// western twin have candidates, which the R-tree path decides.
+    /// What the cells make of a point.
+    enum CellVerdict {
+        /// This unit holds the point.
+        case unit(Int)
+        /// No unit holds it.
+        case noUnit
+        /// The cells cannot tell: both the point and its western twin have candidates.
+        case undecided
+    }
+
+    /// The cells' answer for (x, y), or `.undecided` when both the point and its western twin have
+    /// candidates, which the R-tree path decides.
     @inline(__always)
-    private func locate(x: Double, y: Double, cells: CellIndex, in context: QueryContext) -> Int?? {
+    private func locate(x: Double, y: Double, cells: CellIndex, in context: QueryContext) throws(GEOSError) -> CellVerdict {
         let here = cells.answer(x: x, y: y)
         // West of 180° a unit stored east of 180° may hold the point too: ask for its twin as well.
         let twin: CellIndex.Answer = hasWrappedParts && x < 0 ? cells.answer(x: x + 360, y: y) : .empty
         switch (here, twin) {
-        case (.empty, .empty): return .some(nil)
-        case (.unit(let u), .empty): return u
-        case (.empty, .unit(let u)): return u
+        case (.empty, .empty): return .noUnit
+        case (.unit(let u), .empty): return .unit(u)
+        case (.empty, .unit(let u)): return .unit(u)
         case (.candidates(let entries), .empty):
-            return crossingTest(x: x, y: y, entries: entries, cells: cells, in: context)
+            return try crossingTest(x: x, y: y, entries: entries, cells: cells, in: context).map(CellVerdict.unit) ?? .noUnit
         case (.empty, .candidates(let entries)):
-            return crossingTest(x: x + 360, y: y, entries: entries, cells: cells, in: context)
+            return try crossingTest(x: x + 360, y: y, entries: entries, cells: cells, in: context).map(CellVerdict.unit) ?? .noUnit
         default:
-            return nil
+            return .undecided
         }
     }
 
     /// Applies the boundary rule to a border cell's candidates by their crossing lists (exactly GEOS's
     /// answer, see CrossingLists); a candidate whose list cannot be sure of a point asks GEOS itself.
     @inline(__always)
-    private func crossingTest(x: Double, y: Double, entries: Range<Int>, cells: CellIndex, in context: QueryContext) -> Int? {
+    private func crossingTest(x: Double, y: Double, entries: Range<Int>, cells: CellIndex, in context: QueryContext) throws(GEOSError) -> Int? {
         var onBoundary: Int?
         for r in cells.records(entries) {
             let part = cells.part(record: r)
@@ -135,10 +157,10 @@ final class LayerIndex: Sendable {
             case .exterior: continue
             case .boundary: break
             case .uncertain:
-                let prepared = context.prepared(partOffset + part) { store.geometry(part, context: $0) }
-                let point = context.point(x: x, y: y)
-                if prepared.containsProperly(point) { return Int(partUnit[part]) }
-                if !prepared.covers(point) { continue }
+                let prepared = try context.prepared(partOffset + part) { (geos) throws(GEOSError) in try store.geometry(part, context: geos) }
+                let point = try context.point.at(x: x, y: y)
+                if try prepared.containsProperly(point) { return Int(partUnit[part]) }
+                if try !prepared.covers(point) { continue }
             }
             if onBoundary == nil { onBoundary = Int(partUnit[part]) }
         }
@@ -147,7 +169,7 @@ final class LayerIndex: Sendable {
 
     /// Applies the boundary rule with GEOS to `context.candidates` (the first `direct` are tested at x,
     /// the rest at x + 360).
-    private func test(x: Double, y: Double, direct: Int, in context: QueryContext) -> Int? {
+    private func test(x: Double, y: Double, direct: Int, in context: QueryContext) throws(GEOSError) -> Int? {
         if context.candidates.isEmpty { return nil }
         // Each candidate is tested with the point in its own frame; pack (part, frame) to sort once.
         // Take the buffer out of the context so it is uniquely referenced (no copy on mutation).
@@ -160,19 +182,20 @@ final class LayerIndex: Sendable {
         if keyed.count > 1 { keyed.sort() }
         defer { context.keyed = keyed }
 
-        let point = context.point(x: x, y: y)
-        let wrappedPoint = direct < context.candidates.count ? context.point(x: x + 360, y: y, slot: 1) : nil
-        for key in keyed {
-            let part = key >> 1
-            let p = key & 1 == 0 ? point : wrappedPoint!
-            if context.prepared(partOffset + part, { store.geometry(part, context: $0) }).containsProperly(p) {
-                return Int(partUnit[part])
-            }
+        let point = try context.point.at(x: x, y: y)
+        let wrappedPoint = direct < context.candidates.count ? try context.twin.at(x: x + 360, y: y) : nil
+        func prepared(_ part: Int) throws(GEOSError) -> PreparedGeometry {
+            try context.prepared(partOffset + part) { (geos) throws(GEOSError) in try store.geometry(part, context: geos) }
         }
         for key in keyed {
             let part = key >> 1
             let p = key & 1 == 0 ? point : wrappedPoint!
-            if context.prepared(partOffset + part, { store.geometry(part, context: $0) }).covers(p) { return Int(partUnit[part]) }
+            if try prepared(part).containsProperly(p) { return Int(partUnit[part]) }
+        }
+        for key in keyed {
+            let part = key >> 1
+            let p = key & 1 == 0 ? point : wrappedPoint!
+            if try prepared(part).covers(p) { return Int(partUnit[part]) }
         }
         return nil
     }

@@ -4,7 +4,7 @@ import CGEOS
 /// queries owns one (see `QueryContext`), and the loader owns one of its own.
 ///
 /// GEOS reports errors through a callback; we keep the last message so a failing call can be turned
-/// into a ``GeocoderError/geos(_:)`` right where it happened.
+/// into a ``GEOSError`` right where it happened.
 final class GEOSContext {
     let handle: GEOSContextHandle_t
     private let messages: MessageBox
@@ -14,9 +14,12 @@ final class GEOSContext {
         var last = ""
     }
 
-    init() {
-        // GEOS_init_r only fails when out of memory; there is nothing sensible to do then.
-        guard let handle = GEOS_init_r() else { fatalError("GEOS_init_r failed (out of memory)") }
+    /// Fails only when GEOS cannot allocate a context (out of memory): the loader reports that as a load
+    /// error, a query as an error of that query.
+    init() throws(GEOSError) {
+        guard let handle = GEOS_init_r() else {
+            throw GEOSError(operation: "creating a GEOS context (GEOS_init_r)", message: "out of memory")
+        }
         self.handle = handle
         messages = MessageBox()
         let box = Unmanaged.passUnretained(messages).toOpaque()
@@ -30,10 +33,12 @@ final class GEOSContext {
         GEOS_finish_r(handle)
     }
 
-    /// The error GEOS reported last, for wrapping a failed call.
-    func error(_ what: String) -> GeocoderError {
+    /// The error GEOS reported last, for wrapping a failed call. Out of line: it is only reached when a
+    /// call failed, and keeps the string work out of the predicates' inlined fast path.
+    @inline(never)
+    func error(_ what: String) -> GEOSError {
         let message = messages.last
         messages.last = ""
-        return .geos(message.isEmpty ? what : "\(what): \(message)")
+        return GEOSError(operation: what, message: message)
     }
 }

@@ -19,37 +19,62 @@ final class Geometry: @unchecked Sendable {
         GEOSGeom_destroy_r(context.handle, pointer)
     }
 
-    /// Builds a polygon from closed rings of interleaved x, y values: the first ring is the shell.
-    static func polygon(shell: [Double], holes: [[Double]], context: GEOSContext) throws -> Geometry {
+    /// Builds a polygon from closed rings stored flat: interleaved x, y `vertices`, ring r being vertices
+    /// `ringBounds[r] ..< ringBounds[r + 1]` (vertex numbers), the first ring the shell.
+    ///
+    /// The one way the engine makes a polygon: the loader (a shapefile record's assembled rings) and
+    /// `PolygonStore` (rebuilding a polygon from the index's flat arrays on a thread's first need) both
+    /// come here, so what the index stores is exactly what GEOS was given.
+    static func polygon(vertices: UnsafePointer<Double>, ringBounds: UnsafeBufferPointer<UInt32>,
+                        context: GEOSContext) throws(GEOSError) -> Geometry {
         let ctx = context.handle
-        func ring(_ xy: [Double]) throws -> OpaquePointer {
-            let seq = xy.withUnsafeBufferPointer {
-                GEOSCoordSeq_copyFromBuffer_r(ctx, $0.baseAddress, UInt32(xy.count / 2), 0, 0)
+        let ringCount = ringBounds.count - 1
+        guard ringCount >= 1 else { throw GEOSError(operation: "creating a polygon", message: "no rings") }
+        func ring(_ r: Int) throws(GEOSError) -> OpaquePointer {
+            let first = Int(ringBounds[r]), n = Int(ringBounds[r + 1]) - first
+            guard let seq = GEOSCoordSeq_copyFromBuffer_r(ctx, vertices + 2 * first, UInt32(n), 0, 0) else {
+                throw context.error("creating a coordinate sequence")
             }
-            guard let seq else { throw context.error("creating a coordinate sequence") }
-            guard let ring = GEOSGeom_createLinearRing_r(ctx, seq) else {
-                throw context.error("creating a linear ring")
-            }
+            // GEOS takes the sequence over, also when it fails.
+            guard let ring = GEOSGeom_createLinearRing_r(ctx, seq) else { throw context.error("creating a linear ring") }
             return ring
         }
-        let shellRing = try ring(shell)
-        var holeRings: [OpaquePointer?] = []
+        let shell = try ring(0)
+        var holes: [OpaquePointer?] = []
+        holes.reserveCapacity(ringCount - 1)
         do {
-            for hole in holes { holeRings.append(try ring(hole)) }
+            for r in 1..<ringCount { holes.append(try ring(r)) }
         } catch {
-            GEOSGeom_destroy_r(ctx, shellRing)
-            for h in holeRings { GEOSGeom_destroy_r(ctx, h) }
+            GEOSGeom_destroy_r(ctx, shell)
+            for h in holes { GEOSGeom_destroy_r(ctx, h) }
             throw error
         }
-        let polygon = holeRings.withUnsafeMutableBufferPointer {
-            GEOSGeom_createPolygon_r(ctx, shellRing, $0.baseAddress, UInt32(holes.count))
+        let polygon = holes.withUnsafeMutableBufferPointer {
+            GEOSGeom_createPolygon_r(ctx, shell, $0.baseAddress, UInt32($0.count))
         }
         guard let polygon else { throw context.error("creating a polygon") }
         return Geometry(polygon, context: context)
     }
 
+    /// Builds a polygon from closed rings of interleaved x, y values (shell first): flattens them and
+    /// builds through ``polygon(vertices:ringBounds:context:)``.
+    static func polygon(rings: [[Double]], context: GEOSContext) throws(GEOSError) -> Geometry {
+        var xy: [Double] = [], bounds: [UInt32] = [0]
+        xy.reserveCapacity(rings.reduce(0) { $0 + $1.count })
+        for r in rings {
+            xy += r
+            bounds.append(UInt32(xy.count / 2))
+        }
+        return try xy.withUnsafeBufferPointer { (v) throws(GEOSError) -> Geometry in
+            guard let base = v.baseAddress else { throw GEOSError(operation: "creating a polygon", message: "no vertices") }
+            return try bounds.withUnsafeBufferPointer { (b) throws(GEOSError) -> Geometry in
+                try polygon(vertices: base, ringBounds: b, context: context)
+            }
+        }
+    }
+
     /// Parses WKT (used by tests and presets).
-    static func wkt(_ text: String, context: GEOSContext) throws -> Geometry {
+    static func wkt(_ text: String, context: GEOSContext) throws(GEOSError) -> Geometry {
         guard let reader = GEOSWKTReader_create_r(context.handle) else { throw context.error("WKT reader") }
         defer { GEOSWKTReader_destroy_r(context.handle, reader) }
         guard let g = GEOSWKTReader_read_r(context.handle, reader, text) else {
@@ -69,7 +94,7 @@ final class Geometry: @unchecked Sendable {
 
     /// Repairs an invalid polygon (`GEOSMakeValid` with the STRUCTURE method, collapsed parts dropped)
     /// and returns its polygons. A bow-tie becomes two triangles; slivers that collapse to lines vanish.
-    func madeValidPolygons() throws -> [Geometry] {
+    func madeValidPolygons() throws(GEOSError) -> [Geometry] {
         let ctx = context.handle
         guard let params = GEOSMakeValidParams_create_r(ctx) else { throw context.error("MakeValid params") }
         defer { GEOSMakeValidParams_destroy_r(ctx, params) }
@@ -100,14 +125,14 @@ final class Geometry: @unchecked Sendable {
         }
     }
 
-    /// Bounding box (minX, minY, maxX, maxY).
-    var envelope: (Double, Double, Double, Double) {
+    /// Bounding box.
+    var envelope: Box {
         var minX = 0.0, minY = 0.0, maxX = 0.0, maxY = 0.0
         GEOSGeom_getXMin_r(context.handle, pointer, &minX)
         GEOSGeom_getYMin_r(context.handle, pointer, &minY)
         GEOSGeom_getXMax_r(context.handle, pointer, &maxX)
         GEOSGeom_getYMax_r(context.handle, pointer, &maxY)
-        return (minX, minY, maxX, maxY)
+        return Box(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
     }
 
     var area: Double {

@@ -4,17 +4,18 @@ import CGEOS
 ///
 /// Prepared geometries build their point-in-area index lazily on first use, which is not thread-safe,
 /// so they are never shared: each `QueryContext` prepares its own from the shared base `Geometry`.
+///
+/// The predicates return GEOS's 1 (true) or 0 (false); anything else is GEOS's exception value (2) and
+/// becomes a ``GEOSError`` carrying the message of the context's error handler. It must not read as
+/// "outside": that would silently answer a point with the wrong unit, or with none.
 final class PreparedGeometry {
     let pointer: OpaquePointer
     private let context: GEOSContext
     /// The base geometry must outlive the prepared one (GEOS keeps a pointer to it).
     private let base: Geometry
 
-    init(_ base: Geometry, context: GEOSContext) {
-        guard let p = GEOSPrepare_r(context.handle, base.pointer) else {
-            // Only fails on allocation failure.
-            fatalError("GEOSPrepare_r failed: \(context.error("prepare"))")
-        }
+    init(_ base: Geometry, context: GEOSContext) throws(GEOSError) {
+        guard let p = GEOSPrepare_r(context.handle, base.pointer) else { throw context.error("preparing a geometry") }
         pointer = p
         self.context = context
         self.base = base
@@ -26,13 +27,19 @@ final class PreparedGeometry {
 
     /// True when the point lies in the interior (not on the boundary).
     @inline(__always)
-    func containsProperly(_ point: OpaquePointer) -> Bool {
-        GEOSPreparedContainsProperly_r(context.handle, pointer, point) == 1
+    func containsProperly(_ point: QueryPoint.Handle) throws(GEOSError) -> Bool {
+        let r = GEOSPreparedContainsProperly_r(context.handle, pointer, point.pointer)
+        if r == 0 { return false }
+        if r == 1 { return true }
+        throw context.error("prepared containsProperly")
     }
 
     /// True when the point lies in the interior or on the boundary.
     @inline(__always)
-    func covers(_ point: OpaquePointer) -> Bool {
-        GEOSPreparedIntersects_r(context.handle, pointer, point) == 1
+    func covers(_ point: QueryPoint.Handle) throws(GEOSError) -> Bool {
+        let r = GEOSPreparedIntersects_r(context.handle, pointer, point.pointer)
+        if r == 0 { return false }
+        if r == 1 { return true }
+        throw context.error("prepared intersects")
     }
 }

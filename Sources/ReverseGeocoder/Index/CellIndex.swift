@@ -251,9 +251,8 @@ final class CellIndex: Sendable {
         self.store = store
         owner = nil
         let boxes = (0..<store.count).map(store.envelope)
-        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
-        for b in boxes { minX = min(minX, b.0); minY = min(minY, b.1); maxX = max(maxX, b.2); maxY = max(maxY, b.3) }
-        if boxes.isEmpty { minX = 0; minY = 0; maxX = 1; maxY = 1 }
+        let extent = boxes.isEmpty ? Box(minX: 0, minY: 0, maxX: 1, maxY: 1) : boxes.reduce(Box.empty) { $0.union($1) }
+        let (minX, minY, maxX, maxY) = (extent.minX, extent.minY, extent.maxX, extent.maxY)
         // A square root cell a hair larger than the extent, so every polygon lies strictly inside it.
         let side = max(maxX - minX, maxY - minY) * (1 + 1e-9) + 1e-9
         originX = minX - side * 1e-9
@@ -375,7 +374,7 @@ final class CellIndex: Sendable {
 
     private struct Builder {
         let sx1: [Double], sy1: [Double], sx2: [Double], sy2: [Double]
-        let boxes: [(Double, Double, Double, Double)]
+        let boxes: [Box]
         let unitOf: [Int32]
         let maxDepth: Int
         let containsProperly: (Int, Double, Double) -> Bool
@@ -391,7 +390,7 @@ final class CellIndex: Sendable {
         var stackSegEnd: [Int32] = []
         var stackSegs: [Int32] = []
 
-        init(sx1: [Double], sy1: [Double], sx2: [Double], sy2: [Double], boxes: [(Double, Double, Double, Double)],
+        init(sx1: [Double], sy1: [Double], sx2: [Double], sy2: [Double], boxes: [Box],
              unitOf: [Int32], maxDepth: Int, containsProperly: @escaping (Int, Double, Double) -> Bool) {
             self.sx1 = sx1; self.sy1 = sy1; self.sx2 = sx2; self.sy2 = sy2
             self.boxes = boxes; self.unitOf = unitOf; self.maxDepth = maxDepth; self.containsProperly = containsProperly
@@ -413,7 +412,7 @@ final class CellIndex: Sendable {
                 for e in frame {
                     let p = Int(stackParts[e])
                     let b = boxes[p]
-                    if b.0 > bx1 || b.2 < bx0 || b.1 > by1 || b.3 < by0 { continue }
+                    if b.isDisjoint(from: Box(minX: bx0, minY: by0, maxX: bx1, maxY: by1)) { continue }
                     let from = e == 0 ? 0 : Int(stackSegEnd[e - 1]), to = Int(stackSegEnd[e])
                     for k in from..<to where segmentMayTouch(Int(stackSegs[k]), bx0, by0, bx1, by1) {
                         stackSegs.append(stackSegs[k])

@@ -48,10 +48,10 @@ final class EmptyMask: Sendable {
             && wordCount == Self.wordCount
     }
 
-    /// Builds the mask over `box` (minX, minY, maxX, maxY) for layers that all have cells; nil otherwise.
-    static func build(layers: [LayerIndex], box: (Double, Double, Double, Double)) -> EmptyMask? {
-        guard !layers.isEmpty, layers.allSatisfy({ $0.cells != nil }), box.2 > box.0, box.3 > box.1 else { return nil }
-        let scaleX = Double(side) / (box.2 - box.0), scaleY = Double(side) / (box.3 - box.1)
+    /// Builds the mask over `box` for layers that all have cells; nil otherwise.
+    static func build(layers: [LayerIndex], box: Box) -> EmptyMask? {
+        guard !layers.isEmpty, layers.allSatisfy({ $0.cells != nil }), box.maxX > box.minX, box.maxY > box.minY else { return nil }
+        let scaleX = Double(side) / (box.maxX - box.minX), scaleY = Double(side) / (box.maxY - box.minY)
         guard scaleX.isFinite, scaleY.isFinite else { return nil }
         let words = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: wordCount)
         words.initialize(repeating: 0)
@@ -61,8 +61,8 @@ final class EmptyMask: Sendable {
         // layer fills with a unit has none, and only the rest is split. Asking about each of the 2^20
         // cells one by one took a quarter of a second even for a dataset of three polygons.
         @Sendable func fill(column: Int, row: Int, size: Int) {
-            let x0 = box.0 + Double(column) / scaleX, x1 = box.0 + Double(column + size) / scaleX
-            let y0 = box.1 + Double(row) / scaleY, y1 = box.1 + Double(row + size) / scaleY
+            let x0 = box.minX + Double(column) / scaleX, x1 = box.minX + Double(column + size) / scaleX
+            let y0 = box.minY + Double(row) / scaleY, y1 = box.minY + Double(row + size) / scaleY
             var allEmpty = true
             for layer in cells {
                 var answers = [layer.index.boxAnswer(x0: x0, y0: y0, x1: x1, y1: y1)]
@@ -94,7 +94,7 @@ final class EmptyMask: Sendable {
         DispatchQueue.concurrentPerform(iterations: blocks * blocks) { b in
             fill(column: (b % blocks) * block, row: (b / blocks) * block, size: block)
         }
-        return EmptyMask(originX: box.0, originY: box.1, scaleX: scaleX, scaleY: scaleY,
+        return EmptyMask(originX: box.minX, originY: box.minY, scaleX: scaleX, scaleY: scaleY,
                          words: UnsafeBufferPointer(words), owner: nil)
     }
 }

@@ -2,13 +2,13 @@
 /// a Hilbert curve by box centre, packed `nodeSize` to a node, bottom level first, and stored in flat
 /// arrays. No node objects, no pointers: a tree over n boxes is about 5·n·(1 + 1/nodeSize) numbers.
 ///
-/// Use: `var b = PackedRTree.Builder(); b.add(...)` for each box, `let tree = b.finish()`, then
+/// Use: `var b = PackedRTree.Builder(); b.add(box)` for each box, `let tree = b.finish()`, then
 /// `tree.search(x:y:)` for the items whose box contains a point.
 struct PackedRTree: Sendable {
     let count: Int
     let nodeSize: Int
-    /// minX, minY, maxX, maxY for every leaf (item) then every node, level by level.
-    private let boxes: [Double]
+    /// The box of every leaf (item) then every node, level by level.
+    private let boxes: [Box]
     /// For a leaf slot: the item's index as added. For a node slot: the slot where its children start.
     private let indices: [Int32]
     /// One past the last slot of each level (leaves first, root last).
@@ -16,15 +16,15 @@ struct PackedRTree: Sendable {
 
     struct Builder {
         var nodeSize = 16
-        private var items: [Double] = []
+        private var items: [Box] = []
 
         init(nodeSize: Int = 16) {
             self.nodeSize = max(2, nodeSize)
         }
 
         /// Adds a box; items are numbered 0, 1, 2... in the order added.
-        mutating func add(minX: Double, minY: Double, maxX: Double, maxY: Double) {
-            items += [minX, minY, maxX, maxY]
+        mutating func add(_ box: Box) {
+            items.append(box)
         }
 
         func finish() -> PackedRTree {
@@ -32,8 +32,8 @@ struct PackedRTree: Sendable {
         }
     }
 
-    private init(items: [Double], nodeSize: Int) {
-        let n = items.count / 4
+    private init(items: [Box], nodeSize: Int) {
+        let n = items.count
         count = n
         self.nodeSize = nodeSize
         // Level sizes, bottom up, to know the total number of slots.
@@ -49,7 +49,7 @@ struct PackedRTree: Sendable {
         if n == 0 { bounds = [0] ; total = 0 }
         levelBounds = bounds
 
-        var boxes = [Double](repeating: 0, count: total * 4)
+        var boxes = [Box](repeating: Box(minX: 0, minY: 0, maxX: 0, maxY: 0), count: total)
         var indices = [Int32](repeating: 0, count: total)
         guard n > 0 else {
             self.boxes = boxes
@@ -58,25 +58,21 @@ struct PackedRTree: Sendable {
         }
 
         // Sort items by the Hilbert value of their centre on a 65536 × 65536 grid over the extent.
-        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
-        for i in 0..<n {
-            minX = min(minX, items[4 * i]); minY = min(minY, items[4 * i + 1])
-            maxX = max(maxX, items[4 * i + 2]); maxY = max(maxY, items[4 * i + 3])
-        }
-        let width = maxX - minX, height = maxY - minY
+        let extent = items.reduce(Box.empty) { $0.union($1) }
+        let width = extent.maxX - extent.minX, height = extent.maxY - extent.minY
         let hilbertMax = Double((1 << 16) - 1)
         var keyed = [(UInt32, Int32)]()
         keyed.reserveCapacity(n)
         for i in 0..<n {
-            let cx = (items[4 * i] + items[4 * i + 2]) / 2, cy = (items[4 * i + 1] + items[4 * i + 3]) / 2
-            let hx = width > 0 ? UInt32(hilbertMax * (cx - minX) / width) : 0
-            let hy = height > 0 ? UInt32(hilbertMax * (cy - minY) / height) : 0
+            let cx = (items[i].minX + items[i].maxX) / 2, cy = (items[i].minY + items[i].maxY) / 2
+            let hx = width > 0 ? UInt32(hilbertMax * (cx - extent.minX) / width) : 0
+            let hy = height > 0 ? UInt32(hilbertMax * (cy - extent.minY) / height) : 0
             keyed.append((PackedRTree.hilbert(hx, hy), Int32(i)))
         }
         // Stable order: ties broken by insertion index, so the tree is the same on every build.
         keyed.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
         for (slot, (_, item)) in keyed.enumerated() {
-            for k in 0..<4 { boxes[4 * slot + k] = items[4 * Int(item) + k] }
+            boxes[slot] = items[Int(item)]
             indices[slot] = item
         }
 
@@ -87,17 +83,14 @@ struct PackedRTree: Sendable {
             var out = end
             while pos < end {
                 let first = pos
-                var nMinX = Double.infinity, nMinY = Double.infinity
-                var nMaxX = -Double.infinity, nMaxY = -Double.infinity
+                var node = Box.empty
                 var j = 0
                 while j < nodeSize && pos < end {
-                    nMinX = min(nMinX, boxes[4 * pos]); nMinY = min(nMinY, boxes[4 * pos + 1])
-                    nMaxX = max(nMaxX, boxes[4 * pos + 2]); nMaxY = max(nMaxY, boxes[4 * pos + 3])
+                    node = node.union(boxes[pos])
                     pos += 1
                     j += 1
                 }
-                boxes[4 * out] = nMinX; boxes[4 * out + 1] = nMinY
-                boxes[4 * out + 2] = nMaxX; boxes[4 * out + 3] = nMaxY
+                boxes[out] = node
                 indices[out] = Int32(first)
                 out += 1
             }
@@ -109,11 +102,11 @@ struct PackedRTree: Sendable {
     /// Appends to `result` every item whose box contains (x, y), borders included. Order is tree order;
     /// callers that need a stable order sort the (short) result.
     func search(x: Double, y: Double, into result: inout [Int32]) {
-        search(minX: x, minY: y, maxX: x, maxY: y, into: &result)
+        search(Box(minX: x, minY: y, maxX: x, maxY: y), into: &result)
     }
 
     /// Appends to `result` every item whose box intersects the query box, borders included.
-    func search(minX: Double, minY: Double, maxX: Double, maxY: Double, into result: inout [Int32]) {
+    func search(_ query: Box, into result: inout [Int32]) {
         guard count > 0 else { return }
         boxes.withUnsafeBufferPointer { b in
             indices.withUnsafeBufferPointer { idx in
@@ -123,9 +116,7 @@ struct PackedRTree: Sendable {
                     let childStart = level == 0 ? node : Int(idx[node])
                     let childEnd = level == 0 ? node + 1 : min(childStart + nodeSize, levelBounds[level - 1])
                     for pos in childStart..<childEnd {
-                        if b[4 * pos] > maxX || b[4 * pos + 1] > maxY || b[4 * pos + 2] < minX || b[4 * pos + 3] < minY {
-                            continue
-                        }
+                        if b[pos].isDisjoint(from: query) { continue }
                         if level <= 1 {
                             result.append(idx[pos])
                         } else {

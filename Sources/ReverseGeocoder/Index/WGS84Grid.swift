@@ -10,12 +10,10 @@
 /// Other cells say "unknown" and the query converts as before. Same answers, by construction; the
 /// tests and the benchmark's exactness check compare them with the converting path.
 final class WGS84Grid: Sendable {
-    /// Entry meanings: 0 = unknown (convert and look up), `none` = no unit in any layer, else
-    /// (layer + 1) << 28 | unit, the layer counted finest first.
-    static let unknown: UInt32 = 0, none: UInt32 = 0xFFFF_FFFF
 
     let originX: Double, originY: Double, cell: Double
     let columns: Int, rows: Int
+    /// Each cell's ``WGS84GridEntry``, as its raw bits (the index cache maps them as they are).
     nonisolated(unsafe) let entries: UnsafeBufferPointer<UInt32>
     /// One bit per entry, set where it is `none`: most of the grid (sea, neighbouring countries), and the
     /// entries are megabytes, a likely cache miss per query, where these bits stay in the L2 cache.
@@ -30,7 +28,7 @@ final class WGS84Grid: Sendable {
         self.owner = owner
         noneBits = .allocate(capacity: max(1, (entries.count + 63) / 64))
         noneBits.initialize(repeating: 0)
-        for (i, e) in entries.enumerated() where e == WGS84Grid.none { noneBits[i >> 6] |= 1 << UInt64(i & 63) }
+        for (i, e) in entries.enumerated() where WGS84GridEntry(rawValue: e) == .none { noneBits[i >> 6] |= 1 << UInt64(i & 63) }
     }
 
     deinit {
@@ -41,26 +39,26 @@ final class WGS84Grid: Sendable {
     /// The entry for a WGS-84 point (`unknown` outside the grid). Out of line: inlined into the query, the
     /// compiler computed it (two divisions) for every query, whatever the datum.
     @inline(never)
-    func lookup(x: Double, y: Double) -> UInt32 {
+    func lookup(x: Double, y: Double) -> WGS84GridEntry {
         let fx = (x - originX) / cell, fy = (y - originY) / cell
-        guard fx >= 0, fy >= 0, fx < Double(columns), fy < Double(rows) else { return WGS84Grid.unknown }
+        guard fx >= 0, fy >= 0, fx < Double(columns), fy < Double(rows) else { return .unknown }
         let i = Int(fy) &* columns &+ Int(fx)
-        if noneBits[i &>> 6] & (1 &<< UInt64(i & 63)) != 0 { return WGS84Grid.none }
-        return entries[i]
+        if noneBits[i &>> 6] & (1 &<< UInt64(i & 63)) != 0 { return .none }
+        return WGS84GridEntry(rawValue: entries[i])
     }
 
     /// Builds the grid over `box` (WGS-84) for a GCJ-02 dataset's layers (finest first, each with cells,
     /// none wrapped across the antimeridian); nil when there is nothing to build.
-    static func build(layers: [LayerIndex], box: (Double, Double, Double, Double), cell: Double) -> WGS84Grid? {
-        guard !layers.isEmpty, layers.count < 15, layers.allSatisfy({ $0.cells != nil && !$0.hasWrappedParts }) else { return nil }
+    static func build(layers: [LayerIndex], box: Box, cell: Double) -> WGS84Grid? {
+        guard !layers.isEmpty, layers.count <= WGS84GridEntry.maxLayers, layers.allSatisfy({ $0.cells != nil && !$0.hasWrappedParts }) else { return nil }
         // Only where the GCJ-02 formula applies to every point of a cell (inside its rectangle).
-        let x0 = max(box.0, 72.004 + 1e-9), y0 = max(box.1, 0.8293 + 1e-9)
-        let x1 = min(box.2, 137.8347 - 1e-9), y1 = min(box.3, 55.8271 - 1e-9)
+        let x0 = max(box.minX, 72.004 + 1e-9), y0 = max(box.minY, 0.8293 + 1e-9)
+        let x1 = min(box.maxX, 137.8347 - 1e-9), y1 = min(box.maxY, 55.8271 - 1e-9)
         guard x1 > x0, y1 > y0, cell > 0 else { return nil }
         let columns = Int(((x1 - x0) / cell).rounded(.down)), rows = Int(((y1 - y0) / cell).rounded(.down))
         guard columns > 0, rows > 0, columns * rows < 1 << 26 else { return nil }
         let entries = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: columns * rows)
-        entries.initialize(repeating: unknown)
+        entries.initialize(repeating: WGS84GridEntry.unknown.rawValue)
         // Cell (i, j) holds the points with floor((x - x0) / cell) == i, which may reach a hair past its
         // nominal edges by rounding: bound a slightly larger box.
         let slack = 1e-9
@@ -76,14 +74,14 @@ final class WGS84Grid: Sendable {
                 // The image of the cell in GCJ-02, grown for the rounding of adding the offset.
                 let gx0 = lon0 + off.lon.lo - slack, gx1 = lon1 + off.lon.hi + slack
                 let gy0 = lat0 + off.lat.lo - slack, gy1 = lat1 + off.lat.hi + slack
-                var entry = none
+                var entry = WGS84GridEntry.none
                 for (l, layer) in layers.enumerated() {
                     let answer = layer.cells!.boxAnswer(x0: gx0, y0: gy0, x1: gx1, y1: gy1)
                     if answer == .empty { continue }
-                    if case .unit(let u) = answer, u < 1 << 28 { entry = UInt32(l + 1) << 28 | UInt32(u) } else { entry = unknown }
+                    if case .unit(let u) = answer, let known = WGS84GridEntry(layer: l, unit: u) { entry = known } else { entry = .unknown }
                     break
                 }
-                entries[j * columns + i] = entry
+                entries[j * columns + i] = entry.rawValue
             }
         }
         return WGS84Grid(originX: x0, originY: y0, cell: cell, columns: columns, rows: rows,

@@ -1,4 +1,4 @@
-import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,12 +7,14 @@ import Glibc
 /// freed with the geocoder. A thread that ends leaves its context here until then: pool threads are few
 /// and reused, so this stays bounded by the number of threads that ever queried.
 final class ContextRegistry: @unchecked Sendable {
-    // @unchecked: `key` is immutable after init and pthread keys are thread-safe by design; `all` is
-    // only touched under `lock`.
+    // @unchecked: `key` is immutable after init and pthread keys are thread-safe by design; `all` is a
+    // Mutex. (The contexts themselves are not Sendable: each is used only by the thread it was made for.)
     // A `let`: a `var` read on every query would pay Swift's dynamic exclusivity check (perf: 3 %).
     private let key: pthread_key_t
-    private let lock = NSLock()
-    private var all: [QueryContext] = []
+    /// Keeps every context alive; only touched when a thread makes its first query.
+    private let all = Mutex<[Kept]>([])
+    /// A context held only to keep it alive: the registry never uses it, its own thread does.
+    private struct Kept: @unchecked Sendable { let context: QueryContext }
     private let partCount: Int, placemarkCount: Int
 
     init(partCount: Int, placemarkCount: Int) {
@@ -31,22 +33,26 @@ final class ContextRegistry: @unchecked Sendable {
     /// The calling thread's context without taking a reference (the registry owns it): for the query
     /// path, which uses it inside `_withUnsafeGuaranteedRef` and so pays no reference counting.
     @inline(__always)
-    func currentUnmanaged() -> Unmanaged<QueryContext> {
+    func currentUnmanaged() throws(GEOSError) -> Unmanaged<QueryContext> {
         if let raw = pthread_getspecific(key) { return Unmanaged<QueryContext>.fromOpaque(raw) }
-        return Unmanaged.passUnretained(current())
+        return try makeCurrent()
     }
 
     /// The calling thread's context, created on first use.
     @inline(__always)
-    func current() -> QueryContext {
-        if let raw = pthread_getspecific(key) {
-            return Unmanaged<QueryContext>.fromOpaque(raw).takeUnretainedValue()
-        }
-        let context = QueryContext(partCount: partCount, placemarkCount: placemarkCount)
-        lock.lock()
-        all.append(context)
-        lock.unlock()
-        pthread_setspecific(key, Unmanaged.passUnretained(context).toOpaque())
-        return context
+    func current() throws(GEOSError) -> QueryContext {
+        try currentUnmanaged().takeUnretainedValue()
+    }
+
+    /// A new context for the calling thread (its first query). Fails when GEOS cannot make a context;
+    /// nothing is registered then, so the thread's next query tries again.
+    @inline(never)
+    private func makeCurrent() throws(GEOSError) -> Unmanaged<QueryContext> {
+        let context = try QueryContext(partCount: partCount, placemarkCount: placemarkCount)
+        let kept = Kept(context: context)
+        all.withLock { $0.append(kept) }
+        let unmanaged = Unmanaged.passUnretained(context)
+        pthread_setspecific(key, unmanaged.toOpaque())
+        return unmanaged
     }
 }

@@ -1,20 +1,17 @@
-import CGEOS
-
 /// Everything one thread needs to query: its own GEOS context, its own prepared geometries (built lazily,
 /// never shared: GEOS builds their indexes on first use without locking), its own copies of the
 /// placemarks it answers with, reusable query points, and scratch buffers. Owned by the geocoder's
 /// ``ContextRegistry``; used only by the thread it belongs to.
 final class QueryContext {
-    let geos = GEOSContext()
+    let geos: GEOSContext
     /// Raw memory, not an array: an array in a class `var` pays Swift's dynamic exclusivity check on each
     /// access, and the compiler hoisted that check into every border-cell query.
     nonisolated(unsafe) private let preparedCache: UnsafeMutablePointer<PreparedGeometry?>
     private let partCount: Int
     var candidates: [Int32] = []
     var keyed: [Int] = []
-    /// GEOS 3.11 has no prepared contains-XY, so a point geometry per query; kept for reuse when the
-    /// next query asks about the same position (two slots: the point and its +360° twin).
-    private var points: [(x: Double, y: Double, geometry: OpaquePointer?)] = [(.nan, .nan, nil), (.nan, .nan, nil)]
+    /// The query point for the GEOS predicates, and its +360° twin (for units stored east of 180°).
+    let point: QueryPoint, twin: QueryPoint
 
     /// This thread's own copy of each placemark it has returned (slot: the layer's placemark base + unit),
     /// made on first use. Returning a placemark retains its storage object; were the threads to share
@@ -23,7 +20,11 @@ final class QueryContext {
     nonisolated(unsafe) private let placemarks: UnsafeMutablePointer<Placemark?>
     private let placemarkCount: Int
 
-    init(partCount: Int, placemarkCount: Int = 0) {
+    /// Fails only when GEOS cannot make a context (out of memory).
+    init(partCount: Int, placemarkCount: Int = 0) throws(GEOSError) {
+        geos = try GEOSContext()
+        point = QueryPoint(context: geos)
+        twin = QueryPoint(context: geos)
         self.partCount = partCount
         preparedCache = .allocate(capacity: max(1, partCount))
         preparedCache.initialize(repeating: nil, count: partCount)
@@ -37,15 +38,14 @@ final class QueryContext {
         placemarks.deallocate()
         preparedCache.deinitialize(count: partCount)
         preparedCache.deallocate()
-        for p in points { if let g = p.geometry { GEOSGeom_destroy_r(geos.handle, g) } }
     }
 
     /// The prepared geometry in `slot`, made on first use from the geometry `make` builds with this
     /// thread's context.
     @inline(__always)
-    func prepared(_ slot: Int, _ make: (GEOSContext) -> Geometry) -> PreparedGeometry {
+    func prepared(_ slot: Int, _ make: (GEOSContext) throws(GEOSError) -> Geometry) throws(GEOSError) -> PreparedGeometry {
         if let p = preparedCache[slot] { return p }
-        let p = PreparedGeometry(make(geos), context: geos)
+        let p = try PreparedGeometry(make(geos), context: geos)
         preparedCache[slot] = p
         return p
     }
@@ -62,16 +62,5 @@ final class QueryContext {
         let own = shared.unshared()
         placemarks[slot] = own
         return own
-    }
-
-    /// A GEOS point at (x, y), reused while the position stays the same.
-    func point(x: Double, y: Double, slot: Int = 0) -> OpaquePointer {
-        if points[slot].x == x && points[slot].y == y, let g = points[slot].geometry { return g }
-        if let g = points[slot].geometry { GEOSGeom_destroy_r(geos.handle, g) }
-        guard let g = GEOSGeom_createPointFromXY_r(geos.handle, x, y) else {
-            fatalError("GEOS could not create a point (out of memory)")
-        }
-        points[slot] = (x, y, g)
-        return g
     }
 }

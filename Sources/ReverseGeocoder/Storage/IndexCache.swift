@@ -317,9 +317,8 @@ struct IndexCache {
             try check(g.columns > 0 && g.rows > 0 && !overflow && entries.count == cells && g.cell > 0 && g.cell.isFinite
                       && g.originX.isFinite && g.originY.isFinite, "WGS-84 grid size")
             // Every known entry names a layer and a unit that exist.
-            for e in entries where e != WGS84Grid.unknown && e != WGS84Grid.none {
-                let l = Int(e >> 28) - 1, u = Int(e & 0x0FFF_FFFF)
-                try check(l >= 0 && l < layers.count && u < layers[l].unitCount, "WGS-84 grid entry")
+            for e in entries.lazy.map(WGS84GridEntry.init(rawValue:)) where e.isUnit {
+                try check(e.layer >= 0 && e.layer < layers.count && e.unit < layers[e.layer].unitCount, "WGS-84 grid entry")
             }
             grid = WGS84Grid(originX: g.originX, originY: g.originY, cell: g.cell, columns: g.columns, rows: g.rows,
                              entries: entries, owner: mapped)

@@ -1,5 +1,3 @@
-import CGEOS
-
 /// The polygons of one layer as flat arrays: every ring's vertices (interleaved x, y, each ring closed),
 /// where each ring starts, which rings each polygon has, and each polygon's box.
 ///
@@ -14,7 +12,8 @@ final class PolygonStore: @unchecked Sendable {
     nonisolated(unsafe) let ringStart: UnsafeBufferPointer<UInt32>
     /// Polygon p's rings are `partRings[p] ..< partRings[p + 1]`, shell first.
     nonisolated(unsafe) let partRings: UnsafeBufferPointer<UInt32>
-    /// minX, minY, maxX, maxY of each polygon.
+    /// minX, minY, maxX, maxY of each polygon, flat (the index cache's layout); read one as a ``Box``
+    /// with ``envelope(_:)``.
     nonisolated(unsafe) let envelopes: UnsafeBufferPointer<Double>
     private let owner: (any AnyObject & Sendable)?
 
@@ -41,7 +40,7 @@ final class PolygonStore: @unchecked Sendable {
             }
             pr.append(UInt32(rs.count - 1))
             let e = g.envelope
-            env += [e.0, e.1, e.2, e.3]
+            env += [e.minX, e.minY, e.maxX, e.maxY]
         }
         precondition(xy.count / 2 < Int(UInt32.max), "a layer with more than 4 billion vertices")
         func copy<T>(_ a: [T]) -> UnsafeBufferPointer<T> {
@@ -65,8 +64,8 @@ final class PolygonStore: @unchecked Sendable {
     }
 
     @inline(__always)
-    func envelope(_ p: Int) -> (Double, Double, Double, Double) {
-        (envelopes[4 * p], envelopes[4 * p + 1], envelopes[4 * p + 2], envelopes[4 * p + 3])
+    func envelope(_ p: Int) -> Box {
+        Box(minX: envelopes[4 * p], minY: envelopes[4 * p + 1], maxX: envelopes[4 * p + 2], maxY: envelopes[4 * p + 3])
     }
 
     /// The edge ranges of polygon p: one per ring (a ring of n vertices has n - 1 edges; edge k runs from
@@ -75,25 +74,12 @@ final class PolygonStore: @unchecked Sendable {
         (Int(partRings[p])..<Int(partRings[p + 1])).map { r in Int(ringStart[r])..<(Int(ringStart[r + 1]) - 1) }
     }
 
-    /// Polygon p as a GEOS geometry owned by `context`.
-    func geometry(_ p: Int, context: GEOSContext) -> Geometry {
-        let ctx = context.handle
-        func ring(_ r: Int) -> OpaquePointer {
-            let first = Int(ringStart[r]), n = Int(ringStart[r + 1]) - first
-            guard let seq = GEOSCoordSeq_copyFromBuffer_r(ctx, vertices.baseAddress! + 2 * first, UInt32(n), 0, 0),
-                  let g = GEOSGeom_createLinearRing_r(ctx, seq) else {
-                fatalError("GEOS could not rebuild a ring it made before: \(context.error("ring"))")
-            }
-            return g
-        }
-        let rings = Int(partRings[p])..<Int(partRings[p + 1])
-        let shell = ring(rings.lowerBound)
-        var holes = rings.dropFirst().map { Optional(ring($0)) }
-        guard let polygon = holes.withUnsafeMutableBufferPointer({
-            GEOSGeom_createPolygon_r(ctx, shell, $0.baseAddress, UInt32($0.count))
-        }) else {
-            fatalError("GEOS could not rebuild a polygon it made before: \(context.error("polygon"))")
-        }
-        return Geometry(polygon, context: context)
+    /// Polygon p as a GEOS geometry owned by `context`, built from the flat arrays by the same code the
+    /// loader builds polygons with. It cannot fail for rings GEOS accepted before, short of memory; a
+    /// failure is the caller's error to report (a load error at build, a query error at query time).
+    func geometry(_ p: Int, context: GEOSContext) throws(GEOSError) -> Geometry {
+        // Ring boundaries of polygon p: ringStart[partRings[p]] ... ringStart[partRings[p + 1]].
+        let bounds = UnsafeBufferPointer(rebasing: ringStart[Int(partRings[p])...Int(partRings[p + 1])])
+        return try Geometry.polygon(vertices: vertices.baseAddress!, ringBounds: bounds, context: context)
     }
 }
