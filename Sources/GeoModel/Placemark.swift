@@ -264,6 +264,12 @@ public struct Placemark: Hashable, Sendable {
         storage = Storage(units: units, timeZone: timeZone, ocean: ocean, inlandWater: inlandWater, dataset: dataset)
     }
 
+    /// A placemark from all its units, indexed by ``AdminLevel/rank`` (one per level).
+    package init(units: ContiguousArray<Unit>, dataset: String) {
+        precondition(units.count == AdminLevel.allCases.count, "one unit per level")
+        storage = Storage(units: units, timeZone: nil, ocean: nil, inlandWater: nil, dataset: dataset)
+    }
+
     /// A placemark from its units (indexed by level; missing levels are empty).
     public init(units: [AdminLevel: Unit], timeZone: String? = nil, ocean: String? = nil, inlandWater: String? = nil,
                 dataset: String) {
