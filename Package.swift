@@ -13,7 +13,8 @@ let package = Package(
         .executable(name: "geocode", targets: ["geocode"]),
     ],
     targets: [
-        // C walls. Only ReverseGeocoder/GEOS and ReverseGeocoder/Shapefile import these.
+        // C walls. In the product only ReverseGeocoder/GEOS and ReverseGeocoder/Shapefile import these; the
+        // benchmark (geocode-bench, against raw GEOS) and the engine's tests (fixtures, GEOS oracles) do too.
         .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
         .systemLibrary(name: "CShapelib", pkgConfig: "shapelib", providers: [.apt(["libshp-dev"])]),
 
