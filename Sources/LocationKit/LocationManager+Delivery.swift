@@ -66,27 +66,68 @@ extension LocationManager {
     /// manager.startUpdatingLocation()
     /// for await event in updates { ... }
     /// ```
+    ///
+    /// Nothing is dropped, and memory stays bounded: while a stream has ``EventChannel/limit`` events
+    /// waiting for its consumer, the manager stops taking fixes from the source until the consumer
+    /// catches up (a replayed file plays as fast as the slowest consumer; a live source's own buffer
+    /// absorbs the wait). So consume every stream you take, or release it.
     public var updates: AsyncStream<LocationEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: LocationEvent.self, bufferingPolicy: .unbounded)
         let id = nextID()
-        continuation.onTermination = { [weak self] _ in
+        let channel = EventChannel(onTermination: { [weak self] in
             guard let self else { return }
             self.queue.async { self.subscribers[id] = nil }
-        }
-        onQueue { subscribers[id] = continuation }
-        return stream
+        })
+        onQueue { subscribers[id] = channel }
+        return channel.stream()
+    }
+
+    /// ``updates`` in batches: each element holds every event waiting at that moment, in order (one
+    /// when the consumer keeps up, up to a few hundred when it is behind). For a consumer that writes
+    /// the events out and wants to flush once per batch rather than once per event. Same lifetime,
+    /// order and backpressure as ``updates``.
+    public var updateBatches: AsyncStream<[LocationEvent]> {
+        let id = nextID()
+        let channel = EventChannel(onTermination: { [weak self] in
+            guard let self else { return }
+            self.queue.async { self.subscribers[id] = nil }
+        })
+        onQueue { subscribers[id] = channel }
+        return channel.batchStream()
     }
 
     // MARK: - On the work queue
 
     func emit(_ event: LocationEvent) {
         dispatchPrecondition(condition: .onQueue(queue))
-        for continuation in subscribers.values { continuation.yield(event) }
+        for channel in subscribers.values { channel.yield(event) }
         if case .stopped = event {
-            for continuation in subscribers.values { continuation.finish() }
+            for channel in subscribers.values { channel.finish() }
             subscribers = [:]
         }
-        delegateQueue.async { self.deliver(event) }
+        pendingDeliveries.withLock { $0 += 1 }
+        delegateQueue.async {
+            self.deliver(event)
+            self.pendingDeliveries.withLock { $0 -= 1 }
+        }
+    }
+
+    /// Waits while a consumer is behind: a stream with ``EventChannel/limit`` events unread, or that many
+    /// events not yet handed to the delegate and closures. Called by the run's task between source
+    /// events, never on the work queue, so the queue stays free for `stop` and for callbacks.
+    func waitForConsumers(behind channels: [EventChannel]) async {
+        for channel in channels { await channel.waitForSpace(below: EventChannel.limit) }
+        if pendingDeliveries.withLock({ $0 }) >= EventChannel.limit {
+            // Everything queued before this block has been delivered when it runs.
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                delegateQueue.async { c.resume() }
+            }
+        }
+    }
+
+    /// The streams with a full buffer (work queue only).
+    func laggingChannels() -> [EventChannel] {
+        dispatchPrecondition(condition: .onQueue(queue))
+        return subscribers.values.filter { $0.count >= EventChannel.limit }
     }
 
     func deliver(_ event: LocationEvent) {

@@ -70,7 +70,8 @@ extension LocationManager {
         let task = Task { [weak self] in
             for await event in events {
                 guard let self else { return }
-                await self.handOff(event, run: id)
+                let lagging = await self.handOff(event, run: id)
+                await self.waitForConsumers(behind: lagging)
             }
             guard let self else { return }
             self.queue.async { self.sourceFinished(run: id) }
@@ -93,12 +94,13 @@ extension LocationManager {
     }
 
     /// Processes one source event on the work queue; returns when it is done, so the source's own
-    /// buffer (not an unbounded queue) absorbs a burst.
-    func handOff(_ event: LocationSourceEvent, run id: UInt64) async {
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+    /// buffer (not an unbounded queue) absorbs a burst. Returns the streams whose consumers are behind,
+    /// for the run's task to wait on.
+    func handOff(_ event: LocationSourceEvent, run id: UInt64) async -> [EventChannel] {
+        await withCheckedContinuation { (done: CheckedContinuation<[EventChannel], Never>) in
             queue.async {
                 self.handle(event, run: id)
-                done.resume()
+                done.resume(returning: self.laggingChannels())
             }
         }
     }
