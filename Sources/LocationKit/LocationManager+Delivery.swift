@@ -14,6 +14,12 @@ extension LocationManager {
         var onError: (@Sendable (LocationError) -> Void)?
         var onWarning: (@Sendable (LocationWarning) -> Void)?
         var onStop: (@Sendable (StopReason) -> Void)?
+
+        /// Nobody listens (a delegate that went away counts as none).
+        var isEmpty: Bool {
+            delegate == nil && onLocation == nil && onPlacemark == nil && onCityChange == nil
+                && onError == nil && onWarning == nil && onStop == nil
+        }
     }
 
     /// The delegate, held weakly. Called on ``delegateQueue``.
@@ -104,6 +110,10 @@ extension LocationManager {
             for channel in subscribers.values { channel.finish() }
             subscribers = [:]
         }
+        // No delegate and no closure: nothing to deliver, so no hop to the delegate queue (two per fix,
+        // a thread wake-up each, were a good part of a --speed max replay's system time). A listener
+        // set later gets the events from then on.
+        guard !listeners.withLock({ $0.isEmpty }) else { return }
         pendingDeliveries.withLock { $0 += 1 }
         delegateQueue.async {
             self.deliver(event)
