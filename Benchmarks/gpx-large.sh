@@ -12,9 +12,11 @@
 # Measured on 2026-12-01 (2 shared cores, load average 11-12, warm cache), 1 M points:
 #   before: peak 466 MB (baseline 172 MB), 15 min 48 s wall: the manager's .unbounded `updates`
 #           stream queued every event ahead of the printer, and JSONSerialization(.sortedKeys)
-#           took 87.5% of the CPU (perf), about 1.2 ms CPU per point (100 k points: 120 s).
-#   after:  peak 181.6 MB (baseline 181.4 MB), 44 s wall, 37 s CPU (29 user + 8 system),
-#           about 27,000 points per CPU second; 1,000,000 location + 1,000,000 placemark lines.
+#           took 87.5% of the CPU (perf). 100 k points with that binary: peak 209 MB (baseline
+#           181 MB), 2 min 35 s wall, 91 s CPU, about 1,100 points per CPU second.
+#   after:  peak 177 MB (baseline 176 MB), 36 s wall, 37.7 s CPU, about 26,500 points per CPU
+#           second; 1,000,000 location + 1,000,000 placemark lines. (100 k points: 181 MB, 5.6 s
+#           wall, 4.0 s CPU, output byte-identical to the old binary's, JSON and text.)
 #           What is left (perf, 100 k points): GPX XML parsing ~35%, thread hand-offs (futex)
 #           ~14%, opening the datasets ~11%, writing the JSON lines ~10%, the manager's per-fix
 #           work with the engine lookup ~6%.
