@@ -121,23 +121,30 @@ extension LocationManager {
         }
     }
 
-    /// Waits while a consumer is behind: a stream with ``EventChannel/limit`` events unread, or that many
-    /// events not yet handed to the delegate and closures. Called by the run's task between source
-    /// events, never on the work queue, so the queue stays free for `stop` and for callbacks.
-    func waitForConsumers(behind channels: [EventChannel]) async {
-        for channel in channels { await channel.waitForSpace(below: EventChannel.limit) }
-        if pendingDeliveries.withLock({ $0 }) >= EventChannel.limit {
-            // Everything queued before this block has been delivered when it runs.
-            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-                delegateQueue.async { c.resume() }
+    /// The listeners that are behind: streams with ``EventChannel/limit`` events unread, and the
+    /// delegate queue when that many deliveries wait on it.
+    struct Backlog: Sendable {
+        var channels: [EventChannel]
+        var delegateQueue: DispatchQueue?
+
+        /// Returns when they have caught up. Called by the run's task between source events, never on
+        /// the work queue, so the queue stays free for `stop` and for callbacks.
+        func wait() async {
+            for channel in channels { await channel.waitForSpace(below: EventChannel.limit) }
+            if let delegateQueue {
+                // Everything queued before this block has been delivered when it runs.
+                await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                    delegateQueue.async { c.resume() }
+                }
             }
         }
     }
 
-    /// The streams with a full buffer (work queue only).
-    func laggingChannels() -> [EventChannel] {
+    /// Work queue only.
+    func backlog() -> Backlog {
         dispatchPrecondition(condition: .onQueue(queue))
-        return subscribers.values.filter { $0.count >= EventChannel.limit }
+        return Backlog(channels: subscribers.values.filter { $0.count >= EventChannel.limit },
+                       delegateQueue: pendingDeliveries.withLock { $0 } >= EventChannel.limit ? delegateQueue : nil)
     }
 
     func deliver(_ event: LocationEvent) {

@@ -69,9 +69,10 @@ extension LocationManager {
         let events = source.events()
         let task = Task { [weak self] in
             for await event in events {
-                guard let self else { return }
-                let lagging = await self.handOff(event, run: id)
-                await self.waitForConsumers(behind: lagging)
+                // The wait holds no reference to the manager: releasing it while a listener is behind
+                // still ends the run (deinit finishes the streams, which lets the wait go).
+                guard let backlog = await self?.handOff(event, run: id) else { return }
+                await backlog.wait()
             }
             guard let self else { return }
             self.queue.async { self.sourceFinished(run: id) }
@@ -94,13 +95,13 @@ extension LocationManager {
     }
 
     /// Processes one source event on the work queue; returns when it is done, so the source's own
-    /// buffer (not an unbounded queue) absorbs a burst. Returns the streams whose consumers are behind,
-    /// for the run's task to wait on.
-    func handOff(_ event: LocationSourceEvent, run id: UInt64) async -> [EventChannel] {
-        await withCheckedContinuation { (done: CheckedContinuation<[EventChannel], Never>) in
+    /// buffer (not an unbounded queue) absorbs a burst. Returns the listeners that are behind, for the
+    /// run's task to wait on.
+    func handOff(_ event: LocationSourceEvent, run id: UInt64) async -> Backlog {
+        await withCheckedContinuation { (done: CheckedContinuation<Backlog, Never>) in
             queue.async {
                 self.handle(event, run: id)
-                done.resume(returning: self.laggingChannels())
+                done.resume(returning: self.backlog())
             }
         }
     }

@@ -64,6 +64,23 @@ import Testing
         #expect(events.last == .stopped(.sourceFinished))
     }
 
+    /// Releasing the manager while its run waits for a stream that is behind still stops the source
+    /// and finishes the stream (the wait holds no reference to the manager).
+    @Test func releasingTheManagerEndsAStalledRun() async {
+        let source = ScriptedSource(locations: Self.fixes, finishes: false)
+        var manager: LocationManager? = LocationManager(source: source, geocoder: RegionProvider())
+        let updates = manager!.updates
+        manager!.startUpdatingLocation()
+        // Unread, the stream fills up: once the manager is a buffer's worth of fixes in, it waits.
+        while (manager!.location.map(Self.index) ?? 0) < EventChannel.limit / 2 - 1 { await Task.yield() }
+        manager = nil
+        await source.waitForStops(1)
+        #expect(source.stops == 1)
+        var n = 0
+        for await _ in updates { n += 1 }  // what was buffered, then the end
+        #expect(n <= EventChannel.limit + 3)
+    }
+
     /// A stream that is released unread does not hold the run back (its buffer is dropped with it).
     @Test func aReleasedStreamDoesNotStallTheRun() async {
         let manager = LocationManager(source: ScriptedSource(locations: Self.fixes), geocoder: RegionProvider())
