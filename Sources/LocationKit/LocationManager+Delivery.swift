@@ -14,6 +14,12 @@ extension LocationManager {
         var onError: (@Sendable (LocationError) -> Void)?
         var onWarning: (@Sendable (LocationWarning) -> Void)?
         var onStop: (@Sendable (StopReason) -> Void)?
+
+        /// Nobody listens (a delegate that went away counts as none).
+        var isEmpty: Bool {
+            delegate == nil && onLocation == nil && onPlacemark == nil && onCityChange == nil
+                && onError == nil && onWarning == nil && onStop == nil
+        }
     }
 
     /// The delegate, held weakly. Called on ``delegateQueue``.
@@ -66,27 +72,79 @@ extension LocationManager {
     /// manager.startUpdatingLocation()
     /// for await event in updates { ... }
     /// ```
+    ///
+    /// Nothing is dropped, and memory stays bounded: while a stream has ``EventChannel/limit`` events
+    /// waiting for its consumer, the manager stops taking fixes from the source until the consumer
+    /// catches up (a replayed file plays as fast as the slowest consumer; a live source's own buffer
+    /// absorbs the wait). So consume every stream you take, or release it.
     public var updates: AsyncStream<LocationEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: LocationEvent.self, bufferingPolicy: .unbounded)
         let id = nextID()
-        continuation.onTermination = { [weak self] _ in
+        let channel = EventChannel(onTermination: { [weak self] in
             guard let self else { return }
             self.queue.async { self.subscribers[id] = nil }
-        }
-        onQueue { subscribers[id] = continuation }
-        return stream
+        })
+        onQueue { subscribers[id] = channel }
+        return channel.stream()
+    }
+
+    /// ``updates`` in batches: each element holds every event waiting at that moment, in order (one
+    /// when the consumer keeps up, up to a few hundred when it is behind). For a consumer that writes
+    /// the events out and wants to flush once per batch rather than once per event. Same lifetime,
+    /// order and backpressure as ``updates``.
+    public var updateBatches: AsyncStream<[LocationEvent]> {
+        let id = nextID()
+        let channel = EventChannel(onTermination: { [weak self] in
+            guard let self else { return }
+            self.queue.async { self.subscribers[id] = nil }
+        })
+        onQueue { subscribers[id] = channel }
+        return channel.batchStream()
     }
 
     // MARK: - On the work queue
 
     func emit(_ event: LocationEvent) {
         dispatchPrecondition(condition: .onQueue(queue))
-        for continuation in subscribers.values { continuation.yield(event) }
+        for channel in subscribers.values { channel.yield(event) }
         if case .stopped = event {
-            for continuation in subscribers.values { continuation.finish() }
+            for channel in subscribers.values { channel.finish() }
             subscribers = [:]
         }
-        delegateQueue.async { self.deliver(event) }
+        // No delegate and no closure: nothing to deliver, so no hop to the delegate queue (two per fix,
+        // a thread wake-up each, were a good part of a --speed max replay's system time). A listener
+        // set later gets the events from then on.
+        guard !listeners.withLock({ $0.isEmpty }) else { return }
+        pendingDeliveries.withLock { $0 += 1 }
+        delegateQueue.async {
+            self.deliver(event)
+            self.pendingDeliveries.withLock { $0 -= 1 }
+        }
+    }
+
+    /// The listeners that are behind: streams with ``EventChannel/limit`` events unread, and the
+    /// delegate queue when that many deliveries wait on it.
+    struct Backlog: Sendable {
+        var channels: [EventChannel]
+        var delegateQueue: DispatchQueue?
+
+        /// Returns when they have caught up. Called by the run's task between source events, never on
+        /// the work queue, so the queue stays free for `stop` and for callbacks.
+        func wait() async {
+            for channel in channels { await channel.waitForSpace(below: EventChannel.limit) }
+            if let delegateQueue {
+                // Everything queued before this block has been delivered when it runs.
+                await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                    delegateQueue.async { c.resume() }
+                }
+            }
+        }
+    }
+
+    /// Work queue only.
+    func backlog() -> Backlog {
+        dispatchPrecondition(condition: .onQueue(queue))
+        return Backlog(channels: subscribers.values.filter { $0.count >= EventChannel.limit },
+                       delegateQueue: pendingDeliveries.withLock { $0 } >= EventChannel.limit ? delegateQueue : nil)
     }
 
     func deliver(_ event: LocationEvent) {

@@ -69,8 +69,10 @@ extension LocationManager {
         let events = source.events()
         let task = Task { [weak self] in
             for await event in events {
-                guard let self else { return }
-                await self.handOff(event, run: id)
+                // The wait holds no reference to the manager: releasing it while a listener is behind
+                // still ends the run (deinit finishes the streams, which lets the wait go).
+                guard let backlog = await self?.handOff(event, run: id) else { return }
+                await backlog.wait()
             }
             guard let self else { return }
             self.queue.async { self.sourceFinished(run: id) }
@@ -93,12 +95,13 @@ extension LocationManager {
     }
 
     /// Processes one source event on the work queue; returns when it is done, so the source's own
-    /// buffer (not an unbounded queue) absorbs a burst.
-    func handOff(_ event: LocationSourceEvent, run id: UInt64) async {
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+    /// buffer (not an unbounded queue) absorbs a burst. Returns the listeners that are behind, for the
+    /// run's task to wait on.
+    func handOff(_ event: LocationSourceEvent, run id: UInt64) async -> Backlog {
+        await withCheckedContinuation { (done: CheckedContinuation<Backlog, Never>) in
             queue.async {
                 self.handle(event, run: id)
-                done.resume()
+                done.resume(returning: self.backlog())
             }
         }
     }

@@ -55,7 +55,8 @@ import Synchronization
 ///   would never deliver). Pass `.main` to the initialiser for UI code that runs a main loop.
 /// - ``updates`` streams are fed from the work queue directly; their consumers run wherever they run.
 /// - All three see the same events in the same order; within a run, events keep the order in which the
-///   source produced the fixes that caused them. Nothing is dropped: streams buffer without limit.
+///   source produced the fixes that caused them. Nothing is dropped, and nothing piles up: when a stream's consumer or the delegate queue
+///   falls ``EventChannel/limit`` events behind, the manager waits before taking the source's next event.
 /// - ``startUpdatingLocation()``, ``stopUpdatingLocation()`` and ``requestLocation()`` take effect
 ///   before they return. After ``stopUpdatingLocation()`` returns, the run's only remaining event is
 ///   its `.stopped` (plus any events already handed to the delegate queue before it).
@@ -100,6 +101,8 @@ public final class LocationManager: @unchecked Sendable {
     let listeners = Mutex(Listeners())
     let snapshot = Mutex(Snapshot())
     let ids = Mutex<UInt64>(0)
+    /// Events handed to `delegateQueue` and not delivered yet (bounded by the run's backpressure).
+    let pendingDeliveries = Mutex(0)
     /// Region monitors and position reporters attached to this manager (see ``addFixObserver(_:)``).
     let fixObservers = Mutex<[(id: UInt64, observe: @Sendable (Fix) -> Void)]>([])
 
@@ -122,7 +125,7 @@ public final class LocationManager: @unchecked Sendable {
     var request: Request?
     var waiters: [LocateWaiter] = []
     var locateWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
-    var subscribers: [UInt64: AsyncStream<LocationEvent>.Continuation] = [:]
+    var subscribers: [UInt64: EventChannel] = [:]
     var tracker = CityTracker(hysteresis: .default)
     var lastLookup: PlacemarkLookup?
 
@@ -155,7 +158,7 @@ public final class LocationManager: @unchecked Sendable {
         request?.timer.cancel()
         for waiter in waiters { waiter.resume(.failure(.cancelled)) }
         for watcher in locateWatchers { watcher.continuation.resume() }
-        for continuation in subscribers.values { continuation.finish() }
+        for channel in subscribers.values { channel.finish() }
     }
 
     // MARK: - State

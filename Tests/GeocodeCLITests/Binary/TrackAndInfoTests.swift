@@ -56,6 +56,50 @@ struct TrackAndInfoTests {
         #expect(seqs == Array(seqs.sorted()) && Set(seqs).count == 445)
     }
 
+    /// A long replay at --speed max through the real binary loses and reorders nothing: the manager
+    /// waits for the printer (backpressure) instead of dropping or queueing without bound. 20,000
+    /// distinct fixes, 1 s apart, a straight line in Beijing: the location events are exactly those
+    /// fixes, in file order, each followed by its placemark.
+    @Test func aLongReplayPrintsEveryFixInOrder() async throws {
+        let n = 20_000
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("geocode-track-long-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let gpx = dir.appendingPathComponent("long.gpx")
+        let start = 1_714_521_600  // 2024-05-01T00:00:00Z
+        var text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<gpx version=\"1.1\" creator=\"TrackAndInfoTests\" xmlns=\"http://www.topografix.com/GPX/1/1\"><trk><trkseg>\n"
+        var expected: [(lat: Double, lon: Double, time: String)] = []
+        let format = ISO8601DateFormatter()
+        for i in 0..<n {
+            let lat = 39.85 + Double(i) * 1e-6, lon = 116.30 + Double(i) * 1e-6
+            let time = format.string(from: Date(timeIntervalSince1970: TimeInterval(start + i)))
+            text += "<trkpt lat=\"\(String(format: "%.7f", lat))\" lon=\"\(String(format: "%.7f", lon))\"><time>\(time)</time></trkpt>\n"
+            expected.append((lat, lon, time))
+        }
+        text += "</trkseg></trk></gpx>\n"
+        try text.write(to: gpx, atomically: true, encoding: .utf8)
+
+        let r = try await Self.run(["track", "--gpx", gpx.path, "--speed", "max", "--json"])
+        #expect(r.status == 0, "\(r.err)")
+        let objects = try r.out.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        let kinds = objects.map { $0["event"] as? String ?? "?" }
+        #expect(kinds.filter { $0 == "location" }.count == n)
+        #expect(kinds.filter { $0 == "placemark" }.count == n)
+        // Each location is followed by its placemark (a city change may come after that).
+        for (i, kind) in kinds.enumerated() where kind == "location" {
+            #expect(i + 1 < kinds.count && kinds[i + 1] == "placemark", "line \(i + 1)")
+        }
+        let locations = objects.filter { $0["event"] as? String == "location" }
+        var mismatches = 0
+        for (got, want) in zip(locations, expected) {
+            let lat = got["latitude"] as? Double ?? .nan, lon = got["longitude"] as? Double ?? .nan
+            if abs(lat - want.lat) > 1e-9 || abs(lon - want.lon) > 1e-9 || got["time"] as? String != want.time { mismatches += 1 }
+        }
+        #expect(mismatches == 0, "location events that are not the file's fixes in order")
+    }
+
     @Test func trackNMEAAsNDJSON() async throws {
         let log = Self.root.appendingPathComponent("Tests/LocationSourcesTests/Corpus/ublox-8.log").path
         let r = try await Self.run(["track", "--nmea", log, "--speed", "max", "--json"])
