@@ -21,6 +21,17 @@ import GeoModel
 /// cycles that taught it (`GGA, GSA, RMC`), the cycle closes as soon as it arrives, so a live fix is
 /// not a cycle late. Once learned, an ender is replaced only by another that two cycles confirm.
 ///
+/// **Later enders.** gpsd keeps every sentence type it has seen end a cycle, not just one. Here: a late
+/// burst (same stamp as a second already reported) that a new second closes on a sentence *other*
+/// than an ender ended a cycle of its own, so its last time-stamped sentence becomes a further ender.
+/// When an ender closes the burst instead, the burst straddles seconds and teaches nothing. From
+/// 09:48:55 the Zeus² sends `GGA t, GLL t, RMC t, ZDA t`; its burst `RMC, ZDA` of 09:48:54 is closed
+/// by the next GGA, so ZDA ends cycles too (the GGA of the straddling bursts before, closed by GLL,
+/// never does, as in gpsd's output). While an ender of the second has not arrived yet, the cycle stays
+/// open past the first one, and the fix is the second's state at its last ender: RMC's position after
+/// GLL's, as gpsd reports it. If that later ender does not come, the fix is the cycle as it stood at
+/// the ender that did.
+///
 /// **Validity.** A cycle is a valid fix when one of its position reports claims a fix (RMC/GLL status
 /// `A`, GGA quality 1–8, an FAA mode other than `N`) and none of them denies it (RMC/GLL `V`, GGA
 /// quality 0, FAA mode `N`). Cycles that carry a position but are not valid are delivered with
