@@ -24,10 +24,10 @@ struct NMEACorpus {
         var hasPosition: Bool { latitudeNanodegrees != nil && longitudeNanodegrees != nil }
     }
 
-    /// All fifteen logs the whole-log tests cover (`bundg_zeus_9` has its own test, see
-    /// `NMEAFixAssemblerCorpusTests.zeusCyclesFollowGpsd`).
+    /// All sixteen logs, each covered by every whole-log test (`bundg_zeus_9`, the hard case, also has
+    /// its own test, `NMEAFixAssemblerCorpusTests.zeusCyclesFollowGpsd`).
     static let names = [
-        "bt451", "bu353s4", "foretrex-201", "garmin-geko201", "garmin25lp", "gpslim236", "haicom-305N",
+        "bt451", "bu353s4", "bundg_zeus_9", "foretrex-201", "garmin-geko201", "garmin25lp", "gpslim236", "haicom-305N",
         "hemi", "nmea-rtk", "quectel", "quectel-eg25-g", "skytraq", "telit-he910", "ublox-8", "ublox-lea-5h",
     ]
 

@@ -2,7 +2,8 @@ import Foundation
 import Testing
 @testable import LocationSources
 
-/// The parser and the fix assembler against gpsd's own decoding of fifteen real receiver logs.
+/// The parser and the fix assembler against gpsd's own decoding of real receiver logs (all but
+/// bundg_zeus_9 here, see `perSentenceNames`).
 ///
 /// **Per sentence.** For every GGA/RMC/GLL/GNS that our parser says carries a valid fix, gpsd's report
 /// for that sentence is the first TPV with a position printed after it, before the next position
@@ -53,7 +54,12 @@ struct NMEACorpusTests {
         "ublox-lea-5h": Tally(compared: 54, gpsdNoFix: 0, neverReported: 1),
     ]
 
-    @Test(arguments: NMEACorpus.names)
+    /// The logs whose every position report carries its cycle's position, as this per-sentence check
+    /// assumes. Not bundg_zeus_9: its GGA and its RMC/GLL of one second are about 2 m apart, and gpsd
+    /// reports only the cycle's ender; the fix assembler's whole-log test compares it with gpsd.
+    static let perSentenceNames = NMEACorpus.names.filter { $0 != "bundg_zeus_9" }
+
+    @Test(arguments: perSentenceNames)
     func sentencesAgreeWithGpsd(name: String) throws {
         let corpus = try NMEACorpus.load(name)
         let parser = NMEAParser()
@@ -131,7 +137,7 @@ struct NMEACorpusTests {
     }
 
     @Test func everyLogIsUsedAndComparisonsAreMany() {
-        #expect(Set(Self.expected.keys) == Set(NMEACorpus.names))
+        #expect(Set(Self.expected.keys) == Set(Self.perSentenceNames))
         let total = Self.expected.values.map(\.compared).reduce(0, +)
         #expect(total >= 1500, "the oracle must compare many sentences, not pass vacuously")
     }

@@ -178,6 +178,55 @@ struct NMEAFixAssemblerTests {
         #expect(all.first { second($0) == 17 }?.speed == -1, "the RMC of that second came after its report")
     }
 
+    @Test func aLateBurstClosedByANewSecondTeachesALaterEnder() {
+        // The Zeus² (bundg_zeus_9.log) with GLL learned as the ender (09:48:14-15), then 09:48:52-57,
+        // where its GLL stops running ahead: the burst RMC, ZDA of 54 is closed by GGA 094855, not by
+        // the GLL ender, so ZDA ends cycles too, and gpsd (bundg_zeus_9.log.chk) reports 55 and 56 at
+        // their ZDA, from the RMC that comes after their GLL.
+        let all = fixes([
+            "GPGGA,094814,5250.9722,N,00518.7369,E,1,12,0.60,-5,M,46.8,M,,",
+            "GPGLL,5250.9722,N,00518.7369,E,094814,A,A",
+            "GPRMC,094815,A,5250.9721,N,00518.7366,E,5.3,239.0,200818,1.4,E,A",
+            "GPZDA,094815,20,08,2018,-01,00",
+            "GPGGA,094815,5250.9714,N,00518.7347,E,1,12,0.60,-5,M,46.8,M,,",
+            "GPGLL,5250.9714,N,00518.7347,E,094815,A,A",
+            "GPGSA,A,3,07,08,10,16,20,21,26,27,29,76,75,70,1.10,0.60,0.90",
+            "GPGGA,094852,5250.9375,N,00518.6555,E,1,12,0.60,-5,M,46.8,M,,",
+            "GPGLL,5250.9375,N,00518.6555,E,094853,A,A",
+            "GPGSA,A,3,07,08,10,16,20,21,26,27,29,76,75,70,1.10,0.60,0.90",
+            "GPRMC,094853,A,5250.9374,N,00518.6553,E,6.0,228.3,200818,1.4,E,A",
+            "GPZDA,094853,20,08,2018,-01,00",
+            "SDHDG,235.1,,,1.3,E",
+            "GPGGA,094853,5250.9368,N,00518.6535,E,1,12,0.60,-5,M,46.8,M,,",
+            "GPGLL,5250.9367,N,00518.6533,E,094854,A,A",
+            "GPGSA,A,3,07,08,10,16,20,21,26,27,29,76,75,70,1.10,0.60,0.90",
+            "GPRMC,094854,A,5250.9367,N,00518.6530,E,5.3,247.9,200818,1.4,E,A",
+            "GPZDA,094854,20,08,2018,-01,00",
+            "SDHDG,235.1,,,1.3,E",
+            "GPGGA,094855,5250.9360,N,00518.6511,E,1,12,0.60,-5,M,46.8,M,,",
+            "GPGLL,5250.9359,N,00518.6508,E,094855,A,A",
+            "GPGSA,A,3,07,08,10,16,20,21,26,27,29,76,75,70,1.10,0.60,0.90",
+            "GPRMC,094855,A,5250.9358,N,00518.6506,E,6.3,232.6,200818,1.4,E,A",
+            "GPZDA,094855,20,08,2018,-01,00",
+            "SDHDG,235.1,,,1.3,E",
+            "GPGGA,094856,5250.9348,N,00518.6488,E,1,12,0.60,-5,M,46.8,M,,",
+            "GPGLL,5250.9348,N,00518.6488,E,094856,A,A",
+            "GPGSA,A,3,07,08,10,16,20,21,26,27,29,76,75,70,1.10,0.60,0.90",
+            "GPRMC,094856,A,5250.9347,N,00518.6486,E,4.8,234.6,200818,1.4,E,A",
+            "GPZDA,094856,20,08,2018,-01,00",
+            "SDHDG,235.1,,,1.3,E",
+            "GPGGA,094857,5250.9338,N,00518.6468,E,1,12,0.60,-5,M,46.8,M,,",
+        ])
+        let second = { (fix: Location) in Int(fix.timestamp.timeIntervalSince1970) % 86_400 - 9 * 3600 - 48 * 60 }
+        let minutes = all.map { (second($0), (($0.coordinate.latitude - 52) * 60 * 10_000).rounded() / 10_000) }
+        #expect(minutes.map(\.0) == [14, 15, 52, 53, 54, 55, 56, 57])
+        #expect(minutes.first { $0.0 == 54 }?.1 == 50.9367, "GLL 094854: ZDA is not an ender yet")
+        #expect(minutes.first { $0.0 == 55 }?.1 == 50.9358, "RMC 094855, reported at ZDA, not GLL's 50.9359")
+        #expect(minutes.first { $0.0 == 56 }?.1 == 50.9347, "RMC 094856, not GLL's 50.9348")
+        #expect(all.first { second($0) == 56 }.map { abs($0.speed - 4.8 * 1852 / 3600) < 1e-9 } == true,
+                "the RMC after the GLL is merged now")
+    }
+
     @Test func theLearnedCycleEndDeliversAFixWithoutWaitingForTheNextCycle() {
         var assembler = NMEAFixAssembler(configuration: .init(clock: { Self.noon2020 }))
         func cycle(_ second: Int) -> [NMEASentence] {

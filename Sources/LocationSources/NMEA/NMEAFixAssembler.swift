@@ -21,6 +21,17 @@ import GeoModel
 /// cycles that taught it (`GGA, GSA, RMC`), the cycle closes as soon as it arrives, so a live fix is
 /// not a cycle late. Once learned, an ender is replaced only by another that two cycles confirm.
 ///
+/// **Later enders.** gpsd keeps every sentence type it has seen end a cycle, not just one. Here: a late
+/// burst (same stamp as a second already reported) that a new second closes on a sentence *other*
+/// than an ender ended a cycle of its own, so its last time-stamped sentence becomes a further ender.
+/// When an ender closes the burst instead, the burst straddles seconds and teaches nothing. From
+/// 09:48:55 the Zeus² sends `GGA t, GLL t, RMC t, ZDA t`; its burst `RMC, ZDA` of 09:48:54 is closed
+/// by the next GGA, so ZDA ends cycles too (the GGA of the straddling bursts before, closed by GLL,
+/// never does, as in gpsd's output). While an ender of the second has not arrived yet, the cycle stays
+/// open past the first one, and the fix is the second's state at its last ender: RMC's position after
+/// GLL's, as gpsd reports it. If that later ender does not come, the fix is the cycle as it stood at
+/// the ender that did.
+///
 /// **Validity.** A cycle is a valid fix when one of its position reports claims a fix (RMC/GLL status
 /// `A`, GGA quality 1–8, an FAA mode other than `N`) and none of them denies it (RMC/GLL `V`, GGA
 /// quality 0, FAA mode `N`). Cycles that carry a position but are not valid are delivered with
@@ -80,6 +91,8 @@ public struct NMEAFixAssembler: Sendable {
         var followedLastTimed = false
         /// The learned ender has arrived: a time-stamped sentence now closes the cycle.
         var pastEnder = false
+        /// The enders that have arrived in this cycle (see the type's notes on later enders).
+        var endersSeen: Set<String> = []
 
         var lastCoordinate: Coordinate?
         var fixCoordinate: Coordinate?
@@ -105,6 +118,12 @@ public struct NMEAFixAssembler: Sendable {
     /// The learned ender, and whether it was the last sentence of the cycles that taught it.
     private var learnedEnder: (address: String, isLast: Bool)?
     private var previousEnderCandidate: (address: String, isLast: Bool)?
+    /// Further enders, learned from a late burst that a sentence other than an ender closed, and
+    /// whether each was the last sentence of that burst.
+    private var laterEnders: [String: Bool] = [:]
+    /// The cycle as it stood at its last ender, while late sentences of the same second are waiting
+    /// for a later ender (see the type's notes): reported if that ender does not come.
+    private var endedCycle: Cycle?
     /// Fixes completed before any date, with their time of day (see the type's notes on time).
     private var undated: [(location: Location, time: NMEATimeOfDay)] = []
     /// The receiver sent no date for `undatedCycles` fixes: use the clock's day from now on.
@@ -123,11 +142,18 @@ public struct NMEAFixAssembler: Sendable {
         var completed: [Location] = []
         if let time = sentence.timeOfDay {
             if cycle.pastEnder {
-                close(into: &completed, byEnder: true, start: time)
+                if time == cycle.time && !hasSeenAllEnders {
+                    // A later ender of this second is still to come: keep the cycle open for it,
+                    // remembering it as it was at this ender in case it does not.
+                    endedCycle = cycle
+                    cycle.pastEnder = false
+                } else {
+                    close(into: &completed, byEnder: true, start: time)
+                }
             } else if let current = cycle.time {
-                if current != time { close(into: &completed, byEnder: false, start: time) }
+                if current != time { close(into: &completed, byEnder: false, start: time, by: sentence.address) }
             } else if cycle.isUntimed {
-                close(into: &completed, byEnder: false, start: time)
+                close(into: &completed, byEnder: false, start: time, by: sentence.address)
             } else {
                 // Only untimed sentences so far: they lead this cycle.
                 cycle.time = time
@@ -138,15 +164,28 @@ public struct NMEAFixAssembler: Sendable {
             cycle.isUntimed = true
         }
         absorb(sentence)
-        if configuration.learnsCycleEnd, let ender = learnedEnder, sentence.timeOfDay != nil,
-           sentence.address == ender.address {
-            if ender.isLast {
+        if configuration.learnsCycleEnd, sentence.timeOfDay != nil, let isLast = enderIsLast(sentence.address) {
+            cycle.endersSeen.insert(sentence.address)
+            endedCycle = nil
+            if isLast && hasSeenAllEnders {
                 close(into: &completed, byEnder: true, start: nil)
             } else {
                 cycle.pastEnder = true
             }
         }
         return completed
+    }
+
+    /// Whether `address` is a learned ender, and if so whether it was the last sentence of the
+    /// cycles that taught it.
+    private func enderIsLast(_ address: String) -> Bool? {
+        if let ender = learnedEnder, ender.address == address { return ender.isLast }
+        return laterEnders[address]
+    }
+
+    private var hasSeenAllEnders: Bool {
+        guard let ender = learnedEnder else { return true }
+        return cycle.endersSeen.contains(ender.address) && laterEnders.keys.allSatisfy(cycle.endersSeen.contains)
     }
 
     /// Closes the cycle in progress and returns its fix, if it has one; at the end of input, also
@@ -229,10 +268,19 @@ public struct NMEAFixAssembler: Sendable {
     }
 
     /// Ends the cycle in progress, appending its fix (if any) to `completed`, and starts the next one.
-    private mutating func close(into completed: inout [Location], byEnder: Bool, start nextTime: NMEATimeOfDay?) {
+    private mutating func close(into completed: inout [Location], byEnder: Bool, start nextTime: NMEATimeOfDay?,
+                                by closer: String? = nil) {
         if !cycle.isEmpty {
-            // A late member of a reported cycle teaches nothing about how cycles end, and is not
-            // reported twice (gpsd reports a second once, at its ender).
+            if cycle.isContinuation, !byEnder, let closer, configuration.learnsCycleEnd {
+                learnLaterEnder(closer: closer)
+            }
+            if let ended = endedCycle {
+                // The later ender did not come: the cycle is what it was at its last ender.
+                cycle = ended
+                endedCycle = nil
+            }
+            // A late member of a reported cycle is not reported twice (gpsd reports a second once,
+            // at its ender), and does not teach the first ender.
             if !cycle.isContinuation {
                 if !byEnder { learnCycleEnd() }
                 let date = resolveDate()
@@ -258,6 +306,16 @@ public struct NMEAFixAssembler: Sendable {
         }
     }
 
+    /// A late burst (sentences of a second already reported at its ender) that a new second closes
+    /// on a sentence other than an ender ended a cycle of its own: its last time-stamped sentence is
+    /// a further ender. When an ender closes it instead, the burst straddles seconds and teaches
+    /// nothing.
+    private mutating func learnLaterEnder(closer: String) {
+        guard learnedEnder != nil, enderIsLast(closer) == nil, let address = cycle.lastTimedAddress,
+              enderIsLast(address) == nil else { return }
+        laterEnders[address] = !cycle.followedLastTimed
+    }
+
     /// Remembers which time-stamped sentence ended this cycle; two cycles in a row ending alike
     /// teach (or replace) the ender.
     /// Only cycles with a position teach: a receiver still searching sends a different burst.
@@ -265,6 +323,7 @@ public struct NMEAFixAssembler: Sendable {
         guard let address = cycle.lastTimedAddress, cycle.lastCoordinate != nil else { return }
         let candidate = (address: address, isLast: !cycle.followedLastTimed)
         if let previous = previousEnderCandidate, previous.address == candidate.address {
+            if learnedEnder?.address != address { laterEnders = [:] }
             learnedEnder = (address, previous.isLast && candidate.isLast)
         }
         previousEnderCandidate = candidate
