@@ -7,7 +7,7 @@ import GeoModel
 /// fix late but cannot fail a test. The exact schedule is checked without a clock in `pacingSchedule`.
 /// The time limit is a hang guard only (a wait that was not cut short, a run an hour long), far beyond
 /// any starved but working run.
-@Suite("GPX playback", .timeLimit(.minutes(10)))
+@Suite("GPX playback", .timeLimit(.minutes(30)))
 struct GPXPlaybackSourceTests {
     private static let start = Date(timeIntervalSince1970: 1_700_000_000)
     private func locations(_ stream: AsyncStream<LocationSourceEvent>) async -> [Location] {

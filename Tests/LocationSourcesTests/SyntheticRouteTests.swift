@@ -3,7 +3,7 @@ import Testing
 import GeoModel
 @testable import LocationSources
 
-@Suite("Synthetic route", .timeLimit(.minutes(10)))  // a hang guard, not a speed bound
+@Suite("Synthetic route", .timeLimit(.minutes(30)))  // a hang guard, not a speed bound
 struct SyntheticRouteTests {
     private static let start = Date(timeIntervalSince1970: 1_700_000_000)
     /// Leopoldstraße, Munich, roughly south to north: 2.4 km in three legs.

@@ -29,10 +29,10 @@ import Testing
         for i in 0..<rows { text += "\(i),\(Double(i % 170) - 85),\(Double(i % 350) - 175)\n" }
         try pipe.fileHandleForWriting.write(contentsOf: Data(text.utf8))
         // The run keeps waiting for more input, so the only limit is a hang guard, long enough for a starved machine.
-        let partial = try await poll(every: .milliseconds(20), upTo: .seconds(600)) {
+        let partial = try await poll(every: .milliseconds(20), upTo: .seconds(1800)) {
             try temporaryFiles(in: folder).first.map { fileSize($0) > 0 } ?? false
         }
-        if !partial { Issue.record("no partial output appeared within 10 minutes") }
+        if !partial { Issue.record("no partial output appeared within 30 minutes") }
         return (process, pipe)
     }
 
@@ -78,7 +78,7 @@ import Testing
         try process.run()
         // Either it is caught mid-way or it has finished: only a hang ends the polling by its limit.
         var sawPartial = false
-        _ = try await poll(every: .milliseconds(5), upTo: .seconds(600)) {
+        _ = try await poll(every: .milliseconds(5), upTo: .seconds(1800)) {
             if let temp = try temporaryFiles(in: folder).first, fileSize(temp) > 0 { sawPartial = true }
             return sawPartial || !process.isRunning
         }
@@ -153,7 +153,7 @@ import Testing
         for _ in 0..<30_000 { rows += "1,2\n" }
         try pipe.fileHandleForWriting.write(contentsOf: Data(rows.utf8))
         // Without the fix it waits for EOF forever; with it, it ends however slow the machine. The limit is a hang guard.
-        let finished = try await poll(every: .milliseconds(10), upTo: .seconds(600)) { !process.isRunning }
+        let finished = try await poll(every: .milliseconds(10), upTo: .seconds(1800)) { !process.isRunning }
         if !finished { process.terminate() }
         try pipe.fileHandleForWriting.close()
         await process.exitStatus()
