@@ -11,7 +11,7 @@ import Testing
 /// reference of the region rules.
 @Suite(.serialized)
 struct RegionDriveTests {
-    @Test(.timeLimit(.minutes(5)))
+    @Test(.timeLimit(.minutes(30)))
     func exampleRegionsOnTheBeijingTianjinDrive() async throws {
         let geocoder = try await DriveTests.loadedGeocoder()
         let gpx = try #require(Bundle.module.url(forResource: "Fixtures/beijing-tianjin", withExtension: "gpx"))

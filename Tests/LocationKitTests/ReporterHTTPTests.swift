@@ -19,7 +19,7 @@ import Glibc
         #expect(kept.map(\.id) == sent.map(\.id), sourceLocation: sourceLocation)
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(30)))
     func serverErrorsAreRetriedAndNothingIsLostOrReordered() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -41,7 +41,7 @@ import Glibc
         #expect(events.delivered.map(\.id) == sent.map(\.id))
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(30)))
     func droppedConnectionsAreRetried() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -63,7 +63,7 @@ import Glibc
     /// A server slower than the client's timeout: the client gives up and sends again, the server had
     /// the reports all along, so they arrive twice, with the same ids; a deduplicating server keeps one
     /// of each, in order.
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(30)))
     func timeoutsCauseRepeatsWithTheSameIds() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -89,7 +89,7 @@ import Glibc
 
     /// The server goes away (killed) while reports keep coming, and comes back on the same port: the
     /// backlog arrives, batched (at most `maximumBatch` a request), in order.
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(30)))
     func serverGoesAwayAndComesBack() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -116,7 +116,7 @@ import Glibc
 
     /// A reporter torn down with a request in flight (the server is still holding it) loses nothing: a
     /// new reporter on the same queue directory sends what was unacknowledged.
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(30)))
     func reporterTornDownMidFlightResumesInTheNextOne() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -151,7 +151,7 @@ import Glibc
 
     /// Attached to a manager: the courier app of the issue. A synthetic drive, reported every 100 m or
     /// 10 s, through a server that refuses the first two requests.
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(30)))
     func courierDriveArrivesComplete() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -213,7 +213,7 @@ import Glibc
         withExtendedLifetime(reporter) {}
     }
 
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(30)))
     func killedMidSendResumesOnRestart() async throws {
         #if os(Linux)
         let dir = try temporaryDirectory()

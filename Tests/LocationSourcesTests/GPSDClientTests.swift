@@ -4,12 +4,12 @@ import GeoModel
 @testable import LocationSources
 
 /// The client against a scripted fake gpsd on loopback: protocol details and failure handling.
-@Suite("gpsd client (scripted server)", .serialized, .timeLimit(.minutes(1)))
+@Suite("gpsd client (scripted server)", .serialized, .timeLimit(.minutes(30)))
 struct GPSDClientTests {
     /// Longest wait for something that normally takes milliseconds. Generous because in the full
     /// suite other tests can hold Swift's cooperative threads (which the recorder and these waits run
     /// on) for seconds; waits end as soon as their condition holds, so this costs nothing when all is well.
-    static let patience: Duration = .seconds(15)
+    static let patience: Duration = .seconds(900)
     static let watch = #"?WATCH={"enable":true,"json":true}"#
 
     static func tpv(_ lat: Double, _ lon: Double, second: Int = 0) -> String {

@@ -6,7 +6,7 @@ import GeoModel
 /// GPX files past libxml2's 10,000,000-byte lookahead limit, which `XMLParser(data:)` hit (a
 /// 10 MB file played nothing: "malformed XML: XML error 1"). The file is generated here, into a
 /// temporary folder, and read the way a user's file is.
-@Suite("GPX at any size", .timeLimit(.minutes(5)))
+@Suite("GPX at any size", .timeLimit(.minutes(30)))
 struct GPXLargeFileTests {
     /// 125,000 track points, about 12.3 MB.
     static let count = 125_000

@@ -44,12 +44,9 @@ struct NMEAReplaySourceTests {
     @Test func asFastAsPossibleDeliversEveryFixInOrder() async throws {
         let source = NMEAReplaySource(contentsOf: try corpusURL("telit-he910"),
                                       configuration: .init(pacing: .asFastAsPossible))
-        let clock = ContinuousClock()
-        let start = clock.now
+        // No wall-clock bound: that it does not wait is the schedule's business (asFastAsPossible has no
+        // waits, checked in GPXPlaybackSourceTests.pacingSchedule), and speed is measured in Benchmarks/.
         let (locations, errors) = await collect(source)
-        // 187 recorded seconds: it did not wait them out. The bound is loose on purpose: on a loaded
-        // 2-core machine the consumer can be starved for tens of seconds, but pacing would take 187 s.
-        #expect(clock.now - start < .seconds(120))
         #expect(errors.isEmpty)
         #expect(locations.count == 187)
         // Exactly what the decoder gives for the same bytes, in the same order. (Not sorted by time:

@@ -66,7 +66,7 @@ struct SerialGPSSourceTests {
     }
 
     /// Waits for the first event matching `match`, failing after `timeout`.
-    static func next(_ iterator: inout AsyncStream<LocationSourceEvent>.Iterator, timeout: Duration = .seconds(20),
+    static func next(_ iterator: inout AsyncStream<LocationSourceEvent>.Iterator, timeout: Duration = .seconds(900),
                      where match: (LocationSourceEvent) -> Bool) async -> LocationSourceEvent? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {

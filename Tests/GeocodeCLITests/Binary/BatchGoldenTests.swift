@@ -6,9 +6,9 @@ import Testing
     let golden = Fixture.url("golden")
 
     @Test(arguments: GoldenCase.all)
-    func fileToFile(_ c: GoldenCase) throws {
+    func fileToFile(_ c: GoldenCase) async throws {
         let out = TemporaryDirectory.shared.uniqueURL("golden", extension: URL(fileURLWithPath: c.expected).pathExtension)
-        let result = try GeocodeBinary.run(["batch", c.input, "-o", out.path, "--threads", "2", "-q"] + c.arguments, in: golden)
+        let result = try await GeocodeBinary.run(["batch", c.input, "-o", out.path, "--threads", "2", "-q"] + c.arguments, in: golden)
         #expect(result.status == 0, "\(result.err)")
         #expect(try Data(contentsOf: out) == Fixture.data("golden/expected/\(c.expected)"))
         let expectedErr = (try? Fixture.text("golden/expected/\(c.expected).stderr")) ?? ""
@@ -18,8 +18,8 @@ import Testing
 
     /// Same output from stdin to stdout with the format sniffed, not named, and one worker.
     @Test(arguments: GoldenCase.all)
-    func stdinToStdoutSniffed(_ c: GoldenCase) throws {
-        let result = try GeocodeBinary.run(["batch", "-", "--threads", "1", "-q"] + c.arguments,
+    func stdinToStdoutSniffed(_ c: GoldenCase) async throws {
+        let result = try await GeocodeBinary.run(["batch", "-", "--threads", "1", "-q"] + c.arguments,
                                            stdin: golden.appendingPathComponent(c.input))
         #expect(result.status == 0, "\(result.err)")
         #expect(result.stdout == (try Fixture.data("golden/expected/\(c.expected)")))
@@ -28,8 +28,8 @@ import Testing
         #expect(result.err == expectedErr)
     }
 
-    @Test func summaryOnStderrUnlessQuiet() throws {
-        let result = try GeocodeBinary.run(["batch", "bad-rows.csv", "-o", TemporaryDirectory.shared.uniqueURL("s", extension: "csv").path],
+    @Test func summaryOnStderrUnlessQuiet() async throws {
+        let result = try await GeocodeBinary.run(["batch", "bad-rows.csv", "-o", TemporaryDirectory.shared.uniqueURL("s", extension: "csv").path],
                                            in: golden)
         #expect(result.status == 0)
         let last = result.err.split(separator: "\n").last.map(String.init) ?? ""

@@ -3,30 +3,30 @@ import Testing
 
 /// Column selection, header detection, format choice and edge-case inputs, through the binary.
 @Suite struct BatchOptionsTests {
-    func batch(_ arguments: [String], _ input: String) throws -> GeocodeBinary.Result {
-        try GeocodeBinary.run(["batch", "-", "-q", "--fields", "country,city"] + arguments, input: input)
+    func batch(_ arguments: [String], _ input: String) async throws -> GeocodeBinary.Result {
+        try await GeocodeBinary.run(["batch", "-", "-q", "--fields", "country,city"] + arguments, input: input)
     }
 
-    @Test func columnsByNameAndByNumber() throws {
+    @Test func columnsByNameAndByNumber() async throws {
         let input = "name,pickup_lat,pickup_lon\na,45.5,12.25\n"
-        let byName = try batch(["--format", "csv", "--lat-col", "pickup_lat", "--lon-col", "pickup_lon"], input)
+        let byName = try await batch(["--format", "csv", "--lat-col", "pickup_lat", "--lon-col", "pickup_lon"], input)
         #expect(byName.out == "name,pickup_lat,pickup_lon,country,city,geocode_error\na,45.5,12.25,Testland,Cell 2,\n")
-        let byNumber = try batch(["--format", "csv", "--lat-col", "2", "--lon-col=3", "--header"], input)
+        let byNumber = try await batch(["--format", "csv", "--lat-col", "2", "--lon-col=3", "--header"], input)
         #expect(byNumber.out == byName.out)
     }
 
-    @Test func recognisedNamesAnyCase() throws {
-        #expect(try batch([], "X,Y\n12.25,45.5\n").out == "X,Y,country,city,geocode_error\n12.25,45.5,Testland,Cell 2,\n")
-        #expect(try batch([], " Latitude ,LNG\n45.5,12.25\n").out.hasSuffix("45.5,12.25,Testland,Cell 2,\n"))
+    @Test func recognisedNamesAnyCase() async throws {
+        #expect(try await batch([], "X,Y\n12.25,45.5\n").out == "X,Y,country,city,geocode_error\n12.25,45.5,Testland,Cell 2,\n")
+        #expect(try await batch([], " Latitude ,LNG\n45.5,12.25\n").out.hasSuffix("45.5,12.25,Testland,Cell 2,\n"))
     }
 
-    @Test func headerDetectionAndOverride() throws {
+    @Test func headerDetectionAndOverride() async throws {
         // Numbers in the first row: data, no header in the output either.
-        #expect(try batch([], "45.5,12.25\n").out == "45.5,12.25,Testland,Cell 2,\n")
+        #expect(try await batch([], "45.5,12.25\n").out == "45.5,12.25,Testland,Cell 2,\n")
         // Longitude first, no header: say so by number.
-        #expect(try batch(["--lat-col", "2", "--lon-col", "1"], "12.25,45.5\n").out == "12.25,45.5,Testland,Cell 2,\n")
+        #expect(try await batch(["--lat-col", "2", "--lon-col", "1"], "12.25,45.5\n").out == "12.25,45.5,Testland,Cell 2,\n")
         // --no-header on a file that has one: the header row becomes a bad row, kept.
-        let forced = try batch(["--no-header"], "lat,lon\n45.5,12.25\n")
+        let forced = try await batch(["--no-header"], "lat,lon\n45.5,12.25\n")
         #expect(forced.out == "lat,lon,,,\"latitude \"\"lat\"\" is not a number (column 1); longitude \"\"lon\"\" is not a number (column 2)\"\n"
                 + "45.5,12.25,Testland,Cell 2,\n")
         #expect(forced.err == "<stdin>:1: bad row: latitude \"lat\" is not a number (column 1); longitude \"lon\" is not a number (column 2)\n")
@@ -45,42 +45,42 @@ import Testing
         (["--format", "geojson", "--lat-col", "y"], "{\"type\":\"FeatureCollection\",\"features\":[]}", "--lat-col/--lon-col do not apply to GeoJSON"),
         (["--format", "ndjson", "--header"], "{}", "--header/--no-header apply to CSV and TSV input only"),
     ])
-    func mistakesAreExitTwo(_ arguments: [String], _ input: String, _ message: String) throws {
-        let r = try batch(arguments, input)
+    func mistakesAreExitTwo(_ arguments: [String], _ input: String, _ message: String) async throws {
+        let r = try await batch(arguments, input)
         #expect(r.status == 2, "\(r.err)")
         #expect(r.err.contains(message), "\(r.err)")
         #expect(r.out.isEmpty)
     }
 
-    @Test func ndjsonKeysConfigurable() throws {
-        let r = try batch(["--lat-key", "a", "--lon-key", "b"], "{\"a\":45.5,\"b\":12.25,\"lat\":0}\n{\"A\":1,\"b\":2}\n")
+    @Test func ndjsonKeysConfigurable() async throws {
+        let r = try await batch(["--lat-key", "a", "--lon-key", "b"], "{\"a\":45.5,\"b\":12.25,\"lat\":0}\n{\"A\":1,\"b\":2}\n")
         #expect(r.out == "{\"a\":45.5,\"b\":12.25,\"lat\":0,\"country\":\"Testland\",\"city\":\"Cell 2\"}\n"
                 + "{\"A\":1,\"b\":2,\"country\":null,\"city\":null,\"geocode_error\":\"no latitude: the object has no key \\\"a\\\"\"}\n")
     }
 
-    @Test func outputFormatFromOutExtension() throws {
+    @Test func outputFormatFromOutExtension() async throws {
         let out = TemporaryDirectory.shared.uniqueURL("by-extension", extension: "ndjson")
-        let r = try GeocodeBinary.run(["batch", "-", "-o", out.path, "-q", "--fields", "country"], input: "lat,lon\n45.5,12.25\n")
+        let r = try await GeocodeBinary.run(["batch", "-", "-o", out.path, "-q", "--fields", "country"], input: "lat,lon\n45.5,12.25\n")
         #expect(r.status == 0)
         #expect(String(decoding: try Data(contentsOf: out), as: UTF8.self) == "{\"lat\":\"45.5\",\"lon\":\"12.25\",\"country\":\"Testland\"}\n")
     }
 
-    @Test func emptyInputs() throws {
-        #expect(try batch(["--format", "csv"], "").out == "")
-        #expect(try batch([], "lat,lon\n").out == "lat,lon,country,city,geocode_error\n")
-        #expect(try batch(["--format", "ndjson"], "\n\n").out == "")
-        #expect(try batch([], "{\"type\":\"FeatureCollection\",\"features\":[]}").out == "{\"type\":\"FeatureCollection\",\"features\":[\n]}\n")
-        let notGeoJSON = try batch(["--format", "geojson"], "")
+    @Test func emptyInputs() async throws {
+        #expect(try await batch(["--format", "csv"], "").out == "")
+        #expect(try await batch([], "lat,lon\n").out == "lat,lon,country,city,geocode_error\n")
+        #expect(try await batch(["--format", "ndjson"], "\n\n").out == "")
+        #expect(try await batch([], "{\"type\":\"FeatureCollection\",\"features\":[]}").out == "{\"type\":\"FeatureCollection\",\"features\":[\n]}\n")
+        let notGeoJSON = try await batch(["--format", "geojson"], "")
         #expect(notGeoJSON.status == 3)
     }
 
-    @Test func prefixAvoidsClashes() throws {
-        let r = try batch(["--prefix", "geo_"], "lat,lon,country\n45.5,12.25,Italy\n")
+    @Test func prefixAvoidsClashes() async throws {
+        let r = try await batch(["--prefix", "geo_"], "lat,lon,country\n45.5,12.25,Italy\n")
         #expect(r.out == "lat,lon,country,geo_country,geo_city,geo_geocode_error\n45.5,12.25,Italy,Testland,Cell 2,\n")
     }
 
-    @Test func datumAppliesToEveryRow() throws {
-        let r = try batch(["--datum", "gcj02", "--fields", "city_code"], "lat,lon\n30.0001,120.0001\n")
+    @Test func datumAppliesToEveryRow() async throws {
+        let r = try await batch(["--datum", "gcj02", "--fields", "city_code"], "lat,lon\n30.0001,120.0001\n")
         #expect(r.out == "lat,lon,city_code,geocode_error\n30.0001,120.0001,GR-12-23,\n")
     }
 }

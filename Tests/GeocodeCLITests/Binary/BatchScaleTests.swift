@@ -6,7 +6,7 @@ import Testing
 /// Order and completeness with real parallelism: 200,000 rows at --threads 2, each output row checked
 /// against its input row's id and its own expected placemark.
 @Suite struct BatchScaleTests {
-    @Test func orderAndCompletenessAtTwoThreads() throws {
+    @Test func orderAndCompletenessAtTwoThreads() async throws {
         let generator = LargeCSV(rows: 200_000)
         let input = TemporaryDirectory.shared.uniqueURL("large", extension: "csv")
         try generator.write(to: input)
@@ -15,7 +15,7 @@ import Testing
             try? FileManager.default.removeItem(at: input)
             try? FileManager.default.removeItem(at: output)
         }
-        let result = try GeocodeBinary.run(["batch", input.path, "-o", output.path, "--threads", "2", "-q",
+        let result = try await GeocodeBinary.run(["batch", input.path, "-o", output.path, "--threads", "2", "-q",
                                             "--fields", "country,province,city_code,district"])
         #expect(result.status == 0, "\(result.err.prefix(500))")
 

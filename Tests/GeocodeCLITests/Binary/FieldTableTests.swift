@@ -22,8 +22,8 @@ import TestSupport
 
     /// `geocode --json`'s placemark has the keys of the library's JSONEncoder output, in table order,
     /// null time zone included, and decodes to the very placemark the lookup answers.
-    @Test func reverseJSONIsTheLibrarysJSON() throws {
-        let r = try GeocodeBinary.run(["--json", "45.5", "12.25"])
+    @Test func reverseJSONIsTheLibrarysJSON() async throws {
+        let r = try await GeocodeBinary.run(["--json", "45.5", "12.25"])
         #expect(r.status == 0)
         let placemarkText = try #require(r.out.range(of: "\"placemark\":").map { r.out[$0.upperBound...].dropLast(2) })
         let cli = try object(placemarkText)
@@ -38,20 +38,20 @@ import TestSupport
         #expect(try JSONDecoder().decode(Placemark.self, from: Data(placemarkText.utf8)) == expected)
     }
 
-    @Test func batchAllHasEveryColumnInEveryFormat() throws {
-        let csv = try GeocodeBinary.run(["batch", "-", "-q", "--fields", "all"], input: "lat,lon\n45.5,12.25\n10,-30\n")
+    @Test func batchAllHasEveryColumnInEveryFormat() async throws {
+        let csv = try await GeocodeBinary.run(["batch", "-", "-q", "--fields", "all"], input: "lat,lon\n45.5,12.25\n10,-30\n")
         #expect(csv.status == 0)
         let header = csv.out.split(separator: "\n")[0].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         #expect(header == ["lat", "lon"] + Self.columns + ["geocode_error"])
         let rows = csv.out.split(separator: "\n")
         #expect(rows.count == 3)
-        let ndjson = try GeocodeBinary.run(["batch", "-", "-q", "-F", "ndjson", "--fields", "all"], input: "lat,lon\n45.5,12.25\n10,-30\n")
+        let ndjson = try await GeocodeBinary.run(["batch", "-", "-q", "-F", "ndjson", "--fields", "all"], input: "lat,lon\n45.5,12.25\n10,-30\n")
         for line in ndjson.out.split(separator: "\n") {
             let o = try object(line)
             // geocode_error only on bad rows; every field on every row.
             #expect(Set(o.keys).subtracting(["geocode_error"]) == Set(["lat", "lon"] + Self.columns))
         }
-        let geojson = try GeocodeBinary.run(["batch", "-", "-q", "-f", "csv", "-F", "geojson", "--fields", "all"], input: "lat,lon\n45.5,12.25\n")
+        let geojson = try await GeocodeBinary.run(["batch", "-", "-q", "-f", "csv", "-F", "geojson", "--fields", "all"], input: "lat,lon\n45.5,12.25\n")
         let features = try #require((try JSONSerialization.jsonObject(with: geojson.stdout) as? [String: Any])?["features"] as? [[String: Any]])
         let properties = try #require(features.first?["properties"] as? [String: Any])
         #expect(Set(Self.columns).isSubset(of: Set(properties.keys)))
@@ -59,8 +59,8 @@ import TestSupport
 
     /// The old names keep working, and keep their header; new names and library keys give the table's
     /// column; one column per field.
-    @Test func oldNamesAreAliases() throws {
-        let r = try GeocodeBinary.run(["batch", "-", "-q", "--fields", "province,administrativeArea,city_code,timeZone,sub-locality,city_is_province"],
+    @Test func oldNamesAreAliases() async throws {
+        let r = try await GeocodeBinary.run(["batch", "-", "-q", "--fields", "province,administrativeArea,city_code,timeZone,sub-locality,city_is_province"],
                                       input: "lat,lon\n45.5,12.25\n")
         #expect(r.status == 0, "\(r.err)")
         #expect(r.out == "lat,lon,province,city_code,time_zone,sub_locality,city_is_province,geocode_error\n"
@@ -69,15 +69,15 @@ import TestSupport
             #expect(PlacemarkColumn(name: name) == PlacemarkColumn(field, name: name))
         }
         #expect(PlacemarkColumn.defaults.map(\.name) == ["country", "country_code", "province", "city", "district"])
-        let bad = try GeocodeBinary.run(["batch", "-", "--fields", "planet"], input: "1,2\n")
+        let bad = try await GeocodeBinary.run(["batch", "-", "--fields", "planet"], input: "1,2\n")
         #expect(bad.status == 2)
         #expect(bad.err.contains("time_zone") && bad.err.contains("old names: country_code, province"))
     }
 
     /// `track --json`'s placemark objects: the table's keys, like `geocode --json`.
-    @Test func trackJSONCarriesEveryField() throws {
+    @Test func trackJSONCarriesEveryField() async throws {
         let gpx = Self.root.appendingPathComponent("Tests/LocationKitTests/Fixtures/beijing-tianjin.gpx").path
-        let r = try GeocodeBinary.run(["track", "--gpx", gpx, "--speed", "max", "--json"])
+        let r = try await GeocodeBinary.run(["track", "--gpx", gpx, "--speed", "max", "--json"])
         #expect(r.status == 0, "\(r.err)")
         var placemarks = 0
         for line in r.out.split(separator: "\n") {
@@ -91,8 +91,8 @@ import TestSupport
 
     /// The Spark integration's schema is the binary's table, byte for byte (regenerate with
     /// `geocode fields --json` between the markers of geocode_spark.py).
-    @Test func sparkSchemaIsTheBinarysTable() throws {
-        let r = try GeocodeBinary.run(["fields", "--json"])
+    @Test func sparkSchemaIsTheBinarysTable() async throws {
+        let r = try await GeocodeBinary.run(["fields", "--json"])
         #expect(r.status == 0)
         let python = try String(contentsOf: Self.root.appendingPathComponent("Integrations/spark/geocode_spark.py"), encoding: .utf8)
         let start = try #require(python.range(of: "_FIELD_TABLE = json.loads(r\"\"\"\n"))
@@ -105,7 +105,7 @@ import TestSupport
     }
 
     /// The README's field mapping names every column and key.
-    @Test func readmeMapsEveryField() throws {
+    @Test func readmeMapsEveryField() async throws {
         let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
         for field in PlacemarkField.allCases where field.kind != .number && !field.key.hasSuffix("Language") && !field.key.hasSuffix("Source") {
             #expect(readme.contains("`\(field.column)`"), "README lacks column \(field.column)")
@@ -115,7 +115,7 @@ import TestSupport
     }
 
     /// A lookup that cannot answer gives a flagged row, in place, not a crash and not a lost row.
-    @Test func lookupErrorsAreFlaggedRows() throws {
+    @Test func lookupErrorsAreFlaggedRows() async throws {
         struct Failing: PlacemarkProvider, DatasetDescribing {
             var datasets: [DatasetInfo] { [] }
             var loadTime: Duration { .zero }

@@ -3,8 +3,8 @@ import Testing
 
 /// `geocode LAT LON` as a user types it.
 @Suite struct ReverseCommandTests {
-    @Test func foundPrintsPlaceAndExitsZero() throws {
-        let r = try GeocodeBinary.run(["45.5", "12.25"])
+    @Test func foundPrintsPlaceAndExitsZero() async throws {
+        let r = try await GeocodeBinary.run(["45.5", "12.25"])
         #expect(r.status == 0)
         #expect(r.out == """
             country:  Testland (TL)
@@ -14,25 +14,25 @@ import Testing
             dataset:  testgrid
 
             """)
-        #expect(try GeocodeBinary.run(["reverse", "45.5", "12.25"]).out == r.out)
-        #expect(try GeocodeBinary.run(["45.5,12.25"]).out == r.out)
+        #expect(try await GeocodeBinary.run(["reverse", "45.5", "12.25"]).out == r.out)
+        #expect(try await GeocodeBinary.run(["45.5,12.25"]).out == r.out)
     }
 
-    @Test func negativeCoordinatesNeedNoDoubleDash() throws {
-        let r = try GeocodeBinary.run(["-45.5", "120.5", "--json"])
+    @Test func negativeCoordinatesNeedNoDoubleDash() async throws {
+        let r = try await GeocodeBinary.run(["-45.5", "120.5", "--json"])
         #expect(r.status == 0, "\(r.err)")
         #expect(r.out.contains("\"country\":\"Gridonia\""))
         #expect(r.out.hasPrefix("{\"latitude\":-45.5,\"longitude\":120.5,\"datum\":\"wgs84\",\"found\":true,"))
-        let sydney = try GeocodeBinary.run(["-33.86", "151.2"])    // the issue's own example: ocean in the grid
+        let sydney = try await GeocodeBinary.run(["-33.86", "151.2"])    // the issue's own example: ocean in the grid
         #expect(sydney.status == 1)
     }
 
-    @Test func oceanIsExitOne() throws {
-        let r = try GeocodeBinary.run(["10", "-30"])
+    @Test func oceanIsExitOne() async throws {
+        let r = try await GeocodeBinary.run(["10", "-30"])
         #expect(r.status == 1)
         #expect(r.out.isEmpty)
         #expect(r.err.contains("no place at 10.0, -30.0"))
-        let json = try GeocodeBinary.run(["--json", "10", "-30"])
+        let json = try await GeocodeBinary.run(["--json", "10", "-30"])
         #expect(json.status == 1)
         #expect(json.out == "{\"latitude\":10.0,\"longitude\":-30.0,\"datum\":\"wgs84\",\"found\":false,\"placemark\":null}\n")
     }
@@ -42,8 +42,8 @@ import Testing
                       (["abc", "12"], "latitude \"abc\" is not a number (LAT)"),
                       (["NaN", "12"], "latitude \"NaN\" is not a number (LAT)"),
                       (["1", "2", "--datum", "wgs84"], nil)])
-    func badCoordinatesAreExitThree(_ arguments: [String], _ message: String?) throws {
-        let r = try GeocodeBinary.run(arguments)
+    func badCoordinatesAreExitThree(_ arguments: [String], _ message: String?) async throws {
+        let r = try await GeocodeBinary.run(arguments)
         if let message {
             #expect(r.status == 3)
             #expect(r.err == "geocode: \(message)\n")
@@ -53,53 +53,53 @@ import Testing
     }
 
     @Test(arguments: [["1"], ["1", "2", "3"], ["1", "2", "--bogus"], ["1", "2", "--datum", "mars2"], ["frobnicate"], []])
-    func commandLineMistakesAreExitTwo(_ arguments: [String]) throws {
-        let r = try GeocodeBinary.run(arguments)
+    func commandLineMistakesAreExitTwo(_ arguments: [String]) async throws {
+        let r = try await GeocodeBinary.run(arguments)
         #expect(r.status == 2, "\(arguments): \(r.err)")
         #expect(r.err.hasPrefix("geocode") || r.err.contains("Usage"))
     }
 
-    @Test func datumIsPassedToTheLookup() throws {
+    @Test func datumIsPassedToTheLookup() async throws {
         // Outside China GCJ-02 is the identity; inside, the offset is a few hundred metres, enough to cross
         // a grid line placed right at the point.
-        let wgs = try GeocodeBinary.run(["--json", "30.0001", "120.0001"])
-        let gcj = try GeocodeBinary.run(["--json", "30.0001", "120.0001", "--datum", "gcj02"])
+        let wgs = try await GeocodeBinary.run(["--json", "30.0001", "120.0001"])
+        let gcj = try await GeocodeBinary.run(["--json", "30.0001", "120.0001", "--datum", "gcj02"])
         // GCJ-02 → WGS-84 there moves the point about 0.0045° west, across the 120° cell line.
         #expect(wgs.out.contains("\"localityCode\":\"GR-12-24\""), "\(wgs.out)")
         #expect(gcj.out.contains("\"localityCode\":\"GR-12-23\""), "\(gcj.out)")
         #expect(gcj.out.contains("\"datum\":\"gcj02\""))
     }
 
-    @Test func versionAndHelp() throws {
-        let version = try GeocodeBinary.run(["--version"])
+    @Test func versionAndHelp() async throws {
+        let version = try await GeocodeBinary.run(["--version"])
         #expect(version.status == 0)
         #expect(version.out.hasPrefix("geocode "))
-        let help = try GeocodeBinary.run(["--help"])
+        let help = try await GeocodeBinary.run(["--help"])
         #expect(help.status == 0)
         for needle in ["Exit status:", "  1   the point is in no polygon", "GEOCODE_DATA", "Examples:", "geocode -33.86 151.2"] {
             #expect(help.out.contains(needle), "\(needle)")
         }
         for command in ["reverse", "batch", "track", "info"] {
-            let r = try GeocodeBinary.run([command, "--help"])
+            let r = try await GeocodeBinary.run([command, "--help"])
             #expect(r.status == 0)
             #expect(r.out.hasPrefix("Usage:"))
             #expect(r.out.contains("--data DIR"))
-            #expect(try GeocodeBinary.run(["help", command]).out == r.out)
+            #expect(try await GeocodeBinary.run(["help", command]).out == r.out)
         }
-        #expect(try GeocodeBinary.run(["batch", "--help"]).out.contains("Examples:"))
-        #expect(try GeocodeBinary.run(["reverse", "--help"]).out.contains("Examples:"))
+        #expect(try await GeocodeBinary.run(["batch", "--help"]).out.contains("Examples:"))
+        #expect(try await GeocodeBinary.run(["reverse", "--help"]).out.contains("Examples:"))
     }
 
-    @Test func dataDirectoryErrorsAreExitFour() throws {
+    @Test func dataDirectoryErrorsAreExitFour() async throws {
         // Without the test grid the real engine is asked for, which needs a data directory.
-        let missing = try GeocodeBinary.run(["1", "2", "--data", "/nonexistent/geocode-data"], environment: ["GEOCODE_TEST_LOOKUP": ""])
+        let missing = try await GeocodeBinary.run(["1", "2", "--data", "/nonexistent/geocode-data"], environment: ["GEOCODE_TEST_LOOKUP": ""])
         #expect(missing.status == 4)
         #expect(missing.err.contains("/nonexistent/geocode-data (--data) does not exist"))
-        let env = try GeocodeBinary.run(["1", "2"], environment: ["GEOCODE_TEST_LOOKUP": "", "GEOCODE_DATA": "/nonexistent/env-data"])
+        let env = try await GeocodeBinary.run(["1", "2"], environment: ["GEOCODE_TEST_LOOKUP": "", "GEOCODE_DATA": "/nonexistent/env-data"])
         #expect(env.status == 4)
         #expect(env.err.contains("$GEOCODE_DATA"))
         let dir = try TemporaryDirectory.shared.newFolder("data")
-        let engine = try GeocodeBinary.run(["1", "2", "--data", dir.path], environment: ["GEOCODE_TEST_LOOKUP": ""])
+        let engine = try await GeocodeBinary.run(["1", "2", "--data", dir.path], environment: ["GEOCODE_TEST_LOOKUP": ""])
         #expect(engine.status == 4)    // until the engine is wired: "not built into this version yet"
         #expect(engine.err.contains("cannot load data from \(dir.path)"))
     }

@@ -45,9 +45,7 @@ struct RobustnessTests {
         process.standardError = errHandle
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let status: Int32 = await withCheckedContinuation { c in
-            Thread { process.waitUntilExit(); c.resume(returning: process.terminationStatus) }.start()
-        }
+        let status = await process.exitStatus()
         try outHandle.close()
         try errHandle.close()
         return .init(status: status, stdout: try Data(contentsOf: outFile), stderr: try Data(contentsOf: errFile))

@@ -14,11 +14,9 @@ struct TrackAndInfoTests {
     static let realData = ["GEOCODE_TEST_LOOKUP": "", "GEOCODE_DATA": root.appendingPathComponent("Data").path,
                            "GEOCODE_CELL_SIZE": "0"]
 
-    /// Runs the binary on a thread of its own, so waiting for it does not hold the cooperative pool.
+    /// Runs the binary on the real data (GeocodeBinary waits for it without holding the cooperative pool).
     static func run(_ arguments: [String], environment extra: [String: String] = [:]) async throws -> GeocodeBinary.Result {
-        try await withCheckedThrowingContinuation { c in
-            Thread { c.resume(with: Result { try GeocodeBinary.run(arguments, environment: realData.merging(extra) { $1 }) }) }.start()
-        }
+        try await GeocodeBinary.run(arguments, environment: realData.merging(extra) { $1 })
     }
 
     @Test func trackGPXPrintsTheCityChangesOfTheDrive() async throws {
@@ -146,9 +144,7 @@ struct TrackAndInfoTests {
         }
         #expect(firstLine.contains("location 39.908700,116.397500"))
         process.interrupt()
-        let status: Int32 = await withCheckedContinuation { c in
-            Thread { process.waitUntilExit(); c.resume(returning: process.terminationStatus) }.start()
-        }
+        let status = await process.exitStatus()
         #expect(status == 130)
     }
 

@@ -50,9 +50,9 @@ struct GeocodeBinary {
         return env.merging(extra) { $1 }
     }
 
-    /// Runs to completion. `stdin` is fed from a file (nil: /dev/null).
+    /// Runs to completion, waiting without holding a pool thread. `stdin` is fed from a file (nil: /dev/null).
     static func run(_ arguments: [String], stdin: URL? = nil, environment extra: [String: String] = [:],
-                    in directory: URL? = nil) throws -> Result {
+                    in directory: URL? = nil) async throws -> Result {
         let process = Process()
         process.executableURL = extra["GEOCODE_TEST_LOOKUP"] == "" ? url : gridURL
         process.arguments = arguments
@@ -64,16 +64,16 @@ struct GeocodeBinary {
         process.standardError = errHandle
         process.standardInput = try stdin.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
         try process.run()
-        process.waitUntilExit()
+        let status = await process.exitStatus()
         try outHandle.close()
         try errHandle.close()
-        return Result(status: process.terminationStatus, stdout: try Data(contentsOf: outFile), stderr: try Data(contentsOf: errFile))
+        return Result(status: status, stdout: try Data(contentsOf: outFile), stderr: try Data(contentsOf: errFile))
     }
 
     /// Runs with stdin from text.
-    static func run(_ arguments: [String], input: String) throws -> Result {
+    static func run(_ arguments: [String], input: String) async throws -> Result {
         let file = try TemporaryDirectory.shared.newFile("stdin")
         try Data(input.utf8).write(to: file)
-        return try run(arguments, stdin: file)
+        return try await run(arguments, stdin: file)
     }
 }
