@@ -352,27 +352,14 @@ enum TrackCommand: Command {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// The JSON line of the events `TrackEventJSON` leaves alone (errors and warnings: rare); nil for a stop.
+    /// Location, placemark and city-change lines are `TrackEventJSON`'s only.
     static func jsonLine(_ event: LocationEvent) -> String? {
-        var o: [String: Any] = [:]
-        // The same object as `geocode --json`'s placemark: the field table's keys.
-        func placemark(_ p: Placemark?) -> Any { PlacemarkJSON.object(p) }
-        func fix(_ l: Location) { o["time"] = time(l.timestamp); o["latitude"] = l.coordinate.latitude; o["longitude"] = l.coordinate.longitude }
+        let o: [String: Any]
         switch event {
-        case .location(let l):
-            o["event"] = "location"; fix(l); o["accuracy"] = l.horizontalAccuracy
-            if let alt = l.altitude { o["altitude"] = alt }
-            if l.speed >= 0 { o["speed"] = l.speed }
-            if l.course >= 0 { o["course"] = l.course }
-        case .placemark(let p, let l):
-            o["event"] = "placemark"; fix(l); o["placemark"] = placemark(p)
-        case .cityChanged(let from, let to, let l):
-            o["event"] = "city_changed"; fix(l); o["from"] = placemark(from); o["to"] = placemark(to)
-        case .error(let e):
-            o["event"] = "error"; o["message"] = "\(e)"
-        case .warning(let w):
-            o["event"] = "warning"; o["message"] = "\(w)"
-        case .stopped:
-            return nil
+        case .error(let e): o = ["event": "error", "message": "\(e)"]
+        case .warning(let w): o = ["event": "warning", "message": "\(w)"]
+        case .location, .placemark, .cityChanged, .stopped: return nil
         }
         guard let data = try? JSONSerialization.data(withJSONObject: o, options: [.sortedKeys, .withoutEscapingSlashes]) else { return nil }
         return String(decoding: data, as: UTF8.self)
