@@ -42,7 +42,7 @@ let package = Package(
                           path: "Benchmarks/Sources/geocode-bench"),
 
         .testTarget(name: "GeoModelTests", dependencies: ["GeoModel"]),
-        .testTarget(name: "ReverseGeocoderTests", dependencies: ["GeoModel", "ReverseGeocoder", "CShapelib", "CGEOS"],
+        .testTarget(name: "ReverseGeocoderTests", dependencies: ["GeoModel", "ReverseGeocoder", "CShapelib", "CGEOS", "TestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "LocationSourcesTests", dependencies: ["GeoModel", "LocationSources"],
                     resources: [.copy("Corpus"), .copy("Fixtures")]),

@@ -103,6 +103,7 @@ import Testing
     @Test func persistedCityDiffersParked() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
+        defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("current.json")
         try PlacemarkStore(url: file).save(.haidian)
 
@@ -119,6 +120,7 @@ import Testing
 
     @Test func persistedCitySameIsNoChange() async throws {
         let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("current.json")
         try PlacemarkStore(url: file).save(.haidian)

@@ -12,6 +12,7 @@ import Testing
     @Test func allStylesSeeTheSameOrderedEvents() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
+        defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("current.json")
         try Data("{not json".utf8).write(to: file)
         var unreadableReason = ""

@@ -13,6 +13,7 @@ import Testing
         let geocoder = try await DriveTests.loadedGeocoder()
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
+        defer { try? FileManager.default.removeItem(at: dir) }
         let gpx = try #require(Bundle.module.url(forResource: "Fixtures/beijing-tianjin", withExtension: "gpx"))
         let printed = Recorder<String>()
         @Sendable func print(_ item: Any) { printed.append("\(item)") }

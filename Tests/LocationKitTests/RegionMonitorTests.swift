@@ -196,6 +196,7 @@ import Testing
     @Test func loadErrorsNameTheFile() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
+        defer { try? FileManager.default.removeItem(at: dir) }
         let missing = dir.appendingPathComponent("none.json")
         #expect(throws: RegionFile.Failure.self) { try RegionMonitor.load(contentsOf: missing) }
         let bad = dir.appendingPathComponent("bad.json")

@@ -23,6 +23,7 @@ import Glibc
     func serverErrorsAreRetriedAndNothingIsLostOrReordered() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
+        defer { try? FileManager.default.removeItem(at: dir) }
         let server = try await ReportServer.start(log: dir.appendingPathComponent("server.log"),
                                                   options: .init(failFirst: 3))
         defer { Task { await server.kill() } }
@@ -45,6 +46,7 @@ import Glibc
     func droppedConnectionsAreRetried() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
+        defer { try? FileManager.default.removeItem(at: dir) }
         let server = try await ReportServer.start(log: dir.appendingPathComponent("server.log"),
                                                   options: .init(dropFirst: 2))
         defer { Task { await server.kill() } }
@@ -66,6 +68,7 @@ import Glibc
     @Test(.timeLimit(.minutes(30)))
     func timeoutsCauseRepeatsWithTheSameIds() async throws {
         let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
         defer { try? FileManager.default.removeItem(at: dir) }
         let release = dir.appendingPathComponent("release")
         let server = try await ReportServer.start(log: dir.appendingPathComponent("server.log"),
@@ -93,6 +96,7 @@ import Glibc
     func serverGoesAwayAndComesBack() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
+        defer { try? FileManager.default.removeItem(at: dir) }
         let log = dir.appendingPathComponent("server.log")
         let first = try await ReportServer.start(log: log)
         let clock = TestClock()
@@ -119,6 +123,7 @@ import Glibc
     @Test(.timeLimit(.minutes(30)))
     func reporterTornDownMidFlightResumesInTheNextOne() async throws {
         let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
         defer { try? FileManager.default.removeItem(at: dir) }
         let release = dir.appendingPathComponent("release")
         let server = try await ReportServer.start(log: dir.appendingPathComponent("server.log"),
@@ -154,6 +159,7 @@ import Glibc
     @Test(.timeLimit(.minutes(30)))
     func courierDriveArrivesComplete() async throws {
         let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
         defer { try? FileManager.default.removeItem(at: dir) }
         let server = try await ReportServer.start(log: dir.appendingPathComponent("server.log"), options: .init(failFirst: 2))
         defer { Task { await server.kill() } }
@@ -217,6 +223,7 @@ import Glibc
     func killedMidSendResumesOnRestart() async throws {
         #if os(Linux)
         let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
         defer { try? FileManager.default.removeItem(at: dir) }
         let queue = dir.appendingPathComponent("q")
         // Request 2 is held until the test releases it: the child is killed while it waits for the answer.

@@ -42,6 +42,7 @@ import Testing
     @Test func appendedReportsSurviveAReopenInOrderAndSeqContinues() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
+        defer { try? FileManager.default.removeItem(at: dir) }
         var queue: ReportQueue? = try ReportQueue(directory: dir)
         let written = try Self.appendN(queue!, 5)
         #expect(written.map(\.seq) == [1, 2, 3, 4, 5])
@@ -54,6 +55,7 @@ import Testing
 
     @Test func acknowledgedReportsStayDelivered() throws {
         let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
         defer { try? FileManager.default.removeItem(at: dir) }
         var queue: ReportQueue? = try ReportQueue(directory: dir)
         let written = try Self.appendN(queue!, 5)
@@ -94,6 +96,7 @@ import Testing
     func tornLastWriteIsCutOff(tear: Tear) throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
+        defer { try? FileManager.default.removeItem(at: dir) }
         var queue: ReportQueue? = try ReportQueue(directory: dir)
         let written = try Self.appendN(queue!, 3)
         let segment = queue!.segmentPath(1)
@@ -125,6 +128,7 @@ import Testing
     @Test func corruptLineInTheMiddleIsSkippedNotTheRest() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
+        defer { try? FileManager.default.removeItem(at: dir) }
         var queue: ReportQueue? = try ReportQueue(directory: dir)
         let written = try Self.appendN(queue!, 4)
         let segment = queue!.segmentPath(1)
@@ -143,6 +147,7 @@ import Testing
     /// delivered, and a reopen in between finds exactly the undelivered reports.
     @Test func segmentsRollOverAndDeliveredOnesAreDeleted() throws {
         let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
         defer { try? FileManager.default.removeItem(at: dir) }
         let size = 3 * (try Self.report(1).jsonData().count + 10)   // about three lines a segment
         var queue: ReportQueue? = try ReportQueue(directory: dir, segmentSize: size)
@@ -184,6 +189,7 @@ import Testing
     @Test func segmentsLeftBehindByACrashAfterTheAckAreDeleted() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
+        defer { try? FileManager.default.removeItem(at: dir) }
         let lineSize = try Self.report(1).jsonData().count + 10
         var queue: ReportQueue? = try ReportQueue(directory: dir, segmentSize: lineSize * 2)
         let written = try Self.appendN(queue!, 6)
@@ -202,6 +208,7 @@ import Testing
     @Test func interruptedAckMeansResendingNotLosing() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
+        defer { try? FileManager.default.removeItem(at: dir) }
         var queue: ReportQueue? = try ReportQueue(directory: dir)
         let written = try Self.appendN(queue!, 4)
         try queue!.acknowledge(1)
@@ -215,6 +222,7 @@ import Testing
 
     @Test func unreadableAckResendsEverythingAndSaysSo() throws {
         let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
         defer { try? FileManager.default.removeItem(at: dir) }
         var queue: ReportQueue? = try ReportQueue(directory: dir)
         let written = try Self.appendN(queue!, 3)
@@ -231,6 +239,7 @@ import Testing
     @Test func aDirectoryHasOneQueueAtATime() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
+        defer { try? FileManager.default.removeItem(at: dir) }
         var first: ReportQueue? = try ReportQueue(directory: dir)
         #expect {
             _ = try ReportQueue(directory: dir)
@@ -244,6 +253,7 @@ import Testing
 
     @Test func appendAfterCloseFails() throws {
         let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
         defer { try? FileManager.default.removeItem(at: dir) }
         let queue = try ReportQueue(directory: dir)
         queue.close()

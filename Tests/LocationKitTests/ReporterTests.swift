@@ -51,6 +51,7 @@ import Testing
     @Test func attachedReporterWritesTheThrottledFixesToAFile() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
+        defer { try? FileManager.default.removeItem(at: dir) }
         let moving = (0...30).map { fix(39.45 + Double($0) * 20 / 111_195, 116.9, t: Double($0)) }
         let parked = (31...60).map { fix(moving.last!.coordinate.latitude, 116.9, t: Double($0)) }
         let fixes = moving + parked
@@ -84,6 +85,7 @@ import Testing
     @Test func fileDestinationIsExactlyOnceAcrossACrash() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
+        defer { try? FileManager.default.removeItem(at: dir) }
         let queueDir = dir.appendingPathComponent("queue")
         let output = dir.appendingPathComponent("positions.ndjson")
         // The state the crash left: 6 reports queued, none acknowledged; the file has reports 1–3 and
@@ -109,6 +111,7 @@ import Testing
     /// the back-off schedule, nothing is lost, and once the folder exists everything arrives in order.
     @Test func failedDeliveriesAreRetriedUntilTheyWork() async throws {
         let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
         defer { try? FileManager.default.removeItem(at: dir) }
         let output = dir.appendingPathComponent("later/positions.ndjson")
         let clock = TestClock()
@@ -145,6 +148,7 @@ import Testing
     @Test func retryNowEndsTheBackOffWait() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
+        defer { try? FileManager.default.removeItem(at: dir) }
         let output = dir.appendingPathComponent("later/positions.ndjson")
         var config = testConfiguration(.file(output), queue: dir.appendingPathComponent("q"))
         config.retry = .init(maximumRetries: 3, initialDelay: 600, maximumDelay: 600, jitter: 0)
@@ -173,6 +177,7 @@ import Testing
     @Test func aQueueDirectoryServesOneReporterAtATime() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
+        defer { try? FileManager.default.removeItem(at: dir) }
         let config = testConfiguration(.file(dir.appendingPathComponent("out.ndjson")), queue: dir.appendingPathComponent("q"))
         let first = try PositionReporter(configuration: config)
         #expect {
@@ -187,6 +192,7 @@ import Testing
 
     @Test func closingStopsQueueingAndFinishesStreams() async throws {
         let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
         defer { try? FileManager.default.removeItem(at: dir) }
         let reporter = try PositionReporter(configuration: testConfiguration(.file(dir.appendingPathComponent("o")),
                                                                              queue: dir.appendingPathComponent("q")),

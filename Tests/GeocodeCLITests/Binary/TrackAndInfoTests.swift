@@ -37,6 +37,7 @@ struct TrackAndInfoTests {
         let fixtures = Self.root.appendingPathComponent("Tests/LocationKitTests/Fixtures")
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("geocode-track-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
         let reports = dir.appendingPathComponent("reports.ndjson")
         let r = try await Self.run(["track", "--gpx", fixtures.appendingPathComponent("beijing-tianjin.gpx").path, "--speed", "max",
                                     "--region", fixtures.appendingPathComponent("regions-example.json").path,
@@ -151,6 +152,7 @@ struct TrackAndInfoTests {
     @Test func batchOnTheBundledData() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("geocode-real-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
         let input = dir.appendingPathComponent("in.csv"), output = dir.appendingPathComponent("out.csv")
         try Data("""
             id,lat,lon

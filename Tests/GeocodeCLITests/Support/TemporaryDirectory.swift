@@ -1,7 +1,9 @@
 import Foundation
+import TestSupport
 
-/// A scratch folder for one test process, removed by nobody in particular (it lives under the system
-/// temporary directory and is small); each file gets a unique name so parallel tests never collide.
+/// A scratch folder for one test process (it holds index caches: a few hundred MB), removed when the
+/// process exits and by later runs if it was killed (``ScratchDirectories``); each file gets a unique name
+/// so parallel tests never collide.
 final class TemporaryDirectory: @unchecked Sendable {
     // @unchecked: `counter` is guarded by `lock`.
     static let shared = TemporaryDirectory()
@@ -11,8 +13,7 @@ final class TemporaryDirectory: @unchecked Sendable {
     private var counter = 0
 
     private init() {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("geocode-cli-tests-\(getpid())-\(UUID().uuidString.prefix(8))")
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        url = ScratchDirectories.make(prefix: "geocode-cli-tests", suffix: String(UUID().uuidString.prefix(8)))
     }
 
     /// A fresh, existing, empty file.

@@ -1,5 +1,6 @@
 import CShapelib
 import Foundation
+import TestSupport
 @testable import ReverseGeocoder
 
 /// Writes real shapefiles with shapelib (SHPCreate/DBFCreate) for the tests: the loader reads exactly
@@ -70,10 +71,8 @@ struct TestShapefile {
 
     /// A fresh temporary directory for one test.
     static func directory(_ name: String = #function) -> URL {
-        let dir = FileManager.default.temporaryDirectory
-            .appendingPathComponent("rg-tests-\(getpid())-\(name.filter { $0.isLetter || $0.isNumber })-\(UUID().uuidString.prefix(8))")
-        try! FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir
+        // Removed at exit, or by a later run if this one was killed (ScratchDirectories).
+        ScratchDirectories.make(prefix: "rg-tests", suffix: "\(name.filter { $0.isLetter || $0.isNumber })-\(UUID().uuidString.prefix(8))")
     }
 
     /// Axis-aligned box ring, clockwise (a shell by the shapefile spec).
