@@ -483,6 +483,7 @@ def write(results, out: str, repo: str):
     if os.path.exists(notes):
         with open(notes, encoding="utf-8") as f:
             L += [f.read().strip(), ""]
+    L += further_results()
     L += ["## Engines", "",
           "Every engine reads the same polygons (the finest layer's shapefile; the peers get each record's polygons "
           "as pyshp + shapely read them, one row per polygon part, tagged with the record number) and answers, per "
@@ -538,6 +539,23 @@ def write(results, out: str, repo: str):
           "(no unit) counts.", ""]
     with open(out, "w", encoding="utf-8") as f:
         f.write("\n".join(L))
+
+
+def further_results() -> list[str]:
+    """The measurements made by their own scripts (Benchmarks/results/*.md: end to end, start-up, growth, time
+    zones), each with the command and the date of its own run, as sections of RESULTS.md; they are rerun by
+    their commands, not by the suite, so their dates differ from the suite's."""
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "results")
+    if not os.path.isdir(folder):
+        return []
+    L = []
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".md"):
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
+                text = f.read().strip()
+            # One level down: each file's own title becomes a section of RESULTS.md.
+            L += ["\n".join(("#" + line) if line.startswith("#") else line for line in text.split("\n")), ""]
+    return L
 
 
 def summary(results) -> str:
