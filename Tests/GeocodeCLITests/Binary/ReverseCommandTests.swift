@@ -76,7 +76,7 @@ import Testing
         #expect(version.out.hasPrefix("geocode "))
         let help = try await GeocodeBinary.run(["--help"])
         #expect(help.status == 0)
-        for needle in ["Exit status:", "  1   the point is in no polygon", "GEOCODE_DATA", "Examples:", "geocode -33.86 151.2"] {
+        for needle in ["Exit status:", "  1   the point is in no administrative unit", "GEOCODE_DATA", "Examples:", "geocode -33.86 151.2"] {
             #expect(help.out.contains(needle), "\(needle)")
         }
         for command in ["reverse", "batch", "track", "info"] {
