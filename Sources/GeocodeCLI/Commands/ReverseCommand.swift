@@ -89,7 +89,7 @@ enum ReverseCommand: Command {
     static func humanReadable(_ p: Placemark) -> String {
         func line(_ label: String, _ name: String?, _ code: String?, note: String? = nil) -> String {
             guard let name else { return "" }
-            var text = (label + ":").padding(to: 10) + name
+            var text = (label + ":").padding(to: max(10, label.count + 2)) + name
             if let code { text += " (\(code))" }
             if let note { text += " " + note }
             return text + "\n"
@@ -113,21 +113,22 @@ enum ReverseCommand: Command {
             + line("dataset", p.dataset, nil)
     }
 
-    /// `{"latitude":…,"longitude":…,"datum":"wgs84","found":true,"placemark":{…},"utcOffset":"+08:00"}` on
+    /// `{"latitude":…,"longitude":…,"datum":"wgs84","found":true,"utcOffset":"+08:00","placemark":{…}}` on
     /// one line. `found`: an administrative unit contains the point. The placemark object has exactly the
     /// keys of the library's `JSONEncoder` output (the field table's keys, every one present), or is null
-    /// when nothing (not even a time zone) answers. The derived columns (``DerivedColumn``) follow it.
+    /// when nothing (not even a time zone) answers. The derived columns (``DerivedColumn``) come before it.
     static func json(_ c: Coordinate, datum: Datum, placemark: Placemark?) -> String {
         var out: [UInt8] = []
         out.append(contentsOf: "{\"latitude\":\(c.latitude),\"longitude\":\(c.longitude),\"datum\":\"\(datum.rawValue)\",".utf8)
-        out.append(contentsOf: "\"found\":\(placemark?.hasAdministrativeUnit ?? false),\"placemark\":".utf8)
-        PlacemarkJSON.append(placemark, to: &out)
+        out.append(contentsOf: "\"found\":\(placemark?.hasAdministrativeUnit ?? false),".utf8)
         for derived in DerivedColumn.allCases {
-            out.append(UInt8(ascii: ","))
             JSONWriter.appendString(derived.key, to: &out)
             out.append(UInt8(ascii: ":"))
             PlacemarkColumn(derived).appendJSON(of: placemark, to: &out)
+            out.append(UInt8(ascii: ","))
         }
+        out.append(contentsOf: "\"placemark\":".utf8)
+        PlacemarkJSON.append(placemark, to: &out)
         out.append(contentsOf: "}\n".utf8)
         return String(decoding: out, as: UTF8.self)
     }
