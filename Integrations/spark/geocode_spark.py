@@ -76,7 +76,8 @@ _FIELD_TABLE = json.loads(r"""
     {"column": "ocean", "key": "ocean", "kind": "text"},
     {"column": "inland_water", "key": "inlandWater", "kind": "text"},
     {"column": "dataset", "key": "dataset", "kind": "text"},
-    {"column": "locality_is_province_fallback", "key": "localityIsProvinceFallback", "kind": "flag"}
+    {"column": "locality_is_province_fallback", "key": "localityIsProvinceFallback", "kind": "flag"},
+    {"column": "utc_offset", "key": "utcOffset", "kind": "text", "derived": "cli"}
   ],
   "aliases": [
     {"name": "country_code", "column": "iso_country_code"},

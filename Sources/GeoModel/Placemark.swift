@@ -107,6 +107,32 @@ public struct Placemark: Hashable, Sendable {
     }
 
     private var storage: Storage
+    /// This answer's distance to its nearest place, in metres, for every level whose provenance is
+    /// ``Provenance/nearestPlace(metres:)`` (NaN: none; the storage's own distances stand). Kept beside
+    /// the shared storage, not in it: the engine sets it per query on the thread's copy of a unit's
+    /// placemark without copying that storage (no allocation, no shared reference count). Every read
+    /// applies it; the first mutation writes it into the storage (see ``unique()``), so the value
+    /// semantics are exactly those of a placemark whose units carry the distance.
+    private var queryPlaceDistance: Double = .nan
+
+    /// Sets the distance of every ``Provenance/nearestPlace(metres:)`` level of this answer, without
+    /// touching the shared storage (the engine's per-query path).
+    @inline(__always)
+    package mutating func setNearestPlaceDistance(_ metres: Double) { queryPlaceDistance = metres }
+
+    /// A unit as read: the per-query distance applied.
+    @inline(__always)
+    private func effective(_ unit: Unit) -> Unit {
+        guard !queryPlaceDistance.isNaN, case .nearestPlace = unit.provenance else { return unit }
+        var u = unit
+        u.provenance = .nearestPlace(metres: queryPlaceDistance)
+        return u
+    }
+
+    /// All units as read.
+    private var effectiveUnits: ContiguousArray<Unit> {
+        queryPlaceDistance.isNaN ? storage.units : ContiguousArray(storage.units.map(effective))
+    }
 
     /// An equal placemark that shares no reference-counted object read on the query path with this one
     /// (see the engine's `QueryContext.placemark`): threads retaining it never contend for a cache line.
@@ -124,6 +150,10 @@ public struct Placemark: Hashable, Sendable {
 
     private mutating func unique() -> Storage {
         if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        if !queryPlaceDistance.isNaN {
+            for i in storage.units.indices { storage.units[i] = effective(storage.units[i]) }
+            queryPlaceDistance = .nan
+        }
         return storage
     }
 
@@ -131,7 +161,7 @@ public struct Placemark: Hashable, Sendable {
 
     /// The unit at a level (an empty unit when the placemark has none there).
     public subscript(level: AdminLevel) -> Unit {
-        get { storage.units[level.rank] }
+        get { effective(storage.units[level.rank]) }
         set { unique().units[level.rank] = newValue }
     }
 
@@ -144,7 +174,7 @@ public struct Placemark: Hashable, Sendable {
     /// How the unit at a level was found; nil when the placemark has no unit there.
     public func provenance(at level: AdminLevel) -> Provenance? {
         let u = storage.units[level.rank]
-        return u.name == nil && u.code == nil ? nil : u.provenance
+        return u.name == nil && u.code == nil ? nil : effective(u).provenance
     }
 
     /// Sets a level's name and code, keeping its other names and provenance.
@@ -155,6 +185,12 @@ public struct Placemark: Hashable, Sendable {
     }
 
     // MARK: - CLPlacemark's properties
+
+    /// Whether some administrative level has a unit (a name or a code): false for a placemark that only
+    /// an overlay answered, such as the time zone of a point at sea. The CLI's "found" says this.
+    public var hasAdministrativeUnit: Bool {
+        storage.units.contains { $0.name != nil || $0.code != nil }
+    }
 
     /// The finest name the placemark has: the district, else the city, the sub-administrative area, the
     /// province, the country, else the water the point is in.
@@ -320,14 +356,14 @@ public struct Placemark: Hashable, Sendable {
     // MARK: - Equality
 
     public static func == (a: Placemark, b: Placemark) -> Bool {
-        a.storage === b.storage
-            || (a.storage.units == b.storage.units && a.storage.timeZone == b.storage.timeZone
+        (a.storage === b.storage && a.queryPlaceDistance.bitPattern == b.queryPlaceDistance.bitPattern)
+            || (a.effectiveUnits == b.effectiveUnits && a.storage.timeZone == b.storage.timeZone
                 && a.storage.ocean == b.storage.ocean && a.storage.inlandWater == b.storage.inlandWater
                 && a.storage.dataset == b.storage.dataset)
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(storage.units)
+        hasher.combine(effectiveUnits)
         hasher.combine(storage.timeZone)
         hasher.combine(storage.ocean)
         hasher.combine(storage.inlandWater)

@@ -15,8 +15,10 @@ import Foundation
 /// ```
 ///
 /// How a query is answered:
-/// 1. Datasets are tried in ascending ``DatasetManifest/priority``; the first that has a unit containing
-///    the point answers (e.g. a detailed China dataset before a world one).
+/// 1. Admin datasets are tried in ascending ``DatasetManifest/priority``; the first that has a unit
+///    containing the point answers (e.g. a detailed China dataset before a world one). Then every
+///    overlay dataset (``DatasetManifest/Role/overlay``: time zones) fills its fields into that answer,
+///    each field from the first overlay by priority that has it.
 /// 2. The point is converted to the dataset's datum (WGS-84, GCJ-02 or BD-09) per query: a handful of
 ///    floating-point operations, cheaper than keeping a converted copy of every vertex, and exact with
 ///    respect to the source polygons.
@@ -42,11 +44,16 @@ public final class ReverseGeocoder: Sendable {
         var grid: Unmanaged<WGS84Grid>?
         var mask: Unmanaged<EmptyMask>?
     }
+    /// The admin datasets, by priority.
     nonisolated(unsafe) private let hotDatasets: UnsafeMutableBufferPointer<HotDataset>
+    /// The overlay datasets (time zones), by priority: each consulted after the admin answer.
+    nonisolated(unsafe) private let hotOverlays: UnsafeMutableBufferPointer<HotDataset>
     /// A layer on the query path, and where its units' placemarks start in each thread's own table.
     private struct HotLayer {
         var layer: Unmanaged<LayerIndex>
         var placemarkBase: Int
+        /// The layer's places, when its levels are the nearest place (kept alive by `layer`).
+        var places: Unmanaged<PlaceTable>?
     }
     nonisolated(unsafe) private let hotLayers: UnsafeMutableBufferPointer<HotLayer>
     /// Internal (not private) so tests can reach a thread's context.
@@ -61,9 +68,12 @@ public final class ReverseGeocoder: Sendable {
     public let loadTime: Duration
     private let hasChinaDatumDataset: Bool
     private let preferredLanguages: [String]
+    /// The overlay datasets' names, as `hotOverlays` orders them.
+    private let overlayNames: [String]
 
     deinit {
         hotDatasets.deallocate()
+        hotOverlays.deallocate()
         hotLayers.deallocate()
     }
 
@@ -158,20 +168,29 @@ public final class ReverseGeocoder: Sendable {
         loaded = sets
         datasets = infos
         self.warnings = warnings
-        hotDatasets = UnsafeMutableBufferPointer(rebasing: UnsafeMutableBufferPointer<HotDataset>.allocate(capacity: max(1, sets.count))[0..<sets.count])
+        let admins = sets.filter { $0.manifest.role == .admin }, overlays = sets.filter { $0.manifest.role == .overlay }
+        func buffer(_ count: Int) -> UnsafeMutableBufferPointer<HotDataset> {
+            UnsafeMutableBufferPointer(rebasing: UnsafeMutableBufferPointer<HotDataset>.allocate(capacity: max(1, count))[0..<count])
+        }
+        hotDatasets = buffer(admins.count)
+        hotOverlays = buffer(overlays.count)
         hotLayers = .allocate(capacity: max(1, sets.reduce(0) { $0 + $1.layers.count }))
         var next = 0, placemarkCount = 0
-        for (i, set) in sets.enumerated() {
-            for layer in set.layers {
-                hotLayers[next] = HotLayer(layer: Unmanaged.passUnretained(layer), placemarkBase: placemarkCount)
-                placemarkCount += layer.unitCount
-                next += 1
+        for (sets, hot) in [(admins, hotDatasets), (overlays, hotOverlays)] {
+            for (i, set) in sets.enumerated() {
+                for layer in set.layers {
+                    hotLayers[next] = HotLayer(layer: Unmanaged.passUnretained(layer), placemarkBase: placemarkCount,
+                                               places: layer.hotPlaces)
+                    placemarkCount += layer.unitCount
+                    next += 1
+                }
+                hot[i] = HotDataset(reach: set.reach, datum: set.datum, layers: (next - set.layers.count)..<next,
+                                    grid: set.wgsGrid.map { Unmanaged.passUnretained($0) },
+                                    mask: set.emptyMask.map { Unmanaged.passUnretained($0) })
             }
-            hotDatasets[i] = HotDataset(reach: set.reach, datum: set.datum, layers: (next - set.layers.count)..<next,
-                                        grid: set.wgsGrid.map { Unmanaged.passUnretained($0) },
-                                        mask: set.emptyMask.map { Unmanaged.passUnretained($0) })
         }
-        contexts = ContextRegistry(partCount: offset, placemarkCount: placemarkCount)
+        overlayNames = overlays.map(\.manifest.name)
+        contexts = ContextRegistry(partCount: offset, placemarkCount: placemarkCount, overlayCount: overlays.count)
         hasChinaDatumDataset = sets.contains { $0.manifest.datum != .wgs84 }
         preferredLanguages = options.preferredLanguages
         loadTime = ContinuousClock.now - start
@@ -254,7 +273,10 @@ public final class ReverseGeocoder: Sendable {
         try self.init(manifests: manifests, options: options)
     }
 
-    /// The placemark for a point, or nil when no loaded unit contains it (open sea, or outside the data).
+    /// The placemark for a point: the admin unit containing it with what the overlays (time zones) say
+    /// there. Where no admin unit contains the point but an overlay does (open sea), a placemark with
+    /// only the overlay fields (``Placemark/hasAdministrativeUnit`` false, ``Placemark/dataset`` the
+    /// first answering overlay's name, every level nil). nil when nothing loaded contains the point.
     /// Throws ``GeocoderError/invalidCoordinate(_:)`` for a point that is not a coordinate (latitude
     /// outside ±90, longitude outside ±180, NaN): never answered as nil. `placemark(for:)` (WGS-84) and
     /// `placemark(latitude:longitude:datum:)` come with ``PlacemarkProvider``.
@@ -287,7 +309,8 @@ public final class ReverseGeocoder: Sendable {
                     continue
                 }
                 if entry != .unknown {
-                    return answer(layer: set.layers.lowerBound + entry.layer, unit: entry.unit, context: context)
+                    return try answer(layer: set.layers.lowerBound + entry.layer, unit: entry.unit, at: coordinate,
+                                      query: coordinate, datum: datum, context: context)
                 }
             }
             let c = datum == set.datum ? coordinate : convert(coordinate, from: datum, to: set.datum, missedChina: missedChina)
@@ -306,12 +329,17 @@ public final class ReverseGeocoder: Sendable {
                     } catch {
                         throw Self.queryFailed(error, layer: hotLayers[l].layer.takeUnretainedValue().file)
                     }
-                    if let unit { return answer(layer: l, unit: unit, context: context) }
+                    if let unit {
+                        // c is in the dataset's datum; the nearest-place distance wants WGS-84.
+                        let wgs = set.datum == .wgs84 ? c : Datum.convert(c, from: set.datum, to: .wgs84)
+                        return try answer(layer: l, unit: unit, at: wgs, query: coordinate, datum: datum, context: context)
+                    }
                 }
             }
             if set.datum != .wgs84 { missedChina = true }
         }
-        return nil
+        // No administrative unit contains the point: what the overlays know (the time zone at sea), or nil.
+        return hotOverlays.isEmpty ? nil : try withOverlays(admin: nil, query: coordinate, datum: datum, context: context)
     }
 
     /// An invalid coordinate, as the public error. Out of line, like ``queryFailed(_:layer:)``: building
@@ -327,9 +355,26 @@ public final class ReverseGeocoder: Sendable {
         .queryFailed(layer: layer, reason: error.description)
     }
 
+    /// The answer for an admin unit: the calling thread's copy of its placemark, combined with what the
+    /// overlays say about the point, with this query's nearest-place distance. `wgs` is the point in
+    /// WGS-84 (for the distance), `query` and `datum` the point as asked (for the overlays).
+    @inline(__always)
+    private func answer(layer l: Int, unit: Int, at wgs: Coordinate, query: Coordinate, datum: Datum,
+                        context: Unmanaged<QueryContext>) throws(GeocoderError) -> Placemark {
+        let hot = hotLayers[l]
+        var p = hotOverlays.isEmpty
+            ? ownPlacemark(layer: l, unit: unit, context: context)
+            : try withOverlays(admin: (l, unit), query: query, datum: datum, context: context)!
+        // Per query, outside the shared storage: no copy, no allocation (see Placemark.setNearestPlaceDistance).
+        if let places = hot.places {
+            p.setNearestPlaceDistance(places._withUnsafeGuaranteedRef { $0.metres(from: wgs, to: unit) })
+        }
+        return p
+    }
+
     /// The calling thread's copy of a unit's placemark.
     @inline(__always)
-    private func answer(layer l: Int, unit: Int, context: Unmanaged<QueryContext>) -> Placemark {
+    private func ownPlacemark(layer l: Int, unit: Int, context: Unmanaged<QueryContext>) -> Placemark {
         let hot = hotLayers[l]
         return context._withUnsafeGuaranteedRef { context in
             // The closure runs once per thread and unit (the thread's copy is made then): localizing there
@@ -338,6 +383,82 @@ public final class ReverseGeocoder: Sendable {
                 hot.layer._withUnsafeGuaranteedRef { $0.placemark(unit) }.localized(to: preferredLanguages)
             }
         }
+    }
+
+    /// The thread's placemark combining the admin unit (nil: none contains the point) with the unit of
+    /// each overlay that contains the point; nil when there is neither. Made on first use of the
+    /// combination (``CombinedPlacemarks``), then a hash probe.
+    @inline(__always)
+    private func withOverlays(admin: (layer: Int, unit: Int)?, query: Coordinate, datum: Datum,
+                              context: Unmanaged<QueryContext>) throws(GeocoderError) -> Placemark? {
+        let table = context._withUnsafeGuaranteedRef { $0.combined }
+        let key = table.key
+        var any = admin != nil
+        key[0] = admin.map { Int32(hotLayers[$0.layer].placemarkBase + $0.unit) } ?? -1
+        for o in 0..<hotOverlays.count {
+            let slot = try overlaySlot(o, query, datum: datum, context: context)
+            key[1 + o] = slot
+            if slot >= 0 { any = true }
+        }
+        guard any else { return nil }
+        if let found = table.find() { return found }
+        return combine(admin: admin, table: table)
+    }
+
+    /// The placemark slot of the overlay unit containing the point, or -1.
+    @inline(__always)
+    private func overlaySlot(_ o: Int, _ coordinate: Coordinate, datum: Datum,
+                             context: Unmanaged<QueryContext>) throws(GeocoderError) -> Int32 {
+        let set = hotOverlays[o]
+        if set.reach.excludes(x: coordinate.longitude, y: coordinate.latitude) { return -1 }
+        let c = datum == set.datum ? coordinate : Datum.convert(coordinate, from: datum, to: set.datum)
+        if set.mask?._withUnsafeGuaranteedRef({ $0.isEmpty(x: c.longitude, y: c.latitude) }) ?? false { return -1 }
+        for l in set.layers {
+            let unit: Int?
+            do {
+                unit = try context.withGuaranteedRef { (context) throws(GEOSError) in
+                    try hotLayers[l].layer.withGuaranteedRef { (layer) throws(GEOSError) in
+                        try layer.locate(x: c.longitude, y: c.latitude, in: context)
+                    }
+                }
+            } catch {
+                throw Self.queryFailed(error, layer: hotLayers[l].layer.takeUnretainedValue().file)
+            }
+            if let unit { return Int32(hotLayers[l].placemarkBase + unit) }
+        }
+        return -1
+    }
+
+    /// Makes (and keeps, in the thread's table) the placemark for the combination in `table.key`: the admin
+    /// unit's localized placemark, or an empty one named after the first overlay that answered, with
+    /// each overlay field the first overlay (by priority) that has it gives. Once per thread and
+    /// combination: out of line.
+    @inline(never)
+    private func combine(admin: (layer: Int, unit: Int)?, table: CombinedPlacemarks) -> Placemark {
+        var overlayPlacemarks: [(dataset: String, placemark: Placemark)] = []
+        for o in 0..<hotOverlays.count where table.key[1 + o] >= 0 {
+            let slot = Int(table.key[1 + o])
+            for l in hotOverlays[o].layers {
+                let hot = hotLayers[l], layer = hot.layer.takeUnretainedValue()
+                if slot >= hot.placemarkBase && slot < hot.placemarkBase + layer.unitCount {
+                    overlayPlacemarks.append((overlayNames[o], layer.placemark(slot - hot.placemarkBase)))
+                }
+            }
+        }
+        var p = admin.map { hotLayers[$0.layer].layer.takeUnretainedValue().placemark($0.unit).localized(to: preferredLanguages) }
+            ?? Placemark(dataset: overlayPlacemarks[0].dataset)
+        for field in DatasetManifest.overlayFields {
+            guard case .text(nil) = field.value(of: p) else { continue }
+            for (_, overlay) in overlayPlacemarks {
+                if case .text(let v?) = field.value(of: overlay) {
+                    try? field.set(.text(v), in: &p)  // text into a text field: cannot fail
+                    break
+                }
+            }
+        }
+        let own = p.unshared()
+        table.insert(own)
+        return own
     }
 
     /// The query point in a dataset's datum. Out of line: inlined, the compiler hoists the BD-09 formula

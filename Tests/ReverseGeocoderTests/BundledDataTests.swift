@@ -127,7 +127,7 @@ struct BundledDataTests: Sendable {
 
     static func everyLayerLoadedWithTheSourceCountsBody() throws {
         let g = try Self.geocoder.get()
-        let units = Dictionary(uniqueKeysWithValues: g.datasets.flatMap { d in d.layers.map { ("\(d.name)/\($0.level.rawValue)", $0.units) } })
+        let units = Dictionary(uniqueKeysWithValues: g.datasets.flatMap { d in d.layers.map { ("\(d.name)/\($0.level?.rawValue ?? "overlay")", $0.units) } })
         #expect(units == ["china/district": 2875, "china/city": 363, "china/province": 34,
                           "world/province": 4556, "world/country": 250])
         for layer in g.datasets.flatMap(\.layers) {

@@ -14,6 +14,7 @@ struct ReadmeExampleTests {
             // A GPS fix (WGS-84) at Tiananmen.
             if let p = try geocoder.placemark(for: Coordinate(latitude: 39.9087, longitude: 116.3975)) {
                 out.append("\(p.country!) \(p.administrativeArea!) \(p.locality!) \(p.subLocality!) fallback=\(p.localityIsProvinceFallback)")
+                out.append(p.timeZone ?? "no time zones loaded")
             }
             // The same place as Amap shows it (GCJ-02).
             if let p = try geocoder.placemark(latitude: 39.91013, longitude: 116.40374, datum: .gcj02) {
@@ -23,8 +24,8 @@ struct ReadmeExampleTests {
             if let p = try geocoder.placemark(latitude: 52.5200, longitude: 13.4050) {
                 out.append("\(p.isoCountryCode!) \(p.administrativeArea!)")
             }
-            // The Pacific: no placemark.
-            out.append(try geocoder.placemark(latitude: 0, longitude: -150) == nil ? "ocean" : "land")
+            // The Pacific: no administrative unit (with time zones loaded, a placemark with only its zone).
+            out.append(try geocoder.placemark(latitude: 0, longitude: -150)?.hasAdministrativeUnit == true ? "land" : "ocean")
             // An invalid coordinate throws.
             do {
                 _ = try geocoder.placemark(latitude: 95, longitude: 0)
@@ -34,6 +35,9 @@ struct ReadmeExampleTests {
             // --- end of README example ---
             return out
         }
-        #expect(lines == ["中国 北京市 北京市 东城区 fallback=true", "东城区", "DE Berlin", "ocean", "invalid"])
+        // Data/timezones (an overlay dataset) gives every answer its zone; without it there is none.
+        let hasTimeZones = try ReverseGeocoder.manifests(in: dataDirectory).contains { $0.manifest.role == .overlay }
+        #expect(lines == ["中国 北京市 北京市 东城区 fallback=true", hasTimeZones ? "Asia/Shanghai" : "no time zones loaded",
+                          "东城区", "DE Berlin", "ocean", "invalid"])
     }
 }

@@ -224,7 +224,7 @@ struct RecordEncoder: Sendable {
         for (i, field) in schema.fields.enumerated() {
             if leadingComma || i > 0 { out.append(UInt8(ascii: ",")) }
             out += fieldKeys[i]
-            field.field.appendJSON(of: placemark, to: &out)
+            field.appendJSON(of: placemark, to: &out)
         }
         if let error = record.error {
             if leadingComma || !schema.fields.isEmpty { out.append(UInt8(ascii: ",")) }

@@ -5,7 +5,7 @@
 public enum ExitCode: Int32, Sendable, CaseIterable {
     /// Success: the point was found; the batch ran to the end (bad rows, if any, are in its output).
     case success = 0
-    /// `geocode LAT LON`: the point lies in no polygon (ocean, or outside the loaded data).
+    /// `geocode LAT LON`: the point lies in no administrative unit (ocean, or outside the loaded data): a time zone alone is not "found".
     case notFound = 1
     /// Wrong command line: unknown option, missing or malformed argument.
     case usage = 2
@@ -26,7 +26,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     public var meaning: String {
         switch self {
         case .success: return "found / batch completed"
-        case .notFound: return "the point is in no polygon (ocean or outside the data)"
+        case .notFound: return "the point is in no administrative unit (ocean or outside the data)"
         case .usage: return "bad command line"
         case .badInput: return "bad input: invalid coordinate, bad row with --strict, unreadable input format"
         case .dataUnavailable: return "data directory missing or unloadable (also: a broken dataset folder, a data file whose sha256 differs from its manifest)"

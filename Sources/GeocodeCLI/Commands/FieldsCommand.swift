@@ -33,6 +33,9 @@ enum FieldsCommand: Command {
         for field in PlacemarkField.allCases {
             out += field.column.padding(to: width) + "  \(field.key) (\(field.kind.rawValue))\n"
         }
+        for derived in DerivedColumn.allCases {
+            out += derived.rawValue.padding(to: width) + "  \(derived.key) (\(derived.kind.rawValue), CLI only: from \(derived.source.column))\n"
+        }
         out += "\nold names: " + PlacemarkColumn.legacyAliases.map { "\($0.name) = \($0.field.column)" }.joined(separator: ", ") + "\n"
         out += "default: " + PlacemarkColumn.defaults.map(\.name).joined(separator: ",") + "\n"
         return out
@@ -48,6 +51,8 @@ enum FieldsCommand: Command {
         }
         let fields = PlacemarkField.allCases.map {
             "    {\"column\": \(string($0.column)), \"key\": \(string($0.key)), \"kind\": \(string($0.kind.rawValue))}"
+        } + DerivedColumn.allCases.map {
+            "    {\"column\": \(string($0.rawValue)), \"key\": \(string($0.key)), \"kind\": \(string($0.kind.rawValue)), \"derived\": \"cli\"}"
         }
         let aliases = PlacemarkColumn.legacyAliases.map {
             "    {\"name\": \(string($0.name)), \"column\": \(string($0.field.column))}"

@@ -35,14 +35,15 @@ enum InfoCommand: Command {
         var out = geocoder.datasets.isEmpty ? "no datasets\n" : ""
         for (i, d) in geocoder.datasets.enumerated() {
             out += "\(i + 1). \(d.name)" + (d.title.map { ": \($0)" } ?? "") + "\n"
-            out += "   datum \(d.datum.rawValue), priority \(d.priority)"
+            out += "   \(d.role.rawValue), datum \(d.datum.rawValue), priority \(d.priority)"
             if let dir = d.directory { out += ", \(dir)" }
             out += "\n"
             if let s = d.source { out += "   source:  \(s)" + (d.sourceVersion.map { " (\($0))" } ?? "") + "\n" }
             if let l = d.license { out += "   licence: \(l)\n" }
+            if let a = d.attribution { out += "   attribution: \(a)\n" }
             if let file = d.cacheFile { out += "   index cache: \(file) (\(d.cacheStatus ?? "?"))\n" }
             for l in d.layers {
-                out += "   \(l.level.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(l.file): \(l.units) units, "
+                out += "   \((l.level?.rawValue ?? "overlay").padding(toLength: 9, withPad: " ", startingAt: 0)) \(l.file): \(l.units) units, "
                     + "\(l.polygons) polygons, \(l.vertices) vertices, \(l.encoding)"
                 var notes: [String] = []
                 if l.nullShapes > 0 { notes.append("\(l.nullShapes) null shapes skipped") }

@@ -12,7 +12,8 @@ enum ReverseCommand: Command {
     static let details = """
         LAT and LON are decimal degrees; negative numbers work as they are (no -- needed).
 
-        Exit status: 0 found, 1 the point is in no polygon (ocean or outside the data),
+        Exit status: 0 found, 1 the point is in no administrative unit (ocean or outside the data;
+        the time zone, when the data has one there, is still printed),
         2 bad command line, 3 invalid coordinate, 4 data directory missing or unloadable,
         5 the answer could not be written (disk full, stdout closed).
 
@@ -22,7 +23,7 @@ enum ReverseCommand: Command {
           geocode 39.9087,116.3975 --datum gcj02
         """
     static let options: [OptionSpec] = [
-        OptionSpec("json", short: "j", help: "print JSON: the point, \"found\", and the placemark with every field (null when none)"),
+        OptionSpec("json", short: "j", help: "print JSON: the point, \"found\" (an administrative unit), the placemark with every field (null when none) and the time zone's utcOffset"),
         OptionSpec("datum", value: "DATUM", help: "datum of LAT/LON: wgs84 (GPS, default), gcj02 (China maps), bd09 (Baidu)"),
         .data, .skipBrokenDatasets, .allowModifiedData, .help,
     ]
@@ -39,15 +40,19 @@ enum ReverseCommand: Command {
             if case .invalidCoordinate = error { throw .badInput("\(error)") }
             throw CLIError(.dataUnavailable, "geocode: \(error)")
         }
+        // "Found" means an administrative unit: a point at sea that only the time zones answer prints
+        // its zone but exits 1, as it did before there were time zones (scripts test the status).
+        let found = placemark?.hasAdministrativeUnit ?? false
         if arguments.flag("json") {
             try context.stdout.emit(json(coordinate, datum: datum, placemark: placemark))
-        } else if let placemark {
-            try context.stdout.emit(humanReadable(placemark))
         } else {
-            context.stderr.write("geocode: no place at \(coordinate.latitude), \(coordinate.longitude) "
-                                 + "(in no polygon: ocean, or outside the loaded data)\n")
+            if let placemark { try context.stdout.emit(humanReadable(placemark)) }
+            if !found {
+                context.stderr.write("geocode: no place at \(coordinate.latitude), \(coordinate.longitude) "
+                                     + "(in no administrative unit: ocean, or outside the loaded data)\n")
+            }
         }
-        return placemark == nil ? .notFound : .success
+        return found ? .success : .notFound
     }
 
     /// `LAT LON` or `LAT,LON`. A wrong count is a usage error (2); values that are not valid coordinates are
@@ -84,7 +89,7 @@ enum ReverseCommand: Command {
     static func humanReadable(_ p: Placemark) -> String {
         func line(_ label: String, _ name: String?, _ code: String?, note: String? = nil) -> String {
             guard let name else { return "" }
-            var text = (label + ":").padding(to: 10) + name
+            var text = (label + ":").padding(to: max(10, label.count + 2)) + name
             if let code { text += " (\(code))" }
             if let note { text += " " + note }
             return text + "\n"
@@ -102,19 +107,27 @@ enum ReverseCommand: Command {
             + line("county", p.subAdministrativeArea, p.subAdministrativeAreaCode, note: note(.subAdministrativeArea))
             + line("city", p.locality, p.localityCode, note: note(.city))
             + line("district", p.subLocality, p.subLocalityCode, note: note(.district))
-            + line("time zone", p.timeZone, nil)
+            + line("time zone", p.timeZone, nil, note: DerivedColumn.utcOffset.text(of: p).map { "UTC" + $0 })
             + line("ocean", p.ocean, nil)
             + line("water", p.inlandWater, nil)
             + line("dataset", p.dataset, nil)
     }
 
-    /// `{"latitude":…,"longitude":…,"datum":"wgs84","found":true,"placemark":{…}}` on one line. The
-    /// placemark object has exactly the keys of the library's `JSONEncoder` output (the field table's
-    /// keys, every one present), or is null when no unit contains the point.
+    /// `{"latitude":…,"longitude":…,"datum":"wgs84","found":true,"utcOffset":"+08:00","placemark":{…}}` on
+    /// one line. `found`: an administrative unit contains the point. The placemark object has exactly the
+    /// keys of the library's `JSONEncoder` output (the field table's keys, every one present), or is null
+    /// when nothing (not even a time zone) answers. The derived columns (``DerivedColumn``) come before it.
     static func json(_ c: Coordinate, datum: Datum, placemark: Placemark?) -> String {
         var out: [UInt8] = []
         out.append(contentsOf: "{\"latitude\":\(c.latitude),\"longitude\":\(c.longitude),\"datum\":\"\(datum.rawValue)\",".utf8)
-        out.append(contentsOf: "\"found\":\(placemark != nil),\"placemark\":".utf8)
+        out.append(contentsOf: "\"found\":\(placemark?.hasAdministrativeUnit ?? false),".utf8)
+        for derived in DerivedColumn.allCases {
+            JSONWriter.appendString(derived.key, to: &out)
+            out.append(UInt8(ascii: ":"))
+            PlacemarkColumn(derived).appendJSON(of: placemark, to: &out)
+            out.append(UInt8(ascii: ","))
+        }
+        out.append(contentsOf: "\"placemark\":".utf8)
         PlacemarkJSON.append(placemark, to: &out)
         out.append(contentsOf: "}\n".utf8)
         return String(decoding: out, as: UTF8.self)

@@ -9,14 +9,24 @@ import GeoModel
 /// (``legacyAliases``): a column asked for by an old name keeps that name as its header, so scripts
 /// written for the old output (and the default columns, which use them) read the same header as before.
 public struct PlacemarkColumn: Hashable, Sendable {
-    /// The field of the table.
+    /// The field of the table (for a derived column: the field it is computed from).
     public let field: PlacemarkField
+    /// A CLI-only column computed from ``field`` (``DerivedColumn``), or nil for the field itself.
+    public let derived: DerivedColumn?
     /// The header / JSON key written.
     public let name: String
 
     public init(_ field: PlacemarkField, name: String? = nil) {
         self.field = field
+        self.derived = nil
         self.name = name ?? field.column
+    }
+
+    /// A derived column, under its own name.
+    public init(_ derived: DerivedColumn) {
+        field = derived.source
+        self.derived = derived
+        name = derived.rawValue
     }
 
     /// The CLI names of before the field table, each still accepted by `--fields` and written as asked.
@@ -36,8 +46,11 @@ public struct PlacemarkColumn: Hashable, Sendable {
     public static let defaults: [PlacemarkColumn] = ["country", "country_code", "province", "city", "district"]
         .map { PlacemarkColumn(name: $0)! }
 
-    /// `--fields all`: every field of the table, under its column name, in table order.
-    public static var all: [PlacemarkColumn] { PlacemarkField.allCases.map { PlacemarkColumn($0) } }
+    /// `--fields all`: every field of the table, under its column name, in table order, then the
+    /// derived columns.
+    public static var all: [PlacemarkColumn] {
+        PlacemarkField.allCases.map { PlacemarkColumn($0) } + DerivedColumn.allCases.map { PlacemarkColumn($0) }
+    }
 
     /// Other names people type (`state`, `admin1`, `iso`, `county`, `sublocality`...), matched loosely.
     private static let synonyms: [String: PlacemarkField] = [
@@ -55,6 +68,7 @@ public struct PlacemarkColumn: Hashable, Sendable {
         var map: [String: PlacemarkColumn] = [:]
         for (name, field) in synonyms { map[loose(name)] = PlacemarkColumn(field) }
         for field in PlacemarkField.allCases { map[loose(field.key)] = PlacemarkColumn(field) }
+        for derived in DerivedColumn.allCases { map[loose(derived.rawValue)] = PlacemarkColumn(derived) }
         for (name, field) in legacyAliases { map[loose(name)] = PlacemarkColumn(field, name: name) }
         return map
     }()
@@ -75,7 +89,7 @@ public struct PlacemarkColumn: Hashable, Sendable {
             case "default", "defaults": columns += defaults
             default:
                 guard let column = PlacemarkColumn(name: name) else {
-                    let known = PlacemarkField.allCases.map(\.column).joined(separator: ", ")
+                    let known = all.map(\.name).joined(separator: ", ")
                     let old = legacyAliases.map(\.name).joined(separator: ", ")
                     throw .usage("unknown field \"\(name)\" in --fields (known: \(known), all, default; old names: \(old))")
                 }
@@ -83,12 +97,24 @@ public struct PlacemarkColumn: Hashable, Sendable {
             }
         }
         // One column per field: the first name it was asked by wins.
-        var seen = Set<PlacemarkField>()
-        return columns.filter { seen.insert($0.field).inserted }
+        var seen = Set<Column>()
+        return columns.filter { seen.insert(Column(field: $0.field, derived: $0.derived)).inserted }
     }
 
+    /// What a column shows, without the name it was asked by.
+    private struct Column: Hashable { var field: PlacemarkField; var derived: DerivedColumn? }
+
     /// The value as text (nil when the placemark has none).
-    public func text(of placemark: Placemark) -> String? { field.value(of: placemark).text }
+    public func text(of placemark: Placemark) -> String? {
+        if let derived { return derived.text(of: placemark) }
+        return field.value(of: placemark).text
+    }
+
+    /// Appends the value as JSON (null when there is no placemark or no value).
+    func appendJSON(of placemark: Placemark?, to out: inout [UInt8]) {
+        guard let derived else { return field.appendJSON(of: placemark, to: &out) }
+        if let text = placemark.flatMap(derived.text(of:)) { JSONWriter.appendString(text, to: &out) } else { out.append(contentsOf: "null".utf8) }
+    }
 }
 
 extension PlacemarkField {

@@ -6,9 +6,13 @@ public struct DatasetInfo: Sendable, Codable, Equatable {
     public var title: String?
     public var datum: Datum
     public var priority: Int
+    /// Admin units or overlay fields (time zones).
+    public var role: DatasetManifest.Role
     public var source: String?
     public var sourceVersion: String?
     public var license: String?
+    /// The credit line the licence asks for (the manifest's `attribution`).
+    public var attribution: String?
     public var build: String?
     /// Directory the manifest was read from (nil for presets built in code).
     public var directory: String?
@@ -39,7 +43,8 @@ public struct ModifiedFile: Sendable, Codable, Equatable {
 /// Load statistics of one shapefile.
 public struct LayerInfo: Sendable, Codable, Equatable {
     public var file: String
-    public var level: AdminLevel
+    /// The records' level; nil for an overlay layer.
+    public var level: AdminLevel?
     /// Records in the file.
     public var records: Int
     /// Records loaded as units (records minus skipped ones).

@@ -82,8 +82,13 @@ struct DatasetLoader: Sendable {
 
     /// A record's raw attributes and polygons, before hierarchy resolution.
     private struct Unit {
-        var levels: [AdminLevel: (name: String?, code: String?)]
+        /// By the manifest layer's `fields` key: a level name, or an overlay's field key.
+        var values: [String: (name: String?, code: String?)]
         var parts: [Geometry]
+        /// The record's populated place (manifest `place`), WGS-84.
+        var place: Coordinate?
+
+        func value(_ level: AdminLevel) -> (name: String?, code: String?)? { values[level.rawValue] }
     }
 
     private struct RawLayer {
@@ -99,13 +104,14 @@ struct DatasetLoader: Sendable {
     func load(partOffset: Int) throws -> LoadedDataset {
         let raw = try readLayers()
         let modified = raw.flatMap(\.modified)
-        let placemarks = try resolvePlacemarks(raw, partOffset: partOffset)
+        let placemarks = manifest.role == .overlay ? overlayPlacemarks(raw) : try resolvePlacemarks(raw, partOffset: partOffset)
         let built = try buildIndexes(raw, placemarks: placemarks, partOffset: partOffset)
 
-        // Finest first: that is the order queries try them.
-        let layers = raw.indices.sorted { raw[$0].spec.level > raw[$1].spec.level }
+        // Finest first: that is the order queries try them. An overlay's layers in the manifest's order.
+        let layers = manifest.role == .overlay ? Array(raw.indices) : raw.indices.sorted { raw[$0].spec.level! > raw[$1].spec.level! }
         let info = DatasetInfo(name: manifest.name, title: manifest.title, datum: manifest.datum, priority: manifest.priority,
-                               source: manifest.source, sourceVersion: manifest.sourceVersion, license: manifest.license,
+                               role: manifest.role, source: manifest.source, sourceVersion: manifest.sourceVersion,
+                               license: manifest.license, attribution: manifest.attribution,
                                build: manifest.build, directory: directory?.path, layers: layers.map { raw[$0].info },
                                modifiedFiles: modified.isEmpty ? nil : modified)
         return LoadedDataset(manifest: manifest, layers: layers.map { built[$0] }, info: info, cellSize: options.cellSize)
@@ -140,10 +146,24 @@ struct DatasetLoader: Sendable {
         }
     }
 
+    /// An overlay's units as placemarks that carry only the overlay's fields (and the dataset's name):
+    /// the query path copies those fields into the admin answer.
+    private func overlayPlacemarks(_ raw: [RawLayer]) -> [[Placemark]] {
+        raw.map { layer in
+            layer.units.map { unit in
+                var p = Placemark(dataset: manifest.name)
+                for field in DatasetManifest.overlayFields {
+                    if let value = unit.values[field.key]?.name { try? field.set(.text(value), in: &p) }  // text into a text field: cannot fail
+                }
+                return p
+            }
+        }
+    }
+
     /// Every unit's complete placemark, per layer. Coarse to fine, so a finer layer can borrow a coarser
-    /// unit's complete placemark.
+    /// unit's complete placemark. (Admin datasets: validation guarantees every layer a level.)
     private func resolvePlacemarks(_ raw: [RawLayer], partOffset: Int) throws -> [[Placemark]] {
-        let order = raw.indices.sorted { raw[$0].spec.level < raw[$1].spec.level }
+        let order = raw.indices.sorted { raw[$0].spec.level! < raw[$1].spec.level! }
         let globalOffsets = Self.partOffsets(raw)
         var resolved = [[Placemark]](repeating: [], count: raw.count)
         // Only for units whose record lacks a coarser level: an index of the coarser layer, without cells,
@@ -162,7 +182,7 @@ struct DatasetLoader: Sendable {
         do {
             context = try QueryContext(partCount: partOffset + raw.reduce(0) { $0 + $1.partCount })
         } catch { throw GeocoderError.geos("\(manifest.name): \(error)") }
-        let hasCityLevel = manifest.layers.contains { $0.level >= .city && $0.fields[AdminLevel.city.rawValue] != nil }
+        let hasCityLevel = manifest.layers.contains { $0.level! >= .city && $0.fields[AdminLevel.city.rawValue] != nil }
         let municipalities = Set(manifest.municipalityCodes ?? [])
         let definedLevels = AdminLevel.allCases.filter { level in
             manifest.constant(at: level) != nil || manifest.layers.contains { $0.level == level || $0.fields[level.rawValue] != nil }
@@ -173,14 +193,16 @@ struct DatasetLoader: Sendable {
             var placemarks: [Placemark] = []
             placemarks.reserveCapacity(layer.units.count)
             // Coarser layers already built, finest of them first, for by-code and spatial look-ups.
-            let coarser = order.prefix { $0 != i }.filter { raw[$0].spec.level < layer.spec.level }.reversed()
+            let layerLevel = layer.spec.level!
+            let coarser = order.prefix { $0 != i }.filter { raw[$0].spec.level! < layerLevel }.reversed()
+            let nearestPlaceLevels = AdminLevel.allCases.filter { layer.spec.provenance(of: $0) == .nearestPlace }
             for unit in layer.units {
                 var p = Placemark(dataset: manifest.name)
                 var borrowed: Placemark?
                 // Only the levels the manifest fills: a level no layer or constant names stays empty
                 // without a spatial look-up for every unit.
-                for level in definedLevels where level <= layer.spec.level {
-                    var value = unit.levels[level] ?? (nil, nil)
+                for level in definedLevels where level <= layerLevel {
+                    var value = unit.value(level) ?? (nil, nil)
                     if value.name == nil, let code = value.code,
                        let j = coarser.first(where: { raw[$0].spec.level == level }),
                        let k = resolved[j].firstIndex(where: { $0.code(at: level) == code }) {
@@ -189,7 +211,7 @@ struct DatasetLoader: Sendable {
                     if value.name == nil && value.code == nil, let constant = manifest.constant(at: level) {
                         value = (constant.name, constant.code)
                     }
-                    if value.name == nil && value.code == nil && level < layer.spec.level {
+                    if value.name == nil && value.code == nil && level < layerLevel {
                         if borrowed == nil, let j = coarser.first, let largest = unit.parts.max(by: { $0.area < $1.area }),
                            let (x, y) = largest.pointOnSurface(), let k = try locateForHierarchy(lookup(j), x: x, y: y, context) {
                             borrowed = resolved[j][k]
@@ -198,8 +220,12 @@ struct DatasetLoader: Sendable {
                     }
                     p.set(level, name: value.name, code: value.code)
                 }
-                Self.applyProvinceLevelCity(&p, layerLevel: layer.spec.level, hasCityLevel: hasCityLevel,
+                Self.applyProvinceLevelCity(&p, layerLevel: layerLevel, hasCityLevel: hasCityLevel,
                                             municipalities: municipalities)
+                // The distance is the query's (see ReverseGeocoder.answer); 0 marks the kind until then.
+                for level in nearestPlaceLevels where p.name(at: level) != nil || p.code(at: level) != nil {
+                    p[level].provenance = .nearestPlace(metres: 0)
+                }
                 placemarks.append(p)
             }
             resolved[i] = placemarks
@@ -237,9 +263,10 @@ struct DatasetLoader: Sendable {
                 indexes.set(i, .failure(GeocoderError.geos("\(raw[i].spec.file): building the cell index: \(error)")))
                 return
             }
+            let places = raw[i].spec.place == nil ? nil : PlaceTable(raw[i].units.map { $0.place! })
             indexes.set(i, .success(LayerIndex(level: raw[i].spec.level, file: raw[i].spec.file, placemarks: placemarks[i],
                                                store: store, partUnit: partUnit, partOffset: partOffset + offsets[i],
-                                               cells: cells)))
+                                               cells: cells, places: places)))
         }
         return try indexes.values()
     }
@@ -279,20 +306,34 @@ struct DatasetLoader: Sendable {
             warnings.append("\(shapefile.deletingPathExtension().lastPathComponent).prj names datum \"\(datum)\"; used as WGS-84 as the manifest declares")
         }
 
-        // Resolve field names once: for each level, the candidate fields that exist in this file.
-        var fieldIndices: [AdminLevel: (name: [Int], code: [Int])] = [:]
-        for (key, fields) in spec.fields {
-            let level = AdminLevel(rawValue: key)!
-            func indices(_ list: DatasetManifest.FieldList?) throws -> [Int] {
-                guard let list else { return [] }
-                let found = list.candidates.compactMap(reader.fieldIndex)
-                if found.isEmpty {
-                    throw GeocoderError.missingField(file: reader.fileName.replacingOccurrences(of: ".shp", with: ".dbf"),
-                                                     field: list.candidates.joined(separator: "|"), available: reader.fieldNames)
-                }
-                return found
+        // Resolve field names once: for each level (or overlay field), the candidate fields that exist in this file.
+        let dbf = reader.fileName.replacingOccurrences(of: ".shp", with: ".dbf")
+        func indices(_ list: DatasetManifest.FieldList?) throws -> [Int] {
+            guard let list else { return [] }
+            let found = list.candidates.compactMap(reader.fieldIndex)
+            if found.isEmpty {
+                throw GeocoderError.missingField(file: dbf, field: list.candidates.joined(separator: "|"), available: reader.fieldNames)
             }
-            fieldIndices[level] = (try indices(fields.name), try indices(fields.code))
+            return found
+        }
+        var fieldIndices: [String: (name: [Int], code: [Int])] = [:]
+        for (key, fields) in spec.fields {
+            fieldIndices[key] = (try indices(fields.name), try indices(fields.code))
+        }
+        let placeIndices = try spec.place.map { (latitude: try indices(.init([$0.latitude]))[0], longitude: try indices(.init([$0.longitude]))[0]) }
+        /// A record's place: both fields decimal degrees within range, else an error naming record and field.
+        func place(_ record: Int) throws -> Coordinate? {
+            guard let placeIndices, let spec = spec.place else { return nil }
+            func degrees(_ field: Int, _ name: String, limit: Double) throws -> Double {
+                let text = try reader.string(record: record, field: field)
+                guard let text, let v = Double(text.trimmingCharacters(in: .whitespaces)), abs(v) <= limit else {
+                    throw GeocoderError.corrupt(file: dbf, record: record,
+                                                reason: "place field \(name) is \(text.map { "\"\($0)\"" } ?? "empty"), not decimal degrees within ±\(Int(limit))")
+                }
+                return v
+            }
+            return Coordinate(latitude: try degrees(placeIndices.latitude, spec.latitude, limit: 90),
+                              longitude: try degrees(placeIndices.longitude, spec.longitude, limit: 180))
         }
 
         var info = LayerInfo(file: spec.file, level: spec.level, records: reader.recordCount, units: 0, nullShapes: 0,
@@ -319,13 +360,13 @@ struct DatasetLoader: Sendable {
             }
             if parts.isEmpty { info.emptyRecords += 1; continue }
 
-            var levels: [AdminLevel: (name: String?, code: String?)] = [:]
+            var levels: [String: (name: String?, code: String?)] = [:]
             for (level, fields) in fieldIndices {
                 var name: String?, code: String?
                 for f in fields.name { if let v = try reader.string(record: record, field: f) { name = v; break } }
                 for f in fields.code {
                     guard let v = try reader.string(record: record, field: f) else { continue }
-                    if level == .country {
+                    if level == AdminLevel.country.rawValue && manifest.role == .admin {
                         guard let a2 = CountryCodes.alpha2(v) else { continue }
                         code = a2
                     } else {
@@ -337,7 +378,7 @@ struct DatasetLoader: Sendable {
             }
             info.polygons += parts.count
             info.vertices += parts.reduce(0) { $0 + $1.vertexCount }
-            units.append(Unit(levels: levels, parts: parts))
+            units.append(Unit(values: levels, parts: parts, place: try place(record)))
         }
         info.units = units.count
         info.windingCorrected = stats.windingCorrected

@@ -11,6 +11,21 @@ import Foundation
 ///                 "fields": { "district": { "name": "name", "code": "adcode" },
 ///                             "province": { "name": "province", "code": "prov_code" } } } ] }
 /// ```
+///
+/// An **overlay** dataset (`"role": "overlay"`, e.g. time zones) fills fields other than the
+/// administrative levels into whatever placemark the admin datasets answer, and answers alone where no
+/// admin unit contains the point (at sea). Its layers have no `level`; their `fields` are keyed by the
+/// placemark field they fill (``overlayFields``: `timeZone`, `ocean`, `inlandWater`):
+///
+/// ```json
+/// { "format": 1, "name": "timezones", "role": "overlay", "datum": "wgs84", "priority": 200,
+///   "attribution": "Time zones: timezone-boundary-builder by Evan Siroky, ODbL 1.0",
+///   "layers": [ { "file": "timezones.shp", "fields": { "timeZone": { "name": "tzid" } } } ] }
+/// ```
+///
+/// An admin layer made from populated places says which levels are the nearest place rather than a
+/// polygon containing the point (``Layer/provenance``) and where each record's place is (``Layer/place``):
+/// those levels then answer `.nearestPlace(metres:)`, the distance computed per query.
 public struct DatasetManifest: Codable, Sendable, Equatable {
     /// Manifest format version (1).
     public var format: Int?
@@ -19,8 +34,13 @@ public struct DatasetManifest: Codable, Sendable, Equatable {
     public var title: String?
     /// Datum of the coordinates in the files.
     public var datum: Datum
-    /// Datasets are consulted in ascending priority; the first one with a polygon containing the point answers.
+    /// Datasets are consulted in ascending priority; the first admin one with a polygon containing the point
+    /// answers, then every overlay one fills its fields (the first overlay to give a field wins).
     public var priority: Int
+    /// What the dataset answers: administrative units (the default) or overlay fields.
+    public var role: Role
+    /// The one line of credit the data's licence asks for (CC BY, ODbL), printed by `geocode info`.
+    public var attribution: String?
     public var source: String?
     public var sourceVersion: String?
     public var license: String?
@@ -37,6 +57,51 @@ public struct DatasetManifest: Codable, Sendable, Equatable {
     /// against its digest (see ``ReverseGeocoder/Options/allowModifiedData``); files not listed are not.
     public var files: [String: FileDigest]?
 
+    /// What a dataset answers.
+    public enum Role: String, Codable, Sendable, CaseIterable {
+        /// Administrative units (country ... district): the first admin dataset containing the point answers.
+        case admin
+        /// Fields laid over every answer (time zone, water), from polygons of their own.
+        case overlay
+
+        public init(from decoder: Decoder) throws {
+            let c = try decoder.singleValueContainer()
+            let raw = try c.decode(String.self)
+            guard let role = Role(rawValue: raw) else {
+                throw DecodingError.dataCorruptedError(in: c, debugDescription: "unknown role \"\(raw)\" (admin, overlay)")
+            }
+            self = role
+        }
+    }
+
+    /// The placemark fields an overlay layer may fill, by their ``PlacemarkField/key``.
+    public static let overlayFields: [PlacemarkField] = [.timeZone, .ocean, .inlandWater]
+
+    /// How the units of a level were found for a point.
+    public enum LevelProvenance: String, Codable, Sendable, CaseIterable {
+        /// The record's polygon contains the point (the default).
+        case inside
+        /// The record is the cell of a populated place: the unit is the nearest place, at a distance
+        /// computed per query from ``Layer/place``.
+        case nearestPlace = "nearest_place"
+
+        public init(from decoder: Decoder) throws {
+            let c = try decoder.singleValueContainer()
+            let raw = try c.decode(String.self)
+            guard let p = LevelProvenance(rawValue: raw) else {
+                throw DecodingError.dataCorruptedError(in: c, debugDescription: "unknown provenance \"\(raw)\" (inside, nearest_place)")
+            }
+            self = p
+        }
+    }
+
+    /// DBF character fields holding a record's place in WGS-84 decimal degrees.
+    public struct Place: Codable, Sendable, Equatable {
+        public var latitude: String
+        public var longitude: String
+        public init(latitude: String, longitude: String) { self.latitude = latitude; self.longitude = longitude }
+    }
+
     /// What a manifest records of one file.
     public struct FileDigest: Codable, Sendable, Equatable {
         public var bytes: Int?
@@ -49,17 +114,37 @@ public struct DatasetManifest: Codable, Sendable, Equatable {
     public struct Layer: Codable, Sendable, Equatable {
         /// Path of the `.shp`, relative to the manifest's directory (or absolute).
         public var file: String
-        /// The level of each record in this file.
-        public var level: AdminLevel
-        /// For each level the records carry (their own and, ideally, all coarser ones), the DBF fields
-        /// of its name and code, by level name.
+        /// The level of each record in this file; nil (and required to be) in an overlay dataset.
+        public var level: AdminLevel?
+        /// Admin layer: for each level the records carry (their own and, ideally, all coarser ones), the
+        /// DBF fields of its name and code, by level name. Overlay layer: for each field it fills (by
+        /// ``PlacemarkField/key``, see ``DatasetManifest/overlayFields``), the DBF field of its value
+        /// (`name`).
         public var fields: [String: Fields]
+        /// Per level name, how its units were found (absent: ``LevelProvenance/inside``).
+        public var provenance: [String: LevelProvenance]?
+        /// Where each record's place is, for the levels whose provenance is
+        /// ``LevelProvenance/nearestPlace``.
+        public var place: Place?
 
-        public init(file: String, level: AdminLevel, fields: [AdminLevel: Fields]) {
+        public init(file: String, level: AdminLevel, fields: [AdminLevel: Fields],
+                    provenance: [AdminLevel: LevelProvenance] = [:], place: Place? = nil) {
             self.file = file
             self.level = level
             self.fields = Dictionary(uniqueKeysWithValues: fields.map { ($0.key.rawValue, $0.value) })
+            self.provenance = provenance.isEmpty ? nil : Dictionary(uniqueKeysWithValues: provenance.map { ($0.key.rawValue, $0.value) })
+            self.place = place
         }
+
+        /// An overlay layer: the DBF field of each placemark field it fills.
+        public init(file: String, overlayFields: [PlacemarkField: String]) {
+            self.file = file
+            level = nil
+            fields = Dictionary(uniqueKeysWithValues: overlayFields.map { ($0.key.key, Fields(name: [$0.value])) })
+        }
+
+        /// The provenance of a level's units in this layer.
+        public func provenance(of level: AdminLevel) -> LevelProvenance { provenance?[level.rawValue] ?? .inside }
     }
 
     /// DBF fields holding a level's name and code. Each may list several candidates: the first field that
@@ -95,11 +180,13 @@ public struct DatasetManifest: Codable, Sendable, Equatable {
         public init(name: String?, code: String?) { self.name = name; self.code = code }
     }
 
-    public init(name: String, title: String? = nil, datum: Datum = .wgs84, priority: Int = 100,
-                source: String? = nil, sourceVersion: String? = nil, license: String? = nil, build: String? = nil,
-                constants: [AdminLevel: Unit] = [:], municipalityCodes: [String] = [], layers: [Layer]) {
+    public init(name: String, title: String? = nil, datum: Datum = .wgs84, priority: Int = 100, role: Role = .admin,
+                source: String? = nil, sourceVersion: String? = nil, license: String? = nil, attribution: String? = nil,
+                build: String? = nil, constants: [AdminLevel: Unit] = [:], municipalityCodes: [String] = [], layers: [Layer]) {
         format = 1
         self.name = name
+        self.role = role
+        self.attribution = attribution
         self.title = title
         self.datum = datum
         self.priority = priority
@@ -113,7 +200,8 @@ public struct DatasetManifest: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case format, name, title, datum, priority, source, sourceVersion, license, build, constants, municipalityCodes, layers, files
+        case format, name, title, datum, priority, role, source, sourceVersion, license, attribution, build, constants,
+             municipalityCodes, layers, files
     }
 
     public init(from decoder: Decoder) throws {
@@ -123,6 +211,8 @@ public struct DatasetManifest: Codable, Sendable, Equatable {
         title = try c.decodeIfPresent(String.self, forKey: .title)
         datum = try c.decodeIfPresent(Datum.self, forKey: .datum) ?? .wgs84
         priority = try c.decodeIfPresent(Int.self, forKey: .priority) ?? 100
+        role = try c.decodeIfPresent(Role.self, forKey: .role) ?? .admin
+        attribution = try c.decodeIfPresent(String.self, forKey: .attribution)
         source = try c.decodeIfPresent(String.self, forKey: .source)
         sourceVersion = try c.decodeIfPresent(String.self, forKey: .sourceVersion)
         license = try c.decodeIfPresent(String.self, forKey: .license)
@@ -168,17 +258,68 @@ public struct DatasetManifest: Codable, Sendable, Equatable {
         for key in (constants ?? [:]).keys where AdminLevel(rawValue: key) == nil {
             throw GeocoderError.badManifest(file: file, reason: "constants: unknown level \"\(key)\" (country, province, city, district)")
         }
+        if role == .overlay {
+            if constants != nil { throw GeocoderError.badManifest(file: file, reason: "constants: an overlay dataset has no levels") }
+            if municipalityCodes != nil { throw GeocoderError.badManifest(file: file, reason: "municipalityCodes: an overlay dataset has no levels") }
+        }
         for (i, layer) in layers.enumerated() {
-            for key in layer.fields.keys {
-                guard let level = AdminLevel(rawValue: key) else {
-                    throw GeocoderError.badManifest(file: file, reason: "layers[\(i)].fields: unknown level \"\(key)\"")
-                }
-                if level > layer.level {
-                    throw GeocoderError.badManifest(file: file, reason: "layers[\(i)].fields: \(key) is finer than the layer's level \(layer.level.rawValue)")
-                }
+            if role == .overlay { try validateOverlay(layer, i, file: file) } else { try validateAdmin(layer, i, file: file) }
+        }
+    }
+
+    private func validateAdmin(_ layer: Layer, _ i: Int, file: String) throws {
+        guard let own = layer.level else {
+            throw GeocoderError.badManifest(file: file, reason: "layers[\(i)]: missing \"level\" (an admin layer needs one; \"role\": \"overlay\" for a layer of time zones or water)")
+        }
+        for key in layer.fields.keys {
+            guard let level = AdminLevel(rawValue: key) else {
+                let overlay = Self.overlayFields.contains { $0.key == key } ? " (\(key) is an overlay field: give it its own dataset with \"role\": \"overlay\")" : ""
+                throw GeocoderError.badManifest(file: file, reason: "layers[\(i)].fields: unknown level \"\(key)\"\(overlay)")
             }
-            if layer.fields[layer.level.rawValue] == nil {
-                throw GeocoderError.badManifest(file: file, reason: "layers[\(i)]: no fields for its own level \(layer.level.rawValue)")
+            if level > own {
+                throw GeocoderError.badManifest(file: file, reason: "layers[\(i)].fields: \(key) is finer than the layer's level \(own.rawValue)")
+            }
+        }
+        if layer.fields[own.rawValue] == nil {
+            throw GeocoderError.badManifest(file: file, reason: "layers[\(i)]: no fields for its own level \(own.rawValue)")
+        }
+        for (key, value) in layer.provenance ?? [:] {
+            guard let level = AdminLevel(rawValue: key) else {
+                throw GeocoderError.badManifest(file: file, reason: "layers[\(i)].provenance: unknown level \"\(key)\"")
+            }
+            if level > own {
+                throw GeocoderError.badManifest(file: file, reason: "layers[\(i)].provenance: \(key) is finer than the layer's level \(own.rawValue)")
+            }
+            if value == .nearestPlace && layer.place == nil {
+                throw GeocoderError.badManifest(file: file, reason: "layers[\(i)].provenance.\(key): nearest_place needs the layer's \"place\" fields (latitude, longitude)")
+            }
+        }
+        if let place = layer.place {
+            if place.latitude.isEmpty { throw GeocoderError.badManifest(file: file, reason: "layers[\(i)].place.latitude: empty field name") }
+            if place.longitude.isEmpty { throw GeocoderError.badManifest(file: file, reason: "layers[\(i)].place.longitude: empty field name") }
+            if !(layer.provenance ?? [:]).values.contains(.nearestPlace) {
+                throw GeocoderError.badManifest(file: file, reason: "layers[\(i)].place: no level's provenance is nearest_place, so the place would never be used")
+            }
+        }
+    }
+
+    private func validateOverlay(_ layer: Layer, _ i: Int, file: String) throws {
+        if let level = layer.level {
+            throw GeocoderError.badManifest(file: file, reason: "layers[\(i)].level: an overlay layer has no level (got \"\(level.rawValue)\")")
+        }
+        if layer.provenance != nil { throw GeocoderError.badManifest(file: file, reason: "layers[\(i)].provenance: not for an overlay layer") }
+        if layer.place != nil { throw GeocoderError.badManifest(file: file, reason: "layers[\(i)].place: not for an overlay layer") }
+        if layer.fields.isEmpty { throw GeocoderError.badManifest(file: file, reason: "layers[\(i)].fields: an overlay layer fills at least one field") }
+        let known = Self.overlayFields.map(\.key)
+        for (key, fields) in layer.fields {
+            guard known.contains(key) else {
+                throw GeocoderError.badManifest(file: file, reason: "layers[\(i)].fields: \"\(key)\" is not an overlay field (\(known.joined(separator: ", ")))")
+            }
+            if fields.name == nil || fields.name!.candidates.isEmpty {
+                throw GeocoderError.badManifest(file: file, reason: "layers[\(i)].fields.\(key): missing \"name\" (the DBF field of its value)")
+            }
+            if fields.code != nil {
+                throw GeocoderError.badManifest(file: file, reason: "layers[\(i)].fields.\(key).code: an overlay field has a value only (\"name\")")
             }
         }
     }

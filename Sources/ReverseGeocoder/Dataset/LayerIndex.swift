@@ -5,7 +5,8 @@ import Glibc
 /// One loaded shapefile, ready to answer: the polygons, an R-tree over their boxes, and the resolved
 /// placemark of every unit. Immutable after load, so it is shared by all threads.
 final class LayerIndex: Sendable {
-    let level: AdminLevel
+    /// The records' level; nil in an overlay dataset.
+    let level: AdminLevel?
     let file: String
     /// One placemark per unit (record with geometry), fully resolved: coarser levels, fallback, dataset
     /// name. Kept in raw memory: reading one on the hot path then costs no reference counting of an array.
@@ -28,12 +29,19 @@ final class LayerIndex: Sendable {
     private let hotCells: Unmanaged<CellIndex>?
     /// True when some polygon extends east of 180° (an antimeridian-crossing unit moved into one frame).
     let hasWrappedParts: Bool
+    /// Each unit's populated place, when the layer's levels are the nearest place (manifest `place`).
+    let places: PlaceTable?
+    /// `places` for the query path, unretained (`places` owns it).
+    let hotPlaces: Unmanaged<PlaceTable>?
 
     /// A layer from its parts: the R-tree is built here (it takes milliseconds); `cells` is built by
     /// ``buildCells(store:partUnit:cellSize:)`` or mapped from the index cache.
-    init(level: AdminLevel, file: String, placemarks: [Placemark], store: PolygonStore, partUnit: [Int32], partOffset: Int,
-         cells: CellIndex?) {
+    init(level: AdminLevel?, file: String, placemarks: [Placemark], store: PolygonStore, partUnit: [Int32], partOffset: Int,
+         cells: CellIndex?, places: PlaceTable? = nil) {
+        precondition(places == nil || places!.count == placemarks.count, "one place per unit")
         self.level = level
+        self.places = places
+        hotPlaces = places.map { Unmanaged.passUnretained($0) }
         self.file = file
         unitCount = placemarks.count
         placemarkTable = .allocate(capacity: max(1, placemarks.count))

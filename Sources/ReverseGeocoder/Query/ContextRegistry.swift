@@ -15,11 +15,12 @@ final class ContextRegistry: @unchecked Sendable {
     private let all = Mutex<[Kept]>([])
     /// A context held only to keep it alive: the registry never uses it, its own thread does.
     private struct Kept: @unchecked Sendable { let context: QueryContext }
-    private let partCount: Int, placemarkCount: Int
+    private let partCount: Int, placemarkCount: Int, overlayCount: Int
 
-    init(partCount: Int, placemarkCount: Int) {
+    init(partCount: Int, placemarkCount: Int, overlayCount: Int = 0) {
         self.partCount = partCount
         self.placemarkCount = placemarkCount
+        self.overlayCount = overlayCount
         var key = pthread_key_t()
         let rc = pthread_key_create(&key, nil)
         self.key = key
@@ -48,7 +49,7 @@ final class ContextRegistry: @unchecked Sendable {
     /// nothing is registered then, so the thread's next query tries again.
     @inline(never)
     private func makeCurrent() throws(GEOSError) -> Unmanaged<QueryContext> {
-        let context = try QueryContext(partCount: partCount, placemarkCount: placemarkCount)
+        let context = try QueryContext(partCount: partCount, placemarkCount: placemarkCount, overlayCount: overlayCount)
         let kept = Kept(context: context)
         all.withLock { $0.append(kept) }
         let unmanaged = Unmanaged.passUnretained(context)

@@ -19,9 +19,12 @@ final class QueryContext {
     /// threads answering points of one city ran slower than one (CPU per point 34 -> 118 ns).
     nonisolated(unsafe) private let placemarks: UnsafeMutablePointer<Placemark?>
     private let placemarkCount: Int
+    /// This thread's placemarks combining an admin unit with overlay units (the time zone).
+    let combined: CombinedPlacemarks
 
     /// Fails only when GEOS cannot make a context (out of memory).
-    init(partCount: Int, placemarkCount: Int = 0) throws(GEOSError) {
+    init(partCount: Int, placemarkCount: Int = 0, overlayCount: Int = 0) throws(GEOSError) {
+        combined = CombinedPlacemarks(overlays: overlayCount)
         geos = try GEOSContext()
         point = QueryPoint(context: geos)
         twin = QueryPoint(context: geos)
@@ -49,6 +52,10 @@ final class QueryContext {
         preparedCache[slot] = p
         return p
     }
+
+    /// The placemark in `slot` if this thread has made its copy already.
+    @inline(__always)
+    func existingPlacemark(_ slot: Int) -> Placemark? { placemarks[slot] }
 
     /// This thread's copy of the placemark in `slot`, copied from `shared` on first use.
     @inline(__always)

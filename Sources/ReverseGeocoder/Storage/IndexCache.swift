@@ -29,7 +29,8 @@ struct IndexCache {
     /// Bumped whenever what is stored, or what the engine computes from it, changes.
     /// 6: placemarks laid out by the field table (Placemark v2: sub-administrative area, time zone,
     /// water, provenance and languages per level).
-    static let formatVersion: UInt32 = 6
+    /// 7: overlay datasets (layers without a level) and each unit's place (nearest-place layers).
+    static let formatVersion: UInt32 = 7
     private static let magic: [UInt8] = Array("GEOIDX\0\0".utf8)
     private static let headerSize = 64
 
@@ -55,9 +56,12 @@ struct IndexCache {
     }
 
     struct LayerMeta: Codable {
-        var level: AdminLevel
+        /// nil in an overlay dataset.
+        var level: AdminLevel?
         var file: String
         var units: Int
+        /// Each unit's place as latitude, longitude (nearest-place layers only).
+        var places: Section?
         var placemarkSlots: Section
         var text: Section
         var partUnit: Section
@@ -254,7 +258,9 @@ struct IndexCache {
         func check(_ ok: Bool, _ what: @autoclosure () -> String) throws {
             if !ok { throw CacheDamage(reason: what()) }
         }
-        guard meta.layers.map(\.level) == manifest.layers.map(\.level).sorted(by: >) else {
+        let levels = manifest.role == .overlay ? manifest.layers.map(\.level)
+            : manifest.layers.compactMap(\.level).sorted(by: >).map(Optional.some)
+        guard meta.layers.map(\.level) == levels else {
             throw CacheDamage(reason: "its layers are not the manifest's")
         }
         var layers: [LayerIndex] = []
@@ -306,8 +312,21 @@ struct IndexCache {
                 }
                 cells = CellIndex(layout: layout, store: store, owner: mapped)
             }
+            var places: PlaceTable?
+            if let section = l.places {
+                let pairs = try array(section, Double.self, "\(name) places")
+                try check(pairs.count == 2 * l.units, "\(name): \(pairs.count / 2) places for \(l.units) units")
+                var coordinates: [Coordinate] = []
+                coordinates.reserveCapacity(l.units)
+                for u in 0..<l.units {
+                    let c = Coordinate(latitude: pairs[2 * u], longitude: pairs[2 * u + 1])
+                    try check(c.isValid, "\(name): place \(u) out of range")
+                    coordinates.append(c)
+                }
+                places = PlaceTable(coordinates)
+            }
             layers.append(LayerIndex(level: l.level, file: l.file, placemarks: placemarks, store: store,
-                                     partUnit: Array(partUnit), partOffset: offset, cells: cells))
+                                     partUnit: Array(partUnit), partOffset: offset, cells: cells, places: places))
             offset += parts
         }
         var grid: WGS84Grid?
@@ -383,7 +402,7 @@ struct IndexCache {
             let words = text.withUnsafeBytes { Array($0.bindMemory(to: UInt32.self)) }
             let s = layer.store
             var meta = LayerMeta(level: layer.level, file: layer.file, units: layer.unitCount,
-                                 placemarkSlots: put(slots), text: put(words), partUnit: put(layer.partUnit),
+                                 places: layer.places.map { put($0.pairs) }, placemarkSlots: put(slots), text: put(words), partUnit: put(layer.partUnit),
                                  vertices: put(s.vertices), ringStart: put(s.ringStart), partRings: put(s.partRings),
                                  envelopes: put(s.envelopes), cells: nil)
             if let c = layer.cells?.layout {

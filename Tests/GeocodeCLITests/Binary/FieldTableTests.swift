@@ -15,6 +15,8 @@ import TestSupport
     }()
     static let keys = PlacemarkField.allCases.map(\.key)
     static let columns = PlacemarkField.allCases.map(\.column)
+    /// The table's columns, then the CLI's derived ones (declared once, in DerivedColumn).
+    static let allColumns = columns + DerivedColumn.allCases.map(\.rawValue)
 
     func object(_ line: Substring) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
@@ -42,19 +44,19 @@ import TestSupport
         let csv = try await GeocodeBinary.run(["batch", "-", "-q", "--fields", "all"], input: "lat,lon\n45.5,12.25\n10,-30\n")
         #expect(csv.status == 0)
         let header = csv.out.split(separator: "\n")[0].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-        #expect(header == ["lat", "lon"] + Self.columns + ["geocode_error"])
+        #expect(header == ["lat", "lon"] + Self.allColumns + ["geocode_error"])
         let rows = csv.out.split(separator: "\n")
         #expect(rows.count == 3)
         let ndjson = try await GeocodeBinary.run(["batch", "-", "-q", "-F", "ndjson", "--fields", "all"], input: "lat,lon\n45.5,12.25\n10,-30\n")
         for line in ndjson.out.split(separator: "\n") {
             let o = try object(line)
             // geocode_error only on bad rows; every field on every row.
-            #expect(Set(o.keys).subtracting(["geocode_error"]) == Set(["lat", "lon"] + Self.columns))
+            #expect(Set(o.keys).subtracting(["geocode_error"]) == Set(["lat", "lon"] + Self.allColumns))
         }
         let geojson = try await GeocodeBinary.run(["batch", "-", "-q", "-f", "csv", "-F", "geojson", "--fields", "all"], input: "lat,lon\n45.5,12.25\n")
         let features = try #require((try JSONSerialization.jsonObject(with: geojson.stdout) as? [String: Any])?["features"] as? [[String: Any]])
         let properties = try #require(features.first?["properties"] as? [String: Any])
-        #expect(Set(Self.columns).isSubset(of: Set(properties.keys)))
+        #expect(Set(Self.allColumns).isSubset(of: Set(properties.keys)))
     }
 
     /// The old names keep working, and keep their header; new names and library keys give the table's
@@ -100,8 +102,9 @@ import TestSupport
         #expect(String(python[start.upperBound..<end.lowerBound]) == r.out)
         let table = try object(Substring(r.out))
         let fields = try #require(table["fields"] as? [[String: String]])
-        #expect(fields.map { $0["column"]! } == Self.columns)
-        #expect(fields.map { $0["key"]! } == Self.keys)
+        #expect(fields.map { $0["column"]! } == Self.allColumns)
+        #expect(fields.map { $0["key"]! } == Self.keys + DerivedColumn.allCases.map(\.key))
+        #expect(fields.filter { $0["derived"] == "cli" }.map { $0["column"]! } == DerivedColumn.allCases.map(\.rawValue))
     }
 
     /// The README's field mapping names every column and key.
@@ -112,6 +115,7 @@ import TestSupport
             #expect(readme.contains("`\(field.key)`"), "README lacks key \(field.key)")
         }
         for (name, _) in PlacemarkColumn.legacyAliases { #expect(readme.contains("`\(name)`")) }
+        for derived in DerivedColumn.allCases { #expect(readme.contains("`\(derived.rawValue)`"), "README lacks column \(derived.rawValue)") }
     }
 
     /// A lookup that cannot answer gives a flagged row, in place, not a crash and not a lost row.
