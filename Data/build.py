@@ -689,6 +689,8 @@ def main(argv=None):
     ap.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE,
                     help=f"coverage simplification tolerance for China, degrees (default {DEFAULT_TOLERANCE})")
     ap.add_argument("--no-measure", action="store_true", help="skip the district-difference measurement")
+    ap.add_argument("--no-localities", action="store_true",
+                    help="skip OUT/localities/ (GeoNames place cells, Data/build_localities.py)")
     args = ap.parse_args(argv)
     tol = None if args.full else args.tolerance
     out = os.path.abspath(args.out)
@@ -757,6 +759,10 @@ def main(argv=None):
     log(f"size total china/ + world/: {total} bytes ({total / 1e6:.2f} MB)")
     with open(os.path.join(out, "build_log.txt"), "w", encoding="utf-8", newline="\n") as f:
         f.write("\n".join(log.lines) + "\n")
+    if not args.no_localities:  # cells are clipped to OUT/world/world_province.shp, written above
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import build_localities
+        build_localities.build_localities(out)
     log.time("done")
 
 

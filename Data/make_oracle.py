@@ -40,7 +40,8 @@ SEED = 20240604
 RULES = [
     "China dataset first (priority 10, datum gcj02): the WGS-84 point is converted to GCJ-02 (published formula; "
     "identity outside lon 72.004..137.8347, lat 0.8293..55.8271) and looked up; otherwise the world dataset "
-    "(wgs84) answers with the WGS-84 point itself.",
+    "(wgs84) answers with the WGS-84 point itself. Datasets in ascending manifest priority: china 10, localities 50 "
+    "(GeoNames place cells, wgs84; present when Data/localities exists), world 100.",
     "Inside a dataset the finest layer containing the point answers; coarser levels come from that record's own "
     "fields (and the manifest's constants); a coarser layer answers only when no finer layer contains the point.",
     "Within a layer: the record whose interior contains the point; if none, the lowest record index (file order) "
@@ -160,7 +161,9 @@ class Dataset:
     def placemark(self, layer: Layer, rec: dict) -> dict:
         val = {}
         for lv, fm in layer.fields.items():
-            val[lv] = (rec.get(fm["name"]) or None, rec.get(fm["code"]) or None)
+            if lv not in LEVELS:  # levels the fixture does not record (subadministrativearea)
+                continue
+            val[lv] = (rec.get(fm.get("name")) or None, rec.get(fm.get("code")) or None)
         for lv, c in self.m.get("constants", {}).items():
             val.setdefault(lv, (c.get("name") or None, c.get("code") or None))
         country = val.get("country", (None, None))
@@ -189,7 +192,9 @@ def read_shapefile(path: str, tmp: str):
 
 def load_bundled(data: str, tmp: str) -> list[Dataset]:
     out = []
-    for name in ("china", "world"):
+    for name in ("china", "localities", "world"):
+        if name == "localities" and not os.path.exists(os.path.join(data, name, "manifest.json")):
+            continue
         with open(os.path.join(data, name, "manifest.json"), encoding="utf-8") as f:
             m = json.load(f)
         layers = []
@@ -208,6 +213,9 @@ def load_source(bundled: list[Dataset], tmp: str) -> list[Dataset]:
     provs, cities, dists, _ = build.china_hierarchy(build.load_china())
     res = []
     for ds in bundled:
+        if ds.m["name"] == "localities":  # built from GeoNames points at full resolution: its own source
+            res.append(ds)
+            continue
         layers = []
         for l in ds.layers:
             if ds.m["name"] == "china":

