@@ -14,6 +14,18 @@ struct BatchOptions: Sendable {
     var lonColumn: String?
     /// `--header`/`--no-header`; nil = detect.
     var header: Bool?
+    /// `--no-header-out`: no header row in the output of headerless input.
+    var headerOut = true
+    /// `--encoding`; nil = UTF-8, or UTF-16 by its byte-order mark.
+    var encoding: String?
+    /// `--delimiter`; nil = sniffed.
+    var delimiter: UInt8?
+    /// `--decimal-comma`; false = detected for `;` files.
+    var decimalComma = false
+    /// `--coords COL`: one column (or key) holding both coordinates.
+    var coordsColumn: String?
+    /// `--lon-first`: longitude before latitude (in a `--coords` pair; the default columns without a header).
+    var lonFirst = false
     var fields = PlacemarkColumn.defaults
     var prefix = ""
     var datum = Datum.wgs84
