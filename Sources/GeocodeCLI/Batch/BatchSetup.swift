@@ -228,7 +228,7 @@ struct BatchSetup {
     private static func geojson(input: ByteInput, schema: BatchSchema, options: BatchOptions) throws(CLIError) -> BatchSetup {
         var schema = schema
         if options.latColumn != nil || options.lonColumn != nil || options.coordsColumn != nil || options.lonFirst {
-            throw .usage("--lat-col/--lon-col/--coords/--lon-first do not apply to GeoJSON (coordinates come from each Point)")
+            throw .usage("--lat-col/--lon-col do not apply to GeoJSON, nor --coords or --lon-first (coordinates come from each Point)")
         }
         if options.header != nil {
             throw .usage("--header/--no-header apply to CSV and TSV input only")

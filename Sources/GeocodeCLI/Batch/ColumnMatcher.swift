@@ -49,6 +49,9 @@ enum ColumnMatcher {
     static func matches(_ name: String, _ axis: Axis) -> Bool {
         let words = self.words(name)
         guard !words.contains(where: disqualifying.contains) else { return false }
+        // A name with both axes' words (`latlon`, or a whole header read with the wrong delimiter) is neither.
+        let other: Axis = axis == .latitude ? .longitude : .latitude
+        guard !words.contains(where: other.words.contains) else { return false }
         let hits = words.filter { word in axis.words.contains(word) || axis.gluedSuffixes.contains { word.hasSuffix($0) } }
         return hits.count == 1
     }

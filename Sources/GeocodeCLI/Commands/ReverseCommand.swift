@@ -95,6 +95,10 @@ enum ReverseCommand: Command {
                 throw .badInput("cannot read \"\(text)\" as a point: \(e.message)")
             }
         }
+        if positionals.count == 4 || positionals.count == 6, positionals.allSatisfy({ DecimalNumber.parse($0) != nil }) {
+            throw .badInput("cannot read \"\(text)\" as a point: degrees, minutes and seconds without ° ' \" marks "
+                            + "or N/S/E/W letters are ambiguous")
+        }
         let commas = text.filter { $0 == "," }.count
         if commas >= 2 || (commas == 1 && positionals.count > 2) {
             throw .badInput("\"\(text)\" is ambiguous: a comma may be a decimal comma or the separator; "

@@ -49,7 +49,6 @@ enum DMSCoordinate {
                     }
                     if slot != nil { i = text.index(after: i) }
                 }
-                if current.hemisphere != nil && !current.isEmpty { close() }
                 let target = slot ?? (current.slots.last.map { $0 + 1 } ?? 0)
                 if target == 0 || target > 2 || (current.slots.last ?? -1) >= target {
                     if !current.isEmpty { close() }
