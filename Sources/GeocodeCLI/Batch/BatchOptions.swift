@@ -37,6 +37,9 @@ struct BatchOptions: Sendable {
     var chunkBytes = 256 << 10
     var chunkRecords = 8192
     var readSize = 1 << 20
+    /// Whether the first records may be waited for (a file: always there) before deciding the delimiter
+    /// and decimal commas; false for a pipe or terminal, which may be a live feed.
+    var sampleWaits = true
 
     var readsStandardInput: Bool { inputPath == nil || inputPath == "-" }
     var writesStandardOutput: Bool { outputPath == nil || outputPath == "-" }

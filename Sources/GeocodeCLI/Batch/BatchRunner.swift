@@ -29,6 +29,8 @@ struct BatchRunner {
             if (status.st_mode & S_IFMT) == S_IFDIR { throw .io("cannot read \(options.inputName): it is a directory") }
             if (status.st_mode & S_IFMT) == S_IFREG { totalBytes = Int(status.st_size) }
         }
+        var options = self.options
+        options.sampleWaits = totalBytes != nil
         let opened = try InputStack.open(fd: fd, name: options.inputName, path: options.inputPath, encodingName: options.encoding,
                                          readSize: options.readSize)
         let input = opened.input

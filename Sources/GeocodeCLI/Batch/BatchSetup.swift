@@ -55,7 +55,7 @@ struct BatchSetup {
         var notices: [String] = []
         var schema = schema
         // The delimiter: --delimiter, else sniffed from the first records (a TSV or a ;-file named .csv).
-        let sample = try InputSample.read(input)
+        let sample = try InputSample.read(input, wait: options.sampleWaits)
         let delimiter = options.delimiter ?? DelimiterSniffer.sniff(sample) ?? format.delimiter!
         schema.delimiter = delimiter
         schema.outputDelimiter = schema.output == schema.input ? delimiter : (schema.output.delimiter ?? UInt8(ascii: ","))
@@ -111,7 +111,8 @@ struct BatchSetup {
         if framer.usesCRLF == true { schema.lineEnding = [0x0D, 0x0A] }
         let rows = Array(sample.records.dropFirst(hasHeader ? 1 : 0))
         schema.decimalComma = options.decimalComma
-            || (commaPossible && DecimalComma.provenBy(sample, rows: rows, columns: [schema.latColumn, schema.lonColumn],
+            || (commaPossible && DecimalComma.provenBy(sample, rows: Array(rows.prefix(InputSample.decidingRecords - 1)),
+                                                       columns: [schema.latColumn, schema.lonColumn],
                                                        delimiter: delimiter))
         if !hasHeader && options.headerOut {
             schema.syntheticHeader = (0..<values.count).map { i in
@@ -205,22 +206,47 @@ struct BatchSetup {
         schema.lonFirst = options.lonFirst
         let framer = NDJSONFramer(input: input)
         var pending: [RawChunk] = []
-        if schema.output.delimiter != nil {
-            // Delimited output needs columns: the keys of the first object.
-            while pending.count < lookahead, let chunk = try framer.nextChunk(targetBytes: 1, maxRecords: 1) {
-                pending.append(chunk)
-                let keys: [[UInt8]]? = chunk.bytes.withUnsafeBufferPointer { b in
-                    var scanner = JSONScanner(b, range: chunk.records[0].range)
-                    guard let members = try? scanner.objectMembers() else { return nil }
-                    return members.map { JSONScanner.decodeString(b, $0.key) }
+        // The keys of the first object: the columns of delimited output, and the names to match prefixed
+        // coordinate keys (`pickup_latitude`) against.
+        while pending.count < lookahead, let chunk = try framer.nextChunk(targetBytes: 1, maxRecords: 1) {
+            pending.append(chunk)
+            let keys: [[UInt8]]? = chunk.bytes.withUnsafeBufferPointer { b in
+                var scanner = JSONScanner(b, range: chunk.records[0].range)
+                guard let members = try? scanner.objectMembers() else { return nil }
+                return members.map { JSONScanner.decodeString(b, $0.key) }
+            }
+            if let keys {
+                if schema.output.delimiter != nil { schema.jsonColumns = keys }
+                if options.coordsColumn == nil {
+                    let names = keys.map { String(decoding: $0, as: UTF8.self) }
+                    if options.latColumn == nil, let key = try matchedKey(.latitude, names, option: "--lat-col") {
+                        schema.latKeys = [Array(key.utf8)]
+                        schema.latKeysAreDefaults = false
+                    }
+                    if options.lonColumn == nil, let key = try matchedKey(.longitude, names, option: "--lon-col") {
+                        schema.lonKeys = [Array(key.utf8)]
+                        schema.lonKeysAreDefaults = false
+                    }
                 }
-                if let keys {
-                    schema.jsonColumns = keys
-                    break
-                }
+                break
             }
         }
         return BatchSetup(framer: framer, schema: schema, pending: pending, preamble: [], closing: { _ in [] })
+    }
+
+    /// A key of the first object that holds a coordinate word among others (`pickup_latitude`), when
+    /// no key has a plain name; two such keys are an error naming both.
+    private static func matchedKey(_ axis: ColumnMatcher.Axis, _ names: [String], option: String) throws(CLIError) -> String? {
+        switch ColumnMatcher.find(axis, in: names) {
+        case .column(let i):
+            return axis.plainNames.contains(names[i].trimmingSpaces.lowercased()) ? nil : names[i]
+        case .ambiguous(let found):
+            let list = found.map { "\"\(names[$0])\"" }.joined(separator: " and ")
+            throw .usage("\(found.count) keys could be the \(axis == .latitude ? "latitude" : "longitude"): \(list); "
+                         + "choose one with \(option) KEY")
+        case .none:
+            return nil
+        }
     }
 
     // MARK: - GeoJSON

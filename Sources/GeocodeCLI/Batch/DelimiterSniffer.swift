@@ -8,7 +8,7 @@ enum DelimiterSniffer {
     static let candidates: [UInt8] = [UInt8(ascii: ","), UInt8(ascii: "\t"), UInt8(ascii: ";"), UInt8(ascii: "|")]
 
     /// The delimiter, or nil when no candidate is consistent (a one-column file, or ragged rows).
-    static func sniff(_ sample: InputSample, rows: Int = 50) -> UInt8? {
+    static func sniff(_ sample: InputSample, rows: Int = InputSample.decidingRecords - 1) -> UInt8? {
         guard !sample.records.isEmpty else { return nil }
         var best: (delimiter: UInt8, fields: Int)?
         for candidate in candidates {

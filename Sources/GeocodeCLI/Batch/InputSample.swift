@@ -1,8 +1,8 @@
 /// The first records of a delimited input, read ahead without consuming anything: what the delimiter
 /// sniffer, the decimal-comma check and the swapped-columns check look at before the run starts.
 ///
-/// Only what is already buffered or arrives in the first reads counts, and at most ``maxRecords``
-/// records: a pipe that is still being written (`tail -f log | geocode batch`) must not block here.
+/// At most ``maxRecords`` records and ``maxBytes`` bytes; on a pipe only what the first reads bring, so
+/// one that is still being written (`tail -f log | geocode batch`) does not block here.
 struct InputSample {
     /// The bytes sampled (from the input's cursor on, after any BOM).
     var bytes: [UInt8]
@@ -11,18 +11,23 @@ struct InputSample {
 
     static let maxRecords = 1001
     static let maxBytes = 1 << 20
+    /// Records a sample of a file always has (when the file has them): the sniffer and the decimal-comma
+    /// proof look at these only, so their verdict never depends on how the reads fell.
+    static let decidingRecords = 51
 
     /// Samples `input` at its cursor. Quoted line breaks stay inside their record for any of the
-    /// candidate delimiters (quoting does not depend on the delimiter).
-    static func read(_ input: ByteInput) throws(CLIError) -> InputSample {
+    /// candidate delimiters (quoting does not depend on the delimiter). `wait`: read until
+    /// ``decidingRecords`` records are in (a file); otherwise stop as soon as one is (a pipe, which may
+    /// be a live feed).
+    static func read(_ input: ByteInput, wait: Bool) throws(CLIError) -> InputSample {
         if input.count == input.cursor && !input.isAtEOF { _ = try input.fill() }
+        let enough = wait ? decidingRecords : 1
         while true {
             let available = input.count - input.cursor
             let bytes = try input.peek(min(available, maxBytes))
             let complete = input.isAtEOF && available <= maxBytes
             let records = split(bytes, complete: complete)
-            // Stop at the end, at enough, or as soon as one whole record is in: more would mean waiting.
-            if complete || !records.isEmpty || available >= maxBytes {
+            if complete || records.count >= enough || available >= maxBytes {
                 return InputSample(bytes: bytes, records: records)
             }
             _ = try input.fill()

@@ -54,7 +54,12 @@ extension RecordDecoder {
             record.error = "coordinates are empty (\(label))"
             return
         }
-        guard let pair = CoordinatePair.parse(text, lonFirst: schema.lonFirst, decimalComma: schema.decimalComma) else {
+        // Decimal pairs and WKT first; then degrees, minutes and seconds (`48°51'24"N 2°21'08"E`).
+        var parsed = CoordinatePair.parse(text, lonFirst: schema.lonFirst, decimalComma: schema.decimalComma)
+        if parsed == nil, text.contains(where: { "°'′\"″".contains($0) }), case .success(let dms) = DMSCoordinate.parse(text) {
+            parsed = dms
+        }
+        guard let pair = parsed else {
             record.error = "coordinates \(CoordinateCheck.quoted(text)) are not \"lat,lon\", \"lat lon\" or POINT(lon lat) (\(label))"
             return
         }

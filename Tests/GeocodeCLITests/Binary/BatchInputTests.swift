@@ -246,6 +246,26 @@ import Testing
         #expect(r2.status == 2)
     }
 
+    @Test func dmsInAPairColumn() async throws {
+        let r = try await GeocodeBinary.run(["batch", "-", "-q", "--coords", "where", "--fields", "country,city"],
+                                            input: "where,id\n\"45°30'00\"\"N 12°15'E\",1\n\"12°15'E 45°30'N\",2\n\"45°30'N\",3\n")
+        let rows = DelimitedRows.parse(r.out)
+        #expect(rows.count == 4 && rows.allSatisfy { $0.count == 5 }, "\(r.out)")
+        #expect(rows[1][2...3] == ["Testland", "Cell 2"])
+        #expect(rows[2][2...3] == ["Testland", "Cell 2"])
+        #expect(rows[3][4].hasPrefix("coordinates \"45°30'N\" are not"), "\(rows[3])")
+    }
+
+    @Test func prefixedNDJSONKeys() async throws {
+        let r = try await GeocodeBinary.run(["batch", "-", "-q", "--fields", "country"],
+                                            input: "{\"pickup_latitude\":45.5,\"pickup_longitude\":12.25}\n{\"pickup_latitude\":-45.5,\"pickup_longitude\":120}\n")
+        #expect(r.out == "{\"pickup_latitude\":45.5,\"pickup_longitude\":12.25,\"country\":\"Testland\"}\n"
+                + "{\"pickup_latitude\":-45.5,\"pickup_longitude\":120,\"country\":\"Gridonia\"}\n", "\(r.err)")
+        let two = try await GeocodeBinary.run(["batch", "-", "-q"], input: "{\"start_lat\":1,\"end_lat\":2,\"lon\":3}\n")
+        #expect(two.status == 2)
+        #expect(two.err.contains("2 keys could be the latitude: \"start_lat\" and \"end_lat\""), "\(two.err)")
+    }
+
     @Test func twoCandidatesAreAnErrorNamingBoth() async throws {
         let r = try await GeocodeBinary.run(["batch", "-", "-q"], input: "pickup_latitude,dropoff_latitude,lon\n1,2,3\n")
         #expect(r.status == 2)
