@@ -32,7 +32,7 @@ struct BatchRunner {
         var options = self.options
         options.sampleWaits = totalBytes != nil
         let opened = try InputStack.open(fd: fd, name: options.inputName, path: options.inputPath, encodingName: options.encoding,
-                                         readSize: options.readSize)
+                                         readSize: options.readSize, isFile: totalBytes != nil)
         let input = opened.input
         // Progress counts uncompressed bytes: a compressed file's size is no measure of them.
         if opened.compression != nil { totalBytes = nil }

@@ -20,7 +20,10 @@ enum InputStack {
     /// How much of the (uncompressed) start is checked to be valid UTF-8 when no encoding is given.
     static let utf8CheckBytes = 64 << 10
 
-    static func open(fd: Int32, name: String, path: String?, encodingName: String?, readSize: Int) throws(CLIError) -> Opened {
+    /// `isFile`: the input is a regular file, so its first 64 KiB can be read before deciding (a pipe may be
+    /// a live feed: then only what its first read brings is checked).
+    static func open(fd: Int32, name: String, path: String?, encodingName: String?, readSize: Int,
+                     isFile: Bool = true) throws(CLIError) -> Opened {
         let file = FileDescriptorSource(fd: fd, name: name)
         let magic = try file.peek(4)
         let named = path.flatMap(compression(ofPath:))
@@ -38,7 +41,7 @@ enum InputStack {
         case nil: break
         }
         let head = Lookahead(source)
-        let encoding = try chooseEncoding(head, name: name, option: encodingName)
+        let encoding = try chooseEncoding(head, name: name, option: encodingName, waitForHead: isFile)
         var top: any ByteSource = head
         if encoding != .utf8 { top = TranscodingInput(source: head, encoding: encoding, name: name) }
         return Opened(input: ByteInput(source: top, name: name, readSize: readSize), compression: compression, encoding: encoding)
@@ -58,7 +61,7 @@ enum InputStack {
         return String(path[..<dot])
     }
 
-    private static func chooseEncoding(_ head: Lookahead, name: String, option: String?) throws(CLIError) -> TextEncoding {
+    private static func chooseEncoding(_ head: Lookahead, name: String, option: String?, waitForHead: Bool) throws(CLIError) -> TextEncoding {
         let start = try head.peek(4)
         let bom16: TextEncoding? = start.starts(with: [0xFF, 0xFE]) ? .utf16LE : start.starts(with: [0xFE, 0xFF]) ? .utf16BE : nil
         if start.starts(with: [0xFF, 0xFE, 0, 0]) || start.starts(with: [0, 0, 0xFE, 0xFF]) {
@@ -84,7 +87,7 @@ enum InputStack {
         }
         if let bom16 { return bom16 }   // a byte-order mark is proof enough: decoded without asking
         // What the first read gives, not a fixed amount: a pipe that is still being written must not block here.
-        let sample = try head.peekAvailable(utf8CheckBytes)
+        let sample = waitForHead ? try head.peek(utf8CheckBytes) : try head.peekAvailable(utf8CheckBytes)
         if sample.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
             throw .badInput("\(name) is a ZIP archive (an Excel .xlsx or .ods workbook?), not text: save it as CSV first")
         }
@@ -95,7 +98,7 @@ enum InputStack {
             throw .badInput("\(name) looks like UTF-16 text without a byte-order mark (every other byte is zero); "
                             + "read it with --encoding \(order.rawValue)")
         }
-        if let bad = firstInvalidUTF8(sample, complete: head.isEnded) {
+        if let bad = firstInvalidUTF8(sample, complete: head.isEnded && sample.count < utf8CheckBytes) {
             let line = sample[..<bad].reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }
             throw .badInput("\(name) is not UTF-8: byte 0x\(String(sample[bad], radix: 16, uppercase: true)) at offset \(bad) "
                             + "(line \(line)) starts no UTF-8 character. If it is Latin-1 (ISO-8859-1) or Windows-1252, "

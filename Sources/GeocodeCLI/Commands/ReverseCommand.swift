@@ -12,10 +12,10 @@ enum ReverseCommand: Command {
         """
     static let details = """
         LAT and LON are decimal degrees; negative numbers work as they are (no -- needed). Also read:
-        LAT,LON and LAT, LON (as map apps copy them), POINT(LON LAT), and degrees, minutes and seconds
-        with marks or hemisphere letters: 48°51'24"N 2°21'08"E, "48 51 24 N 2 21 08 E", 33°52.1'S
-        151°12.5'E. Input that could be read two ways (48,85 2,35; DMS without marks or letters) is
-        refused with the reason.
+        LAT,LON and LAT, LON (as map apps copy them), geocode reverse "POINT(LON LAT)", and degrees,
+        minutes and seconds with marks or hemisphere letters: 48°51'24"N 2°21'08"E,
+        "48 51 24 N 2 21 08 E", 33°52.1'S 151°12.5'E. Input that could be read two ways (48,85 2,35;
+        DMS without marks or letters) is refused with the reason.
 
         Exit status: 0 found, 1 the point is in no polygon (ocean or outside the data),
         2 bad command line, 3 invalid coordinate, 4 data directory missing or unloadable,

@@ -160,6 +160,19 @@ import Testing
         #expect(r.out.contains("2,Björk,"))
     }
 
+    @Test func latin1AfterTheFirstReadIsFoundToo() async throws {
+        // 40 KiB of ASCII rows, then one Latin-1 name: still within the 64 KiB checked up front.
+        var bytes = Array("id,lat,lon\n".utf8)
+        for i in 0..<2000 { bytes += Array("\(i),45.5,12.25\n".utf8) }
+        let offset = bytes.count
+        bytes += [UInt8(ascii: "Z"), 0xFC, UInt8(ascii: ","), UInt8(ascii: "1"), UInt8(ascii: ","), UInt8(ascii: "2"), 0x0A]
+        let input = out()
+        try Data(bytes).write(to: input)
+        let r = try await GeocodeBinary.run(["batch", "-q", input.path])
+        #expect(r.status == 3)
+        #expect(r.err.contains("is not UTF-8: byte 0xFC at offset \(offset + 1) (line 2002)"), "\(r.err)")
+    }
+
     @Test func utf16WithoutAMarkIsNamed() async throws {
         let input = out()
         let text = "lat,lon\n45.5,12.25\n"
