@@ -1,5 +1,5 @@
 // swift-tools-version:6.0
-// The whole product depends only on the Swift toolchain and two system libraries (GEOS, shapelib):
+// The whole product depends only on the Swift toolchain and system libraries (GEOS, shapelib, zlib, zstd):
 // no package from outside can be fetched on the machines this builds on.
 import PackageDescription
 
@@ -17,6 +17,9 @@ let package = Package(
         // benchmark (geocode-bench, against raw GEOS) and the engine's tests (fixtures, GEOS oracles) do too.
         .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
         .systemLibrary(name: "CShapelib", pkgConfig: "shapelib", providers: [.apt(["libshp-dev"])]),
+        // The third wall: compressed batch input and output. Only GeocodeCLI/Compression imports these.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
 
         // The values every other module speaks (Coordinate, Datum, Placemark, the field table, the lookup
         // protocol). No C, no I/O: everything else stands on it.
@@ -28,7 +31,8 @@ let package = Package(
         // The CoreLocation-style facade: filters positions, asks any PlacemarkProvider, emits events.
         .target(name: "LocationKit", dependencies: ["GeoModel", "LocationSources"]),
         // The CLI as a library (argument parsing, batch formats, commands) so tests can reach it...
-        .target(name: "GeocodeCLI", dependencies: ["GeoModel", "ReverseGeocoder", "LocationSources", "LocationKit"]),
+        .target(name: "GeocodeCLI", dependencies: ["GeoModel", "ReverseGeocoder", "LocationSources", "LocationKit",
+                                                  "CZlib", "CZstd"]),
         // ...and the thin executable around it.
         .executableTarget(name: "geocode", dependencies: ["GeocodeCLI"]),
 

@@ -43,7 +43,7 @@ export SWIFT_BACKTRACE=enable=no
 export LSAN_OPTIONS="suppressions=$HERE/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 # -O: speed is coverage. Bounds and overflow checks stay on (they are off only with -Ounchecked).
 FLAGS=(-sanitize=fuzzer,address -O -g -swift-version 6 -parse-as-library -use-ld=lld -package-name OfflineGeocoder
-       -I "$B/modules" -I "$ROOT/Sources/CGEOS" -I "$ROOT/Sources/CShapelib")
+       -I "$B/modules" -I "$ROOT/Sources/CGEOS" -I "$ROOT/Sources/CShapelib" -I "$ROOT/Sources/CZlib" -I "$ROOT/Sources/CZstd")
 
 # Rebuilds a module when its sources, the compiler or the flags changed (a hash of all three).
 build_module() {
@@ -68,7 +68,7 @@ build_module() {
 }
 
 build() {
-    local h=$1 mods objs=() libs=(-lgeos_c -lshp)
+    local h=$1 mods objs=() libs=(-lgeos_c -lshp -lz -lzstd)
     mods=$(modules_for "$h")
     local done_mods=()
     for m in $mods; do build_module "$m" "${done_mods[@]}"; done_mods+=("$m"); objs+=("$B/modules/$m.o"); done

@@ -14,6 +14,18 @@ struct BatchOptions: Sendable {
     var lonColumn: String?
     /// `--header`/`--no-header`; nil = detect.
     var header: Bool?
+    /// `--no-header-out`: no header row in the output of headerless input.
+    var headerOut = true
+    /// `--encoding`; nil = UTF-8, or UTF-16 by its byte-order mark.
+    var encoding: String?
+    /// `--delimiter`; nil = sniffed.
+    var delimiter: UInt8?
+    /// `--decimal-comma`; false = detected for `;` files.
+    var decimalComma = false
+    /// `--coords COL`: one column (or key) holding both coordinates.
+    var coordsColumn: String?
+    /// `--lon-first`: longitude before latitude (in a `--coords` pair; the default columns without a header).
+    var lonFirst = false
     var fields = PlacemarkColumn.defaults
     var prefix = ""
     var datum = Datum.wgs84
@@ -25,6 +37,9 @@ struct BatchOptions: Sendable {
     var chunkBytes = 256 << 10
     var chunkRecords = 8192
     var readSize = 1 << 20
+    /// Whether the first records may be waited for (a file: always there) before deciding the delimiter
+    /// and decimal commas; false for a pipe or terminal, which may be a live feed.
+    var sampleWaits = true
 
     var readsStandardInput: Bool { inputPath == nil || inputPath == "-" }
     var writesStandardOutput: Bool { outputPath == nil || outputPath == "-" }

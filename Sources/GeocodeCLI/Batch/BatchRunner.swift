@@ -29,17 +29,23 @@ struct BatchRunner {
             if (status.st_mode & S_IFMT) == S_IFDIR { throw .io("cannot read \(options.inputName): it is a directory") }
             if (status.st_mode & S_IFMT) == S_IFREG { totalBytes = Int(status.st_size) }
         }
-        let input = ByteInput(fd: fd, name: options.inputName, readSize: options.readSize)
+        var options = self.options
+        options.sampleWaits = totalBytes != nil
+        let opened = try InputStack.open(fd: fd, name: options.inputName, path: options.inputPath, encodingName: options.encoding,
+                                         readSize: options.readSize, isFile: totalBytes != nil)
+        let input = opened.input
+        // Progress counts uncompressed bytes: a compressed file's size is no measure of them.
+        if opened.compression != nil { totalBytes = nil }
         if fd == 0 && isatty(0) == 1 && !options.quiet {
             // Otherwise a bare `geocode batch` looks hung.
             context.stderr.write("geocode: reading points from the terminal; end with Ctrl-D (see geocode batch --help)\n")
         }
 
-        let named = options.format ?? (options.readsStandardInput ? nil : BatchFormat(path: options.inputPath!))
+        let named = options.format ?? (options.readsStandardInput ? nil : BatchFormat(path: InputStack.strippingCompression(options.inputPath!)))
         let format: BatchFormat
         if let named { format = named } else { format = BatchFormat.sniff(try input.peek(4096)) }
         let outputFormat = options.outputFormat
-            ?? (options.writesStandardOutput ? nil : BatchFormat(path: options.outputPath!))
+            ?? (options.writesStandardOutput ? nil : BatchFormat(path: InputStack.strippingCompression(options.outputPath!)))
             ?? format
         if format == .geojson { input.maxPending = 1 << 30 }
         if format == .ndjson && options.header != nil {
@@ -49,6 +55,9 @@ struct BatchRunner {
         let lookup = try context.openLookup(dataOption: dataOption, manyQueries: true)
         let setup = try BatchSetup.prepare(input: input, format: format, outputFormat: outputFormat, options: options)
         for notice in setup.notices { context.stderr.write("geocode: warning: \(notice)\n") }
+        if let sample = setup.sample, let warning = ColumnGuess.warning(sample: sample, schema: setup.schema, lookup: lookup) {
+            context.stderr.write("geocode: warning: \(warning)\n")
+        }
         // The output is created only now that everything that can be checked up front has been.
         let sink = try openSink()
 
@@ -123,6 +132,13 @@ struct BatchRunner {
                 return StandardOutputSink(fd: fd, name: path)
             }
         }
-        return try AtomicFileSink(destination: path)
+        let file = try AtomicFileSink(destination: path)
+        // OUT.gz: compressed on the way into the temporary file, so the rename still publishes it whole.
+        if InputStack.compression(ofPath: path) == .gzip { return try GzipOutputSink(wrapping: file) }
+        if InputStack.compression(ofPath: path) == .zstd {
+            file.abandon()
+            throw .usage("\(path): zstd output is not supported (write .gz, or pipe through zstd)")
+        }
+        return file
     }
 }

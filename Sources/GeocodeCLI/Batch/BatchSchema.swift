@@ -18,6 +18,20 @@ struct BatchSchema: Sendable {
     var latColumn = 0
     var lonColumn = 1
 
+    /// Field delimiter of delimited input (sniffed or `--delimiter`; the format's own by default).
+    var delimiter: UInt8
+    /// Values use a decimal comma (`48,8566`): `--decimal-comma`, or proven by the values of a `;` file.
+    var decimalComma = false
+    /// `--coords`: the 0-based column holding both coordinates (`lat,lon`, `lat lon`, `POINT(lon lat)`).
+    var coordsColumn: Int?
+    /// `--lon-first`: a pair column (and headerless default columns) give longitude first.
+    var lonFirst = false
+    /// The header record exactly as read (without its line end): delimited output repeats it byte for byte.
+    var headerRecord: [UInt8]?
+    /// Output header for headerless input (names for the input columns, then the added ones); nil with
+    /// `--no-header-out`.
+    var syntheticHeader: [String]?
+
     // MARK: JSON input
     /// Keys tried for the coordinates, in order of preference.
     var latKeys: [[UInt8]] = []
@@ -36,12 +50,19 @@ struct BatchSchema: Sendable {
     var prefix = ""
     /// CSV/TSV output line ending (CRLF when the CSV input used it).
     var lineEnding: [UInt8] = [0x0A]
+    /// Delimiter of delimited output: the format's, or the input's own when both are the same format (a
+    /// `;` CSV stays a `;` CSV).
+    var outputDelimiter: UInt8
+    /// `--coords` for NDJSON: the key (or dotted path) holding both coordinates.
+    var coordsKey: [UInt8]?
 
     init(input: BatchFormat, output: BatchFormat, inputName: String, datum: Datum) {
         self.input = input
         self.output = output
         self.inputName = inputName
         self.datum = datum
+        self.delimiter = input.delimiter ?? UInt8(ascii: ",")
+        self.outputDelimiter = output.delimiter ?? UInt8(ascii: ",")
     }
 
     /// Added column/key names, in output order: the fields, then the error column.

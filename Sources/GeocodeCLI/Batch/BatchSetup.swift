@@ -11,6 +11,8 @@ struct BatchSetup {
     var closing: (_ framerTrailer: [UInt8]) -> [UInt8]
     /// Warnings found while deciding (e.g. an added column that the input already has).
     var notices: [String] = []
+    /// The first data records of delimited input, read ahead for the swapped-columns check.
+    var sample: InputSample?
 
     /// How many records to look at, at most, for a first record that can define the output columns.
     static let lookahead = 1000
@@ -23,7 +25,7 @@ struct BatchSetup {
         var setup: BatchSetup
         switch format {
         case .csv, .tsv:
-            setup = try delimited(input: input, delimiter: format.delimiter!, schema: schema, options: options)
+            setup = try delimited(input: input, format: format, schema: schema, options: options)
         case .ndjson:
             setup = try ndjson(input: input, schema: schema, options: options)
         case .geojson:
@@ -48,10 +50,15 @@ struct BatchSetup {
 
     // MARK: - CSV / TSV
 
-    private static func delimited(input: ByteInput, delimiter: UInt8, schema: BatchSchema,
+    private static func delimited(input: ByteInput, format: BatchFormat, schema: BatchSchema,
                                   options: BatchOptions) throws(CLIError) -> BatchSetup {
         var notices: [String] = []
         var schema = schema
+        // The delimiter: --delimiter, else sniffed from the first records (a TSV or a ;-file named .csv).
+        let sample = try InputSample.read(input, wait: options.sampleWaits)
+        let delimiter = options.delimiter ?? DelimiterSniffer.sniff(sample) ?? format.delimiter!
+        schema.delimiter = delimiter
+        schema.outputDelimiter = schema.output == schema.input ? delimiter : (schema.output.delimiter ?? UInt8(ascii: ","))
         let framer = CSVFramer(input: input, delimiter: delimiter)
         guard let first = try framer.nextChunk(targetBytes: 1, maxRecords: 1) else {
             // Empty input: empty output (there is not even a header to repeat).
@@ -61,30 +68,60 @@ struct BatchSetup {
             CSVField.split(b, first.records[0].range, delimiter: delimiter).fields.map { $0.string(in: b) }
         }
         let latSpec = ColumnSpec(options.latColumn), lonSpec = ColumnSpec(options.lonColumn)
+        let coordsSpec = ColumnSpec(options.coordsColumn)
+        let commaPossible = delimiter != UInt8(ascii: ",")
+        func isNumber(_ text: String) -> Bool {
+            DecimalNumber.parse(text) != nil || (commaPossible && DecimalComma.parse(text) != nil)
+        }
         let hasHeader: Bool
         if let header = options.header {
             hasHeader = header
-        } else if latSpec?.name != nil || lonSpec?.name != nil {
+        } else if latSpec?.name != nil || lonSpec?.name != nil || coordsSpec?.name != nil {
             hasHeader = true    // columns named by the user only make sense with a header
-        } else if find(BatchOptions.latitudeNames, in: values) != nil && find(BatchOptions.longitudeNames, in: values) != nil {
+        } else if let coordsSpec {
+            let c = coordsSpec.index ?? 0
+            hasHeader = !(c < values.count && CoordinatePair.parse(values[c], lonFirst: options.lonFirst,
+                                                                    decimalComma: commaPossible) != nil)
+        } else if ColumnMatcher.find(.latitude, in: values) != .none && ColumnMatcher.find(.longitude, in: values) != .none {
             hasHeader = true
         } else {
             // No known names: the first row is data if its coordinate columns hold numbers.
             let lat = latSpec?.index ?? 0, lon = lonSpec?.index ?? 1
-            let numeric = lat < values.count && lon < values.count
-                && DecimalNumber.parse(values[lat]) != nil && DecimalNumber.parse(values[lon]) != nil
-            hasHeader = !numeric
+            hasHeader = !(lat < values.count && lon < values.count && isNumber(values[lat]) && isNumber(values[lon]))
         }
         schema.header = hasHeader ? values : nil
+        schema.headerRecord = hasHeader ? Array(first.bytes[first.records[0].range]) : nil
         schema.columnCount = values.count
-        schema.latColumn = try resolve(latSpec, option: "--lat-col", what: "latitude", names: BatchOptions.latitudeNames,
-                                       header: schema.header, columnCount: values.count, fallback: 0)
-        schema.lonColumn = try resolve(lonSpec, option: "--lon-col", what: "longitude", names: BatchOptions.longitudeNames,
-                                       header: schema.header, columnCount: values.count, fallback: 1)
-        guard schema.latColumn != schema.lonColumn else {
-            throw .usage("latitude and longitude are the same column (\(schema.columnLabel(schema.latColumn)))")
+        schema.lonFirst = options.lonFirst
+        if let coordsSpec {
+            let column = try resolve(coordsSpec, option: "--coords", what: "coordinates", axis: nil, header: schema.header,
+                                     columnCount: values.count, fallback: 0)
+            schema.coordsColumn = column
+            schema.latColumn = column
+            schema.lonColumn = column
+        } else {
+            schema.latColumn = try resolve(latSpec, option: "--lat-col", what: "latitude", axis: .latitude,
+                                           header: schema.header, columnCount: values.count, fallback: options.lonFirst ? 1 : 0)
+            schema.lonColumn = try resolve(lonSpec, option: "--lon-col", what: "longitude", axis: .longitude,
+                                           header: schema.header, columnCount: values.count, fallback: options.lonFirst ? 0 : 1)
+            guard schema.latColumn != schema.lonColumn else {
+                throw .usage("latitude and longitude are the same column (\(schema.columnLabel(schema.latColumn)))")
+            }
         }
         if framer.usesCRLF == true { schema.lineEnding = [0x0D, 0x0A] }
+        let rows = Array(sample.records.dropFirst(hasHeader ? 1 : 0))
+        schema.decimalComma = options.decimalComma
+            || (commaPossible && DecimalComma.provenBy(sample, rows: Array(rows.prefix(InputSample.decidingRecords - 1)),
+                                                       columns: [schema.latColumn, schema.lonColumn],
+                                                       delimiter: delimiter))
+        if !hasHeader && options.headerOut {
+            schema.syntheticHeader = (0..<values.count).map { i in
+                if i == schema.coordsColumn { return "coordinates" }
+                if schema.coordsColumn == nil && i == schema.latColumn { return "lat" }
+                if schema.coordsColumn == nil && i == schema.lonColumn { return "lon" }
+                return "col\(i + 1)"
+            }
+        }
         if let header = schema.header {
             let clashes = schema.addedNames.filter { header.contains($0) }
             if !clashes.isEmpty {
@@ -92,8 +129,10 @@ struct BatchSetup {
                                + "the output will have \(clashes.count == 1 ? "it" : "them") twice (use --prefix to tell them apart)")
             }
         }
-        return BatchSetup(framer: framer, schema: schema, pending: hasHeader ? [] : [first], preamble: [],
-                          closing: { _ in [] }, notices: notices)
+        var setup = BatchSetup(framer: framer, schema: schema, pending: hasHeader ? [] : [first], preamble: [],
+                               closing: { _ in [] }, notices: notices)
+        setup.sample = InputSample(bytes: sample.bytes, records: rows)
+        return setup
     }
 
     /// `--lat-col` as typed: a 1-based number or a name.
@@ -106,7 +145,7 @@ struct BatchSetup {
         }
     }
 
-    private static func resolve(_ spec: ColumnSpec?, option: String, what: String, names: [String], header: [String]?,
+    private static func resolve(_ spec: ColumnSpec?, option: String, what: String, axis: ColumnMatcher.Axis?, header: [String]?,
                                 columnCount: Int, fallback: Int) throws(CLIError) -> Int {
         if let index = spec?.index {
             guard index < columnCount else {
@@ -121,12 +160,20 @@ struct BatchSetup {
             }
             return index
         }
-        guard let header else { return fallback }
-        guard let index = find(names, in: header) else {
+        guard let header, let axis else { return fallback }
+        switch ColumnMatcher.find(axis, in: header) {
+        case .column(let index):
+            return index
+        case .ambiguous(let columns):
+            let names = columns.map { "\"\(header[$0])\" (column \($0 + 1))" }
+            throw .usage("\(columns.count) columns could be the \(what): \(names.joined(separator: " and ")); "
+                         + "choose one with \(option) NAME or NUMBER")
+        case .none:
             throw .usage("cannot find the \(what) column in the header (\(header.joined(separator: ", "))); "
-                         + "recognised names are \(names.joined(separator: ", ")); use \(option) NAME or NUMBER")
+                         + "recognised names are \(axis.plainNames.joined(separator: ", ")) and names holding them "
+                         + "(pickup_\(axis.plainNames[0]), start_\(axis.plainNames[1])); use \(option) NAME or NUMBER"
+                         + (header.count == 1 ? ", or --delimiter if the file is not comma-separated" : ""))
         }
-        return index
     }
 
     /// First of `names` (in order of preference) that a column is called, ignoring case and spaces.
@@ -155,32 +202,59 @@ struct BatchSetup {
         } else {
             schema.lonKeys = BatchOptions.longitudeNames.map { Array($0.utf8) }
         }
+        if let coords = options.coordsColumn { schema.coordsKey = Array(coords.utf8) }
+        schema.lonFirst = options.lonFirst
         let framer = NDJSONFramer(input: input)
         var pending: [RawChunk] = []
-        if schema.output.delimiter != nil {
-            // Delimited output needs columns: the keys of the first object.
-            while pending.count < lookahead, let chunk = try framer.nextChunk(targetBytes: 1, maxRecords: 1) {
-                pending.append(chunk)
-                let keys: [[UInt8]]? = chunk.bytes.withUnsafeBufferPointer { b in
-                    var scanner = JSONScanner(b, range: chunk.records[0].range)
-                    guard let members = try? scanner.objectMembers() else { return nil }
-                    return members.map { JSONScanner.decodeString(b, $0.key) }
+        // The keys of the first object: the columns of delimited output, and the names to match prefixed
+        // coordinate keys (`pickup_latitude`) against.
+        while pending.count < lookahead, let chunk = try framer.nextChunk(targetBytes: 1, maxRecords: 1) {
+            pending.append(chunk)
+            let keys: [[UInt8]]? = chunk.bytes.withUnsafeBufferPointer { b in
+                var scanner = JSONScanner(b, range: chunk.records[0].range)
+                guard let members = try? scanner.objectMembers() else { return nil }
+                return members.map { JSONScanner.decodeString(b, $0.key) }
+            }
+            if let keys {
+                if schema.output.delimiter != nil { schema.jsonColumns = keys }
+                if options.coordsColumn == nil {
+                    let names = keys.map { String(decoding: $0, as: UTF8.self) }
+                    if options.latColumn == nil, let key = try matchedKey(.latitude, names, option: "--lat-col") {
+                        schema.latKeys = [Array(key.utf8)]
+                        schema.latKeysAreDefaults = false
+                    }
+                    if options.lonColumn == nil, let key = try matchedKey(.longitude, names, option: "--lon-col") {
+                        schema.lonKeys = [Array(key.utf8)]
+                        schema.lonKeysAreDefaults = false
+                    }
                 }
-                if let keys {
-                    schema.jsonColumns = keys
-                    break
-                }
+                break
             }
         }
         return BatchSetup(framer: framer, schema: schema, pending: pending, preamble: [], closing: { _ in [] })
+    }
+
+    /// A key of the first object that holds a coordinate word among others (`pickup_latitude`), when
+    /// no key has a plain name; two such keys are an error naming both.
+    private static func matchedKey(_ axis: ColumnMatcher.Axis, _ names: [String], option: String) throws(CLIError) -> String? {
+        switch ColumnMatcher.find(axis, in: names) {
+        case .column(let i):
+            return axis.plainNames.contains(names[i].trimmingSpaces.lowercased()) ? nil : names[i]
+        case .ambiguous(let found):
+            let list = found.map { "\"\(names[$0])\"" }.joined(separator: " and ")
+            throw .usage("\(found.count) keys could be the \(axis == .latitude ? "latitude" : "longitude"): \(list); "
+                         + "choose one with \(option) KEY")
+        case .none:
+            return nil
+        }
     }
 
     // MARK: - GeoJSON
 
     private static func geojson(input: ByteInput, schema: BatchSchema, options: BatchOptions) throws(CLIError) -> BatchSetup {
         var schema = schema
-        if options.latColumn != nil || options.lonColumn != nil {
-            throw .usage("--lat-col/--lon-col do not apply to GeoJSON (coordinates come from each Point)")
+        if options.latColumn != nil || options.lonColumn != nil || options.coordsColumn != nil || options.lonFirst {
+            throw .usage("--lat-col/--lon-col do not apply to GeoJSON, nor --coords or --lon-first (coordinates come from each Point)")
         }
         if options.header != nil {
             throw .usage("--header/--no-header apply to CSV and TSV input only")

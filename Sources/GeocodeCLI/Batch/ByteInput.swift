@@ -12,7 +12,6 @@ import Darwin
 /// ``fill()`` compacts it; framers therefore keep their positions relative to ``mark``, which compaction
 /// does not change.
 final class ByteInput {
-    let fd: Int32
     /// Name for messages ("points.csv", "<stdin>").
     let name: String
     private(set) var buffer: [UInt8]
@@ -35,8 +34,15 @@ final class ByteInput {
     /// boundaries everywhere.
     let readSize: Int
 
-    init(fd: Int32, name: String, readSize: Int = 1 << 20, maxPending: Int = 256 << 20) {
-        self.fd = fd
+    /// Where the bytes come from: the file, or the decompressing/transcoding layers over it (``InputStack``).
+    private let source: any ByteSource
+
+    convenience init(fd: Int32, name: String, readSize: Int = 1 << 20, maxPending: Int = 256 << 20) {
+        self.init(source: FileDescriptorSource(fd: fd, name: name), name: name, readSize: readSize, maxPending: maxPending)
+    }
+
+    init(source: any ByteSource, name: String, readSize: Int = 1 << 20, maxPending: Int = 256 << 20) {
+        self.source = source
         self.name = name
         self.readSize = max(4, readSize)
         self.maxPending = maxPending
@@ -70,14 +76,7 @@ final class ByteInput {
             buffer.append(contentsOf: repeatElement(0, count: buffer.count))
         }
         let space = min(buffer.count - count, readSize)
-        let n: Int = buffer.withUnsafeMutableBufferPointer { b in
-            while true {
-                let r = read(fd, b.baseAddress! + count, space)
-                if r < 0 && errno == EINTR { continue }
-                return r
-            }
-        }
-        if n < 0 { throw .io("cannot read \(name): \(String(cString: strerror(errno)))") }
+        let n = try readSome(space)
         if n == 0 {
             isAtEOF = true
             return false
@@ -91,14 +90,22 @@ final class ByteInput {
     /// Skips a UTF-8 BOM at the very start of the input (read more if the first read was tiny).
     private func skipByteOrderMark() throws(CLIError) {
         while count < 3, !isAtEOF {
-            let more: Int = buffer.withUnsafeMutableBufferPointer { b in read(fd, b.baseAddress! + count, b.count - count) }
-            if more <= 0 { if more == 0 { isAtEOF = true }; break }
+            let more = try readSome(buffer.count - count)
+            if more == 0 { isAtEOF = true; break }
             count += more
         }
         if count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF {
             hadByteOrderMark = true
             mark = 3
             cursor = 3
+        }
+    }
+
+    /// One read from the source into the free space after ``count``.
+    private func readSome(_ space: Int) throws(CLIError) -> Int {
+        let count = self.count
+        return try buffer.withUnsafeMutableBufferPointer { (b: inout UnsafeMutableBufferPointer<UInt8>) throws(CLIError) in
+            try source.read(into: b.baseAddress! + count, capacity: space)
         }
     }
 

@@ -24,7 +24,7 @@ struct RecordDecoder: Sendable {
     // MARK: - CSV / TSV
 
     func decodeDelimited(_ b: UnsafeBufferPointer<UInt8>, _ span: Range<Int>) -> DecodedRecord {
-        let (values, unterminated) = CSVField.split(b, span, delimiter: schema.input.delimiter!)
+        let (values, unterminated) = CSVField.split(b, span, delimiter: schema.delimiter)
         var record = DecodedRecord(content: .fields(values))
         if unterminated {
             record.error = "a quoted field is not closed before the end of the input"
@@ -34,6 +34,10 @@ struct RecordDecoder: Sendable {
             let expected = schema.header != nil ? "as in the header" : "as in the first row"
             record.error = "the row has \(values.count) fields, expected \(schema.columnCount) (\(expected)); "
                 + "an unquoted delimiter inside a value?"
+            return record
+        }
+        if let column = schema.coordsColumn {
+            decodePairColumn(b, values, column, into: &record)
             return record
         }
         let lat = delimitedValue(b, values, schema.latColumn)
@@ -59,11 +63,11 @@ struct RecordDecoder: Sendable {
             // A quoted value: its bytes live in its own array, so take a String now (rare path).
             let text = String(decoding: owned, as: UTF8.self)
             if text.allSatisfy({ $0 == " " || $0 == "\t" }) { return .empty }
-            if let v = DecimalNumber.parse(text) { return .number(v, text: .string(text)) }
+            if let v = number(text) { return .number(v, text: .string(text)) }
             return .notNumber(text: text)
         }
         let bytes = UnsafeBufferPointer(rebasing: b[value.span])
-        if let v = DecimalNumber.parse(bytes) { return .number(v, text: .bytes(bytes)) }
+        if let v = number(bytes) { return .number(v, text: .bytes(bytes)) }
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return .empty }
         return .notNumber(text: String(decoding: bytes, as: UTF8.self))
     }
@@ -85,6 +89,10 @@ struct RecordDecoder: Sendable {
             return DecodedRecord(content: .raw(span), error: "invalid JSON: \(error.message) at column \(error.offset - span.lowerBound + 1)")
         }
         var record = DecodedRecord(content: .object(members))
+        if let key = schema.coordsKey {
+            decodePairKey(b, members, key, into: &record)
+            return record
+        }
         let lat = jsonValue(b, members, keys: schema.latKeys, anyCase: schema.latKeysAreDefaults)
         let lon = jsonValue(b, members, keys: schema.lonKeys, anyCase: schema.lonKeysAreDefaults)
         switch CoordinateCheck.coordinate(lat: lat.value, latWhere: keyLabel(b, lat.key),
@@ -100,7 +108,8 @@ struct RecordDecoder: Sendable {
     private func jsonValue(_ b: UnsafeBufferPointer<UInt8>, _ members: [JSONMember], keys: [[UInt8]], anyCase: Bool)
         -> (value: CoordinateCheck.Value, key: Range<Int>?, numberSpan: Range<Int>?) {
         for key in keys {
-            guard let member = members.first(where: { keyMatches(b, $0.key, key, anyCase: anyCase) }) else { continue }
+            guard let member = members.first(where: { keyMatches(b, $0.key, key, anyCase: anyCase) })
+                    ?? nestedMember(b, members, path: key) else { continue }
             switch member.kind {
             case .number:
                 let raw = UnsafeBufferPointer(rebasing: b[member.value])

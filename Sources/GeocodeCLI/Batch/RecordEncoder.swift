@@ -17,7 +17,7 @@ struct RecordEncoder: Sendable {
 
     init(schema: BatchSchema) {
         self.schema = schema
-        self.delimiter = schema.output.delimiter ?? UInt8(ascii: ",")
+        self.delimiter = schema.outputDelimiter
         func key(_ name: String) -> [UInt8] {
             var out: [UInt8] = []
             JSONWriter.appendString(name, to: &out)
@@ -38,7 +38,8 @@ struct RecordEncoder: Sendable {
         let columns: [String]
         switch schema.input {
         case .csv, .tsv:
-            guard let header = schema.header else { return nil }
+            if let row = headerRowAsRead() { return row }
+            guard let header = schema.header ?? schema.syntheticHeader else { return nil }
             columns = header
         case .ndjson, .geojson:
             columns = schema.jsonColumns.map { String(decoding: $0, as: UTF8.self) }

@@ -11,8 +11,14 @@ enum BatchCommand: Command {
         OptionSpec("output-format", short: "F", value: "FMT", help: "output format (default: from OUT's extension, else the input's)"),
         OptionSpec("lat-col", aliases: ["lat-key"], value: "COL", help: "latitude column: name or 1-based number (NDJSON: key)"),
         OptionSpec("lon-col", aliases: ["lon-key", "lng-col"], value: "COL", help: "longitude column: name or 1-based number (NDJSON: key)"),
+        OptionSpec("coords", value: "COL", help: "one column (NDJSON: key) holding both: \"lat,lon\", \"lat lon\" or POINT(lon lat)"),
+        OptionSpec("lon-first", help: "longitude comes first (in a --coords pair; in the first two columns without a header)"),
         OptionSpec("header", help: "the first CSV/TSV row is a header (default: detected)"),
         OptionSpec("no-header", help: "the first CSV/TSV row is data"),
+        OptionSpec("no-header-out", help: "headerless input: write no header row (default: one naming the added columns)"),
+        OptionSpec("delimiter", short: "d", value: "CHAR", help: "CSV field delimiter: , ; tab | or any one character (default: sniffed)"),
+        OptionSpec("decimal-comma", help: "numbers use a decimal comma (48,8566); default: detected in ;-separated files"),
+        OptionSpec("encoding", value: "ENC", help: "input text encoding: utf-8 (default), utf-16 (by its BOM; also detected), utf-16le, utf-16be, latin1, cp1252"),
         OptionSpec("fields", value: "LIST", help: "fields to add, comma-separated, or all (default: \(PlacemarkColumn.defaults.map(\.name).joined(separator: ",")))"),
         OptionSpec("prefix", value: "STR", help: "put STR before every added column name (avoids clashes with input columns)"),
         OptionSpec("datum", value: "DATUM", help: "datum of the input coordinates: wgs84 (default), gcj02, bd09"),
@@ -27,12 +33,26 @@ enum BatchCommand: Command {
 
         Formats:
           csv, tsv   RFC 4180 quoting (delimiters, quotes, newlines inside quoted values), UTF-8 BOM
-                     accepted (and kept). Coordinates from columns named lat/latitude/y and
-                     lon/lng/long/longitude/x (any case), or --lat-col/--lon-col. Without a header,
-                     latitude is column 1 and longitude column 2 unless told otherwise. Empty lines are
-                     skipped.
+                     accepted (and kept). The delimiter (, ; tab |) is sniffed from the first rows, so a
+                     TSV or a ;-file named .csv reads too (--delimiter to say it); CSV output keeps the
+                     input's delimiter. Decimal commas (48,8566) are read in ;-files whose values prove
+                     them, or with --decimal-comma. Coordinates from columns named lat/latitude/y and
+                     lon/lng/long/longitude/x (any case, spaces around ignored), else from one column
+                     whose name holds such a word (pickup_latitude, start_lat, "Lat (deg)", GPS
+                     Latitude; two candidates are an error naming both), or --lat-col/--lon-col, or
+                     --coords COL for one column holding both ("48.85,2.35", "48.85 2.35",
+                     POINT(2.35 48.85)). Without a header, latitude is column 1 and longitude column 2
+                     (--lon-first: the other way round), and the output gets a header naming the added
+                     columns (--no-header-out: none). Header names are written back byte for byte.
+                     Empty lines are skipped.
+          input      .gz and .zst files (by extension or content) are decompressed as a stream,
+                     several gzip members included; truncated or corrupt ones stop the run with the
+                     byte offset (exit 3). UTF-16 with a byte-order mark is decoded; Latin-1,
+                     Windows-1252 and UTF-16 without a mark need --encoding (the error says which).
+          output     OUT ending in .gz is written gzip-compressed, still atomically.
           ndjson     one JSON object per line, coordinates under the same names (numbers or numeric
-                     strings); the fields are added as keys. Blank lines are skipped.
+                     strings), or a dotted path into nested objects (--lat-col location.lat); the
+                     fields are added as keys. Blank lines are skipped.
           geojson    a FeatureCollection of Point features; the fields are added to each feature's
                      properties, everything else is kept. Read as a stream, feature by feature.
           Converting (e.g. --output-format ndjson from CSV) maps columns to keys (CSV values become
@@ -96,6 +116,23 @@ enum BatchCommand: Command {
         if arguments.flag("header") && arguments.flag("no-header") { throw .usage("--header and --no-header contradict each other") }
         if arguments.flag("header") { options.header = true }
         if arguments.flag("no-header") { options.header = false }
+        options.headerOut = !arguments.flag("no-header-out")
+        options.encoding = arguments.value("encoding")
+        if let text = arguments.value("delimiter") {
+            guard let delimiter = DelimiterSniffer.parse(text) else {
+                throw .usage("--delimiter needs one character (or tab, comma, semicolon, pipe), got \"\(text)\"")
+            }
+            options.delimiter = delimiter
+        }
+        options.decimalComma = arguments.flag("decimal-comma")
+        if options.decimalComma && options.delimiter == UInt8(ascii: ",") {
+            throw .usage("--decimal-comma with --delimiter , cannot tell a decimal comma from a field delimiter in unquoted values")
+        }
+        options.coordsColumn = arguments.value("coords")
+        options.lonFirst = arguments.flag("lon-first")
+        if options.coordsColumn != nil && (options.latColumn != nil || options.lonColumn != nil) {
+            throw .usage("--coords names one column holding both coordinates; it does not go with --lat-col/--lon-col")
+        }
         if let list = arguments.value("fields") { options.fields = try PlacemarkColumn.parseList(list) }
         if let prefix = arguments.value("prefix") { options.prefix = prefix }
         options.datum = try ReverseCommand.parseDatum(arguments.value("datum"))

@@ -8,9 +8,14 @@ enum ReverseCommand: Command {
         geocode LAT LON [--json] [--datum DATUM] [--data DIR]
         geocode reverse LAT LON [options]
         geocode LAT,LON [options]
+        geocode 48°51'24"N 2°21'08"E [options]
         """
     static let details = """
-        LAT and LON are decimal degrees; negative numbers work as they are (no -- needed).
+        LAT and LON are decimal degrees; negative numbers work as they are (no -- needed). Also read:
+        LAT,LON and LAT, LON (as map apps copy them), geocode reverse "POINT(LON LAT)", and degrees,
+        minutes and seconds with marks or hemisphere letters: 48°51'24"N 2°21'08"E,
+        "48 51 24 N 2 21 08 E", 33°52.1'S 151°12.5'E. Input that could be read two ways (48,85 2,35;
+        DMS without marks or letters) is refused with the reason.
 
         Exit status: 0 found, 1 the point is in no administrative unit (ocean or outside the data;
         the time zone, when the data has one there, is still printed),
@@ -55,27 +60,64 @@ enum ReverseCommand: Command {
         return found ? .success : .notFound
     }
 
-    /// `LAT LON` or `LAT,LON`. A wrong count is a usage error (2); values that are not valid coordinates are
-    /// bad input (3).
+    /// `LAT LON`, `LAT,LON`, `LAT, LON` (a paste from a map app, however the shell split it), WKT
+    /// `POINT(LON LAT)`, or degrees-minutes-seconds (`48°51'24"N 2°21'08"E`, `48 51 24 N 2 21 08 E`).
+    /// A wrong count is a usage error (2); values that are not valid coordinates, or text that could be
+    /// read more than one way, are bad input (3).
     static func parseCoordinate(_ positionals: [String]) throws(CLIError) -> Coordinate {
-        let parts: [String]
-        switch positionals.count {
-        case 2: parts = positionals
-        case 1 where positionals[0].contains(","):
-            parts = positionals[0].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-            guard parts.count == 2 else { throw .usage("expected LAT,LON, got \"\(positionals[0])\"") }
-        case 0: throw .usage("missing LAT and LON")
-        case 1: throw .usage("missing LON (give LAT LON, or LAT,LON)")
-        default: throw .usage("too many arguments: expected LAT LON, got \(positionals.joined(separator: " "))")
-        }
         func value(_ text: String) -> CoordinateCheck.Value {
             if text.allSatisfy({ $0 == " " || $0 == "\t" }) { return .empty }
             if let v = DecimalNumber.parse(text) { return .number(v, text: .string(text)) }
             return .notNumber(text: text)
         }
-        switch CoordinateCheck.coordinate(lat: value(parts[0]), latWhere: "LAT", lon: value(parts[1]), lonWhere: "LON") {
-        case .success(let c): return c
-        case .failure(let e): throw .badInput(e.message)
+        func checked(_ lat: CoordinateCheck.Value, _ lon: CoordinateCheck.Value) throws(CLIError) -> Coordinate {
+            switch CoordinateCheck.coordinate(lat: lat, latWhere: "LAT", lon: lon, lonWhere: "LON") {
+            case .success(let c): return c
+            case .failure(let e): throw .badInput(e.message)
+            }
+        }
+        if positionals.isEmpty { throw .usage("missing LAT and LON") }
+        let text = positionals.joined(separator: " ")
+        // Degree/minute/second marks, or a hemisphere letter alone or against digits (`N`, `24N`, `N48`).
+        let dmsMarks = text.contains { "°º˚'′’\"″”".contains($0) }
+            || text.split(whereSeparator: { $0 == " " || $0 == "," }).contains { token in
+                let letters = token.filter { !($0.isNumber || $0 == "." || $0 == "-" || $0 == "+") }
+                return letters.count == 1 && "NSEWnsew".contains(letters.first!)
+            }
+        if positionals.count == 2 && !text.contains(",") && !dmsMarks {
+            return try checked(value(positionals[0]), value(positionals[1]))
+        }
+        if let pair = CoordinatePair.parse(text, lonFirst: false, decimalComma: false) {
+            return try checked(.number(pair.latitude, text: .string("\(pair.latitude)")),
+                               .number(pair.longitude, text: .string("\(pair.longitude)")))
+        }
+        if dmsMarks && !text.uppercased().hasPrefix("POINT") {
+            switch DMSCoordinate.parse(text) {
+            case .success(let pair):
+                return try checked(.number(pair.latitude, text: .string("\(pair.latitude)")),
+                                   .number(pair.longitude, text: .string("\(pair.longitude)")))
+            case .failure(let e):
+                throw .badInput("cannot read \"\(text)\" as a point: \(e.message)")
+            }
+        }
+        if positionals.count == 4 || positionals.count == 6, positionals.allSatisfy({ DecimalNumber.parse($0) != nil }) {
+            throw .badInput("cannot read \"\(text)\" as a point: degrees, minutes and seconds without ° ' \" marks "
+                            + "or N/S/E/W letters are ambiguous")
+        }
+        let commas = text.filter { $0 == "," }.count
+        if commas >= 2 || (commas == 1 && positionals.count > 2) {
+            throw .badInput("\"\(text)\" is ambiguous: a comma may be a decimal comma or the separator; "
+                            + "write decimals with a dot (48.8566, 2.3522)")
+        }
+        switch positionals.count {
+        case 1 where commas == 1:
+            let parts = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            return try checked(value(parts[0]), value(parts[1]))
+        case 1: throw .usage("missing LON (give LAT LON, or LAT,LON)")
+        case 2:
+            let first = positionals[0].hasSuffix(",") ? String(positionals[0].dropLast()) : positionals[0]
+            return try checked(value(first), value(positionals[1]))
+        default: throw .usage("too many arguments: expected LAT LON, got \(text)")
         }
     }
 

@@ -23,10 +23,62 @@ struct BatchOutcome {
 private let inputURL = scratchDirectory.appendingPathComponent("input")
 private let lookup = GridTestLookup()
 
+/// How the harness stores the content before the run reads it: as it is, or through gzip (made by the
+/// CLI's own deflater, in `members` members), whole or damaged.
+enum Stored {
+    case plain
+    case gzip(members: Int)
+    /// Cut at `fraction` (0..<1) of the last member's bytes (its magic kept): never a complete stream.
+    case gzipTruncated(members: Int, fraction: Double)
+    /// One byte of the compressed file inverted, at `position` modulo its length (never the magic bytes).
+    case gzipCorrupted(members: Int, position: Int)
+}
+
+/// The content in gzip members (split at even byte counts), and where the last member starts.
+func gzipMembers(_ content: UnsafeBufferPointer<UInt8>, _ members: Int) -> (bytes: [UInt8], lastStart: Int) {
+    var out: [UInt8] = []
+    var lastStart = 0
+    let n = max(1, members), all = Array(content)
+    for m in 0..<n {
+        let part = Array(all[(all.count * m / n)..<(all.count * (m + 1) / n)])
+        lastStart = out.count
+        do throws(CLIError) {
+            let deflater = try makeDeflater()
+            try deflater.compress(part) { (bytes: [UInt8]) throws(CLIError) in out += bytes }
+            try deflater.finish { (bytes: [UInt8]) throws(CLIError) in out += bytes }
+        } catch {
+            violation("the deflater failed: \(error)")
+        }
+    }
+    return (out, lastStart)
+}
+
+/// The CLI's deflater (a typed-throwing init, wrapped so the harness sees one error type).
+private func makeDeflater() throws(CLIError) -> GzipDeflater {
+    do throws(CompressionError) { return try GzipDeflater() } catch { throw .io("\(error)") }
+}
+
 /// Options byte: bits 0-1 read size (1, 3, 64, 1 MiB bytes: buffer boundaries everywhere), bits 2-3 the
-/// records per chunk (1, 2, 7, 8192).
-func runBatch(_ content: UnsafeBufferPointer<UInt8>, format: BatchFormat, output: BatchFormat, options byte: UInt8) -> BatchOutcome {
-    guard FileManager.default.createFile(atPath: inputURL.path, contents: Data(buffer: content)) else { violation("cannot write input") }
+/// records per chunk (1, 2, 7, 8192). `configure` sets the variant options (decimal comma, --coords...).
+/// The input goes through the CLI's input stack (decompression, encoding) as `geocode batch` reads it;
+/// `encoding` nil means "detect", as without `--encoding`.
+func runBatch(_ content: UnsafeBufferPointer<UInt8>, format: BatchFormat, output: BatchFormat, options byte: UInt8,
+              stored: Stored = .plain, encoding: String? = "utf-8",
+              configure: (inout BatchOptions) -> Void = { _ in }) -> BatchOutcome {
+    var file = Array(content)
+    switch stored {
+    case .plain: break
+    case .gzip(let members): file = gzipMembers(content, members).bytes
+    case .gzipTruncated(let members, let fraction):
+        let (bytes, lastStart) = gzipMembers(content, members)
+        // At least the magic bytes of the last member: fewer would be "not gzip" or "after the last member".
+        file = Array(bytes[..<(lastStart + 2 + Int(Double(bytes.count - lastStart - 2) * fraction))])
+    case .gzipCorrupted(let members, let position):
+        file = gzipMembers(content, members).bytes
+        // Not the first member's magic bytes: without them the file is plain text, rightly.
+        file[2 + position % (file.count - 2)] ^= 0xFF
+    }
+    guard FileManager.default.createFile(atPath: inputURL.path, contents: Data(file)) else { violation("cannot write input") }
     let fd = open(inputURL.path, O_RDONLY)
     check(fd >= 0, "cannot open input")
     defer { close(fd) }
@@ -40,10 +92,11 @@ func runBatch(_ content: UnsafeBufferPointer<UInt8>, format: BatchFormat, output
     options.readSize = [1, 3, 64, 1 << 20][Int(byte & 3)]
     options.chunkRecords = [1, 2, 7, 8192][Int(byte >> 2) & 3]
     options.chunkBytes = options.chunkRecords == 8192 ? 256 << 10 : 16
-    let input = ByteInput(fd: fd, name: "input", readSize: options.readSize)
-    if format == .geojson { input.maxPending = 1 << 30 }
+    configure(&options)
     var outcome = BatchOutcome()
     do throws(CLIError) {
+        let input = try InputStack.open(fd: fd, name: "input", path: nil, encodingName: encoding, readSize: options.readSize).input
+        if format == .geojson { input.maxPending = 1 << 30 }
         let setup = try BatchSetup.prepare(input: input, format: format, outputFormat: output, options: options)
         outcome.schema = setup.schema
         outcome.preamble = setup.preamble

@@ -21,13 +21,16 @@ import Testing
     }
 
     @Test func headerDetectionAndOverride() async throws {
-        // Numbers in the first row: data, no header in the output either.
-        #expect(try await batch([], "45.5,12.25\n").out == "45.5,12.25,Testland,Cell 2,\n")
-        // Longitude first, no header: say so by number.
-        #expect(try await batch(["--lat-col", "2", "--lon-col", "1"], "12.25,45.5\n").out == "12.25,45.5,Testland,Cell 2,\n")
+        // Numbers in the first row: data; the output gets a header naming the added columns (issue 17)...
+        #expect(try await batch([], "45.5,12.25\n").out == "lat,lon,country,city,geocode_error\n45.5,12.25,Testland,Cell 2,\n")
+        // ...or none with --no-header-out.
+        #expect(try await batch(["--no-header-out"], "45.5,12.25\n").out == "45.5,12.25,Testland,Cell 2,\n")
+        // Longitude first, no header: say so by number, or with --lon-first.
+        #expect(try await batch(["--lat-col", "2", "--lon-col", "1"], "12.25,45.5\n").out == "lon,lat,country,city,geocode_error\n12.25,45.5,Testland,Cell 2,\n")
+        #expect(try await batch(["--lon-first"], "12.25,45.5\n").out == "lon,lat,country,city,geocode_error\n12.25,45.5,Testland,Cell 2,\n")
         // --no-header on a file that has one: the header row becomes a bad row, kept.
         let forced = try await batch(["--no-header"], "lat,lon\n45.5,12.25\n")
-        #expect(forced.out == "lat,lon,,,\"latitude \"\"lat\"\" is not a number (column 1); longitude \"\"lon\"\" is not a number (column 2)\"\n"
+        #expect(forced.out == "lat,lon,country,city,geocode_error\n" + "lat,lon,,,\"latitude \"\"lat\"\" is not a number (column 1); longitude \"\"lon\"\" is not a number (column 2)\"\n"
                 + "45.5,12.25,Testland,Cell 2,\n")
         #expect(forced.err == "<stdin>:1: bad row: latitude \"lat\" is not a number (column 1); longitude \"lon\" is not a number (column 2)\n")
     }

@@ -104,3 +104,28 @@ import Testing
         #expect(engine.err.contains("cannot load data from \(dir.path)"))
     }
 }
+
+/// `geocode LAT, LON` as pasted from a map app, and degrees-minutes-seconds (issue 17): each gives
+/// exactly the answer of the decimal form, or a clear refusal.
+@Suite struct SinglePointFormsTests {
+    @Test(arguments: [["45.5,", "12.25"], ["45.5,12.25"], ["45.5", ",", "12.25"], ["45.5, 12.25"],
+                      ["45°30'N", "12°15'E"], ["45", "30", "00", "N", "12", "15", "00", "E"], ["45°30′00″N 12°15′00″E"],
+                      ["12°15'E", "45°30'N"]])
+    func sameAnswerAsDecimal(_ arguments: [String]) async throws {
+        let decimal = try await GeocodeBinary.run(["45.5", "12.25", "--json"])
+        let r = try await GeocodeBinary.run(arguments + ["--json"])
+        #expect(r.status == 0, "\(arguments): \(r.err)")
+        #expect(r.out == decimal.out, "\(arguments)")
+        #expect(r.out.hasPrefix("{\"latitude\":45.5,\"longitude\":12.25,"))
+    }
+
+    @Test(arguments: [(["45,5", "12,25"], "is ambiguous: a comma may be a decimal comma"),
+                      (["45", "30", "00", "12", "15", "00"], "without ° ' \" marks or N/S/E/W letters are ambiguous"),
+                      (["45°30'N", "12°15'S"], "two latitudes"),
+                      (["45°75'N", "12°E"], "minutes 75.0 are not below 60")])
+    func ambiguousOrWrongIsExitThree(_ arguments: [String], _ message: String) async throws {
+        let r = try await GeocodeBinary.run(arguments)
+        #expect(r.status == 3, "\(arguments): \(r.err)")
+        #expect(r.err.contains(message), "\(arguments): \(r.err)")
+    }
+}
