@@ -57,16 +57,7 @@ struct BundledDataTests: Sendable {
         var wrong = 0
         for p in points {
             let datum = try #require(Datum(name: p.datum))
-            var got = try g.placemark(for: Coordinate(latitude: p.lat, longitude: p.lon), datum: datum).map(Expected.init)
-            // Today's engine applies China's province-level-city rule to a GeoNames place named like its
-            // admin-1 (Berlin in Berlin): province code and fallback flag instead of the geonameid. Accepted
-            // for localities answers only (see LocalityOracleTests.agrees).
-            if var e = got, let x = p.expect, x.dataset == "localities", x.locality == x.administrativeArea,
-               e.localityCode == x.administrativeAreaCode, e.localityIsProvinceFallback {
-                e.localityCode = x.localityCode
-                e.localityIsProvinceFallback = x.localityIsProvinceFallback
-                if e == x { got = e }
-            }
+            let got = try g.placemark(for: Coordinate(latitude: p.lat, longitude: p.lon), datum: datum).map(Expected.init)
             if got != p.expect {
                 wrong += 1
                 Issue.record("\(p.label ?? p.region ?? "") (\(p.lat), \(p.lon)): engine \(String(describing: got)), shapely \(String(describing: p.expect))")

@@ -89,36 +89,20 @@ struct LocalityOracleTests: Sendable {
         }
     }
 
-    /// Today's engine applies China's province-level-city rule (`DatasetLoader.applyProvinceLevelCity`)
-    /// to every city-level record whose name equals its province's: for GeoNames places named like their
-    /// admin-1 (Berlin in Berlin, São Paulo, Kayes) it replaces the geonameid with the province code and
-    /// flags a province fallback. That, and only that, is accepted here, and counted; once the engine skips
-    /// the rule for `nearest_place` layers, `provinceRuleAnswers` drops to 0 and this can be tightened.
-    static func agrees(_ engine: Expected?, _ shapely: Expected?) -> (ok: Bool, provinceRule: Bool) {
-        if engine == shapely { return (true, false) }
-        guard var e = engine, let s = shapely, s.locality != nil, s.locality == s.administrativeArea,
-              e.localityCode == s.administrativeAreaCode else { return (false, false) }
-        e.localityCode = s.localityCode
-        return (e == s, e == s)
-    }
-
     func checkShapely(kind: String, minimum: Int) throws {
         let got = try answers(kind: kind)
         #expect(got.count >= minimum)
         var wrong = 0
-        var provinceRule = 0
         for (p, e) in got {
-            let (ok, rule) = Self.agrees(e, p.expect)
-            if rule { provinceRule += 1 }
-            if ok { continue }
+            // Exactly shapely's answer: a place named like its admin-1 (Berlin in Berlin) keeps its own
+            // geonameid and no province fallback (the province-level-city rule is China's, for polygons).
+            if e == p.expect { continue }
             wrong += 1
             if wrong <= 20 {
                 Issue.record("\(kind) (\(p.lat), \(p.lon)): engine \(e.map(\.description) ?? "nil"), shapely \(p.expect.map(\.description) ?? "nil")")
             }
         }
         #expect(wrong == 0, "\(wrong) of \(got.count) \(kind) points differ from shapely")
-        // The rule above fires only where the place and its admin-1 share a name: a few percent.
-        #expect(provinceRule * 10 < got.count, "\(provinceRule) \(kind) points got the province-level-city rule")
     }
 
     @Test func everyGeoNamesPlaceGetsShapelysLocality() async throws {
@@ -173,9 +157,9 @@ struct LocalityOracleTests: Sendable {
             ]
             for (lat, lon, city, id, admin1, code, cc) in cases {
                 let p = try #require(try g.placemark(for: Coordinate(latitude: lat, longitude: lon), datum: .wgs84), "\(city)")
-                // Berlin and São Paulo share their admin-1's name: see `agrees` for the code today's engine gives.
-                let codeOK = p.localityCode == id || (city == admin1 && p.localityCode == code)
-                #expect(p.locality == city && codeOK, "\(city): \(p.locality ?? "nil") \(p.localityCode ?? "nil")")
+                // Berlin and São Paulo share their admin-1's name and still are their own place, not a fallback.
+                #expect(p.locality == city && p.localityCode == id && !p.localityIsProvinceFallback,
+                        "\(city): \(p.locality ?? "nil") \(p.localityCode ?? "nil")")
                 #expect(p.administrativeArea == admin1 && p.administrativeAreaCode == code,
                         "\(city): \(p.administrativeArea ?? "nil") \(p.administrativeAreaCode ?? "nil")")
                 #expect(p.isoCountryCode == cc, "\(city): \(p.isoCountryCode ?? "nil")")

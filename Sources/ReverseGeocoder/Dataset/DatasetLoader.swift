@@ -220,8 +220,12 @@ struct DatasetLoader: Sendable {
                     }
                     p.set(level, name: value.name, code: value.code)
                 }
-                Self.applyProvinceLevelCity(&p, layerLevel: layerLevel, hasCityLevel: hasCityLevel,
-                                            municipalities: municipalities)
+                // A populated place is its own city even when named like its admin-1 (Berlin in Berlin,
+                // São Paulo): the province-level-city rule is about polygons without a city level.
+                if !nearestPlaceLevels.contains(.city) {
+                    Self.applyProvinceLevelCity(&p, layerLevel: layerLevel, hasCityLevel: hasCityLevel,
+                                                municipalities: municipalities)
+                }
                 // The distance is the query's (see ReverseGeocoder.answer); 0 marks the kind until then.
                 for level in nearestPlaceLevels where p.name(at: level) != nil || p.code(at: level) != nil {
                     p[level].provenance = .nearestPlace(metres: 0)
