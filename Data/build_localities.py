@@ -6,8 +6,9 @@
 
 Each place's cell is its plain (unweighted) Voronoi cell among the places of the same admin-1 unit,
 clipped to that unit (Natural Earth province from OUT/world/world_province.shp, as built), so no cell
-crosses a province border. The variant (cities500, plain, clipped) was chosen by measuring the method
-against Amap's real city polygons in China (Data/measure_localities.py, table in Data/README.md).
+crosses a province border. Plain and clipped were chosen by measuring the method
+against Amap's real city polygons in China (Data/measure_localities.py, table in Data/README.md);
+cities15000 is the finest GeoNames extract that keeps localities/ within its 25 MB budget.
 The Voronoi diagram is computed per province in a local equirectangular plane (longitude scaled by the
 cosine of the province's mean latitude), which keeps cells close to "nearest place on the ground"; the
 linear map keeps every cell edge a straight segment in longitude/latitude.
