@@ -47,7 +47,7 @@ EXPECTED_VERSIONS = {
 }
 EXPECTED_DATA_VERSION = "2026c"  # timezone-boundary-builder release inside timezonefinder-data
 EXPECTED_COUNTS = {"zones": 444, "polygons": 1322, "holes": 756}
-DEFAULT_TOLERANCE = 0.01  # degrees; see Data/README.md (size vs agreement table) for why
+DEFAULT_TOLERANCE = 0.001  # degrees; see Data/README.md (size vs agreement table) for why
 COORD_SCALE = 1e7  # timezonefinder's int32 unit: 1e-7 degrees
 GLOBE = (-180.0, -90.0, 180.0, 90.0)
 ATTRIBUTION = ("Time zones: timezone-boundary-builder by Evan Siroky, ODbL 1.0, "

@@ -146,6 +146,64 @@ def explain(lon, lat, ours, tf_ans, lookup: Lookup, limit=50):
     return rows
 
 
+def near_border_points(lookup: Lookup, n: int, seed: int):
+    """n points at 1e-8 .. 1e-3 degrees (log-uniform) off a random edge of the dataset's borders, either side."""
+    rng = np.random.default_rng(seed)
+    rings = shapely.get_rings(lookup.parts)
+    xy = [shapely.get_coordinates(r) for r in rings]
+    lens = np.array([len(c) - 1 for c in xy])
+    ring = rng.choice(len(xy), n, p=lens / lens.sum())
+    lon, lat, dist = np.empty(n), np.empty(n), np.empty(n)
+    for k, r in enumerate(ring.tolist()):
+        c = xy[r]
+        i = int(rng.integers(0, len(c) - 1))
+        (x0, y0), (x1, y1) = c[i], c[i + 1]
+        t = rng.uniform()
+        dx, dy = x1 - x0, y1 - y0
+        norm = math.hypot(dx, dy) or 1.0
+        d = 10.0 ** rng.uniform(-8, -3) * rng.choice([-1.0, 1.0])
+        lon[k] = x0 + t * dx - dy / norm * d
+        lat[k] = y0 + t * dy + dx / norm * d
+        dist[k] = abs(d)
+    ok = (np.abs(lon) <= 180) & (np.abs(lat) <= 90)
+    return lon[ok], lat[ok], dist[ok]
+
+
+def border_distance(lookup: Lookup, lon, lat):
+    """Each point's distance (degrees) to the nearest border of the dataset: a tree over 256-vertex chunks."""
+    chunks = []
+    for r in shapely.get_rings(lookup.parts):
+        c = shapely.get_coordinates(r)
+        for i in range(0, len(c) - 1, 255):
+            chunks.append(shapely.LineString(c[i:i + 256]))
+    tree = shapely.STRtree(chunks)
+    _, d = tree.query_nearest(shapely.points(lon, lat), return_distance=True, all_matches=False)
+    return d
+
+
+def near_border_report(full: Lookup, n: int, seed: int) -> list[str]:
+    from timezonefinder import TimezoneFinder
+    tf = TimezoneFinder()
+    lon, lat, _ = near_border_points(full, n, seed)
+    dist = border_distance(full, lon, lat)
+    ours, _ = full(lon, lat)
+    theirs = [tf.timezone_at(lng=x, lat=y) for x, y in zip(lon.tolist(), lat.tolist())]
+    diff = np.array([a != b for a, b in zip(ours, theirs)])
+    out = [f"\nNear borders (seed {seed}): {len(lon):,} points 1e-8 .. 1e-3 degrees (log-uniform) off a random "
+           "edge of the full build; differences full build vs timezonefinder by the point's distance to the "
+           "nearest border:\n",
+           "| distance to the nearest border (degrees) | points | differ |", "| --- | ---: | ---: |"]
+    for lo, hi in ((0, 1e-8), (1e-8, 1e-7), (1e-7, 2e-7), (2e-7, 1e-6), (1e-6, 1e-5), (1e-5, 1e-4), (1e-4, 1e-3)):
+        m = (dist >= lo) & (dist < hi)
+        out.append(f"| {lo:g} .. {hi:g} | {int(m.sum()):,} | {int((diff & m).sum()):,} |")
+    if diff.any():
+        out.append(f"\nfarthest difference from a border: {float(dist[diff].max()):.3e} degrees")
+    for i in sorted(np.flatnonzero(diff).tolist(), key=lambda i: -dist[i])[:10]:
+        out.append(f"- ({float(lat[i])!r}, {float(lon[i])!r}) {dist[i]:.1e} deg from a border: "
+                   f"ours {ours[i]}, timezonefinder {theirs[i]}")
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--full", required=True, help="directory holding a --full timezones/")
@@ -154,6 +212,7 @@ def main():
     ap.add_argument("--random", type=int, default=N_RANDOM)
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--cache", default="/tmp/tz-measure")
+    ap.add_argument("--near-border", type=int, default=0, help="also N points just off the borders (full build)")
     ap.add_argument("--json", help="write the answers of every point set here (for the oracle fixture)")
     a = ap.parse_args()
 
@@ -201,6 +260,9 @@ def main():
         for i, la, lo, o, t, d in explain(x, y, ours_full[k][0], tf[k], full):
             extra = f" geonameid {gmeta[i][0]} {gmeta[i][1]} ({gmeta[i][2]}, GeoNames tz {gmeta[i][3]})" if k == "geonames" else ""
             out.append(f"- {k} #{i}: ({la!r}, {lo!r}) ours {o}, timezonefinder {t}, border {d:.3e}{extra}")
+
+    if a.near_border:
+        out += near_border_report(full, a.near_border, a.seed + 1)
 
     if a.tolerances:
         import build as base
