@@ -66,7 +66,7 @@ def main():
                  f"# ({agree} of {len(ours)} rows: shapely on the bundled polygons == timezonefinder)",
                  "lat\tlon\tshapely\ttimezonefinder" + ("\tgeonameid" if extra else "")]
         for k in range(len(ours)):
-            row = f"{y[k]!r}\t{x[k]!r}\t{ours[k]}\t{theirs[k]}"
+            row = f"{float(y[k])!r}\t{float(x[k])!r}\t{ours[k]}\t{theirs[k]}"
             if extra:
                 row += f"\t{extra[k][0]}"
             lines.append(row)
