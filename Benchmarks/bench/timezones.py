@@ -61,7 +61,7 @@ def time_tf_batch(xs, ys):
     tf = TimezoneFinder()
     lng, lat = np.asarray(xs), np.asarray(ys)
     c0 = time.process_time()
-    tf.timezone_names_at(lng, lat)
+    tf.timezone_names_at(lngs=lng, lats=lat)
     return time.process_time() - c0, None
 
 
