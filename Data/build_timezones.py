@@ -31,7 +31,6 @@ import importlib.metadata
 import os
 import shutil
 import sys
-import time
 
 import numpy as np
 import shapely
@@ -40,6 +39,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import build as base  # noqa: E402  (Data/build.py: shapefile writer, checks, hashing, JSON)
 from build import BuildError, check  # noqa: E402
 
+# Pinned: the newest the PyPI index reachable here offers (issue 16 named timezonefinder 9.2.0 /
+# timezonefinder-data 4.2026.5, which `pip index versions` does not list here); see Data/README.md.
 EXPECTED_VERSIONS = {
     "timezonefinder": "9.0.0",
     "timezonefinder-data": "3.2026.3.post1",
