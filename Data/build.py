@@ -691,6 +691,8 @@ def main(argv=None):
     ap.add_argument("--no-measure", action="store_true", help="skip the district-difference measurement")
     ap.add_argument("--no-localities", action="store_true",
                     help="skip OUT/localities/ (GeoNames place cells, Data/build_localities.py)")
+    ap.add_argument("--no-timezones", action="store_true",
+                    help="do not build timezones/ (build_timezones.py builds it on its own too)")
     args = ap.parse_args(argv)
     tol = None if args.full else args.tolerance
     out = os.path.abspath(args.out)
@@ -757,6 +759,13 @@ def main(argv=None):
             total += n
             log(f"size {os.path.basename(ddir)}/{f}: {n} bytes")
     log(f"size total china/ + world/: {total} bytes ({total / 1e6:.2f} MB)")
+    if not args.no_timezones:
+        # The time-zone overlay (its own script, its own section of this log; see build_timezones.py).
+        sys.modules.setdefault("build", sys.modules[__name__])  # one BuildError class when run as a script
+        import build_timezones
+        log(build_timezones.LOG_BEGIN)
+        build_timezones.build(out, None if args.full else build_timezones.DEFAULT_TOLERANCE, log)
+        log(build_timezones.LOG_END)
     with open(os.path.join(out, "build_log.txt"), "w", encoding="utf-8", newline="\n") as f:
         f.write("\n".join(log.lines) + "\n")
     if not args.no_localities:  # cells are clipped to OUT/world/world_province.shp, written above
