@@ -60,7 +60,10 @@ public final class ReverseGeocoder: Sendable {
     /// Wall time spent loading.
     public let loadTime: Duration
     private let hasChinaDatumDataset: Bool
-    private let preferredLanguages: [String]
+    /// Internal for the nearest-unit fallback (ReverseGeocoder+NearestUnit.swift), which localizes too.
+    let preferredLanguages: [String]
+    /// ``Options/maxDistance``, checked (0: no fallback).
+    let maxDistance: Double
 
     deinit {
         hotDatasets.deallocate()
@@ -100,6 +103,13 @@ public final class ReverseGeocoder: Sendable {
         /// Applied once per unit, so it costs queries nothing.
         public var preferredLanguages: [String]
 
+        /// How far (metres) a point that is in no unit of any dataset (at sea, on a coast the data draws a
+        /// little inland) may be from a unit and still get it: the nearest unit within this distance
+        /// answers, each of its levels flagged ``Placemark/Provenance/nearestUnit(metres:)``. 0 turns the
+        /// fallback off (such points answer nil). Default ``defaultMaxDistance``, chosen by measurement
+        /// (see the README, "Coasts"). Negative or NaN is ``GeocoderError/invalidOption(name:reason:)``.
+        public var maxDistance: Double = Options.defaultMaxDistance
+
         public init(cellSize: Double? = 0.05, cacheDirectory: URL? = nil, hugePages: Bool = true,
                     skipBrokenDatasets: Bool = false, allowModifiedData: Bool = false,
                     preferredLanguages: [String] = []) {
@@ -129,6 +139,7 @@ public final class ReverseGeocoder: Sendable {
     /// `skipped`: warnings of datasets the directory scan already passed over.
     init(manifests: [(manifest: DatasetManifest, directory: URL?)], options: Options, skipped: [String]) throws {
         let start = ContinuousClock.now
+        let checkedMaxDistance = try Self.checked(maxDistance: options.maxDistance)
         var sets: [LoadedDataset] = []
         var infos: [DatasetInfo] = []
         var warnings = skipped
@@ -174,6 +185,7 @@ public final class ReverseGeocoder: Sendable {
         contexts = ContextRegistry(partCount: offset, placemarkCount: placemarkCount)
         hasChinaDatumDataset = sets.contains { $0.manifest.datum != .wgs84 }
         preferredLanguages = options.preferredLanguages
+        maxDistance = checkedMaxDistance
         loadTime = ContinuousClock.now - start
     }
 
@@ -311,6 +323,9 @@ public final class ReverseGeocoder: Sendable {
             }
             if set.datum != .wgs84 { missedChina = true }
         }
+        // In no unit of any dataset: the nearest unit within reach, out of line (the inside path pays a
+        // compare for it; see ReverseGeocoder+NearestUnit.swift).
+        if maxDistance > 0 { return try nearestUnit(coordinate, datum: datum, context: context) }
         return nil
     }
 
@@ -343,7 +358,7 @@ public final class ReverseGeocoder: Sendable {
     /// The query point in a dataset's datum. Out of line: inlined, the compiler hoists the BD-09 formula
     /// (a square root, sines) out of the dataset loop and pays it on every query (perf: 5 % of a query).
     @inline(never)
-    private func convert(_ coordinate: Coordinate, from datum: Datum, to target: Datum, missedChina: Bool) -> Coordinate {
+    func convert(_ coordinate: Coordinate, from datum: Datum, to target: Datum, missedChina: Bool) -> Coordinate {
         if target != .wgs84 || datum == .wgs84 || !hasChinaDatumDataset {
             return Datum.convert(coordinate, from: datum, to: target)
         }

@@ -19,6 +19,7 @@ enum BatchCommand: Command {
         OptionSpec("threads", short: "j", value: "N", help: "worker threads (default: number of cores)"),
         OptionSpec("strict", help: "stop at the first bad row (exit 3, no output file) instead of flagging it"),
         OptionSpec("quiet", short: "q", help: "no progress bar, no summary (bad rows are still reported)"),
+        MaxDistanceOption.spec,
         .data, .skipBrokenDatasets, .allowModifiedData, .help,
     ]
     static let details = """

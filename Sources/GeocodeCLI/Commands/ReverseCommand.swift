@@ -12,7 +12,11 @@ enum ReverseCommand: Command {
     static let details = """
         LAT and LON are decimal degrees; negative numbers work as they are (no -- needed).
 
-        Exit status: 0 found, 1 the point is in no polygon (ocean or outside the data),
+        A point in no unit (at sea, or on a coast the data draws a little inland) gets the nearest unit
+        within --max-distance (default \(MaxDistanceOption.defaultText)), marked "[nearest, N m]"; --max-distance 0 turns
+        that off.
+
+        Exit status: 0 found, 1 the point is in no polygon and none is within --max-distance (ocean or outside the data),
         2 bad command line, 3 invalid coordinate, 4 data directory missing or unloadable,
         5 the answer could not be written (disk full, stdout closed).
 
@@ -24,6 +28,7 @@ enum ReverseCommand: Command {
     static let options: [OptionSpec] = [
         OptionSpec("json", short: "j", help: "print JSON: the point, \"found\", and the placemark with every field (null when none)"),
         OptionSpec("datum", value: "DATUM", help: "datum of LAT/LON: wgs84 (GPS, default), gcj02 (China maps), bd09 (Baidu)"),
+        MaxDistanceOption.spec,
         .data, .skipBrokenDatasets, .allowModifiedData, .help,
     ]
 
@@ -45,7 +50,7 @@ enum ReverseCommand: Command {
             try context.stdout.emit(humanReadable(placemark))
         } else {
             context.stderr.write("geocode: no place at \(coordinate.latitude), \(coordinate.longitude) "
-                                 + "(in no polygon: ocean, or outside the loaded data)\n")
+                                 + "(in no polygon and none within --max-distance: ocean, or outside the loaded data)\n")
         }
         return placemark == nil ? .notFound : .success
     }
