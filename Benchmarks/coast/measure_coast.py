@@ -61,6 +61,7 @@ def main():
         secs = run(args.geocode, args.data, inp, out, km * 1000, env)
         n = answered = own = fallback = fallback_own = 0
         wrong = collections.Counter()
+        wrong_near = []
         unanswered = collections.Counter()
         dist = []
         with open(out, newline="") as f:
@@ -81,10 +82,12 @@ def main():
                     fallback_own += near
                 else:
                     wrong[(gn, ours or "(none)", "fallback" if near else "inside")] += 1
+                    if near:
+                        wrong_near.append(f"{r['name']} ({r['lat']}, {r['lon']}) {gn}→{ours or '(none)'} {float(r['country_distance']):.0f} m")
         dist.sort()
         med = dist[len(dist) // 2] if dist else 0
         rows.append((km, n, answered, own, fallback, fallback_own, med, secs))
-        wrong_by_d[km] = (wrong, unanswered)
+        wrong_by_d[km] = (wrong, unanswered, wrong_near)
         print(f"{km} km: answered {answered}/{n}, own {own}, fallback {fallback} ({fallback_own} own), {secs:.1f} s",
               file=sys.stderr)
     with open(args.out, "w") as f:
@@ -98,9 +101,12 @@ def main():
         for km, n, a, o, fb, fo, med, secs in rows:
             f.write(f"| {km} km | {a} ({100*a/n:.3f} %) | {o} ({100*o/n:.3f} %) | {fb} | {fo} | {med:.0f} m | {secs:.1f} |\n")
         for km in DISTANCES_KM:
-            wrong, un = wrong_by_d[km]
-            f.write(f"\n## {km} km: wrong countries (GeoNames → ours, how answered: count), top 25 of {sum(wrong.values())}\n\n")
-            f.write(", ".join(f"{g}→{o} {h}: {c}" for (g, o, h), c in wrong.most_common(25)) or "none")
+            wrong, un, near = wrong_by_d[km]
+            f.write(f"\n## {km} km\n\nWrong answers of the fallback ({len(near)}): ")
+            f.write("; ".join(near) or "none")
+            inside = collections.Counter({k: c for k, c in wrong.items() if k[2] == "inside"})
+            f.write(f"\n\nWrong countries inside a polygon (GeoNames → ours: count; the same at every distance), top 15 of {sum(inside.values())}: ")
+            f.write(", ".join(f"{g}→{o}: {c}" for (g, o, h), c in inside.most_common(15)) or "none")
             f.write(f"\n\nUnanswered by GeoNames country, top 25 of {sum(un.values())}: ")
             f.write(", ".join(f"{g}: {c}" for g, c in un.most_common(25)) or "none")
             f.write("\n")

@@ -9,8 +9,9 @@ struct NearestUnit: Equatable, Sendable {
     /// Best first over the layer's packed R-tree: nodes and polygons come off a heap by the least
     /// distance anything in their box can have (``SphereBound``), so the search stops at the first box
     /// farther than the best polygon found so far; only polygons whose box is within reach are measured
-    /// exactly (GEOS, ``NearestPoint``). Equal distances go to the lower-numbered unit, as the boundary rule
-    /// of `LayerIndex.locate` does. A point inside a polygon measures 0.
+    /// exactly (GEOS, ``NearestPoint``, on the edges that can be within reach). Equal distances go to the
+    /// lower-numbered unit, as the boundary rule of `LayerIndex.locate` does. The point must be outside
+    /// every polygon of the layer (the fallback only asks then): the distance measured is to the rings.
     ///
     /// Throws when GEOS fails on a candidate polygon: never a "none near" in disguise.
     static func search(_ layer: LayerIndex, x: Double, y: Double, maxMetres: Double,
@@ -29,7 +30,8 @@ struct NearestUnit: Equatable, Sendable {
                 let part = Int(tree.indices[e.slot])
                 let box = tree.boxes[e.slot]
                 let shift = SphereBound.shift(x, toward: box)
-                let q = try NearestPoint.onPolygon(part, of: layer.store, x: x, y: y, shift: shift, context: context)
+                guard let q = try NearestPoint.onRings(part, of: layer.store, x: x, y: y, shift: shift,
+                                                       reach: EdgeReach(metres: limit, latitude: y), context: context) else { continue }
                 let d = SphereBound.metres(x1: x + shift, y1: y, x2: q.x, y2: q.y)
                 let unit = Int(layer.partUnit[part])
                 if d <= limit, best.map({ d < $0.metres || (d == $0.metres && unit < $0.unit) }) ?? true {

@@ -32,19 +32,19 @@ import Testing
     /// (empty distance); rows stay one per input row, in order.
     @Test func batchShowsProvenanceAndDistance() async throws {
         let input = "lat,lon\n59.9139,10.7522\n69.68,18.98\n0,-30\n"
-        let fields = ["--fields", "country_code,country_source,country_distance,province_source", "--quiet"]
+        let fields = ["--fields", "country_code,country_source,country_distance,administrative_area_source", "--quiet"]
         let file = try TemporaryDirectory.shared.newFile("coast", extension: "csv")
         try Data(input.utf8).write(to: file)
         let r = try await GeocodeBinary.run(["batch", file.path, "--format", "csv"] + fields, environment: TrackAndInfoTests.realData)
         #expect(r.status == 0, "\(r.err)")
         let rows = r.out.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
-        #expect(rows.count == 4)
-        #expect(rows[0] == ["lat", "lon", "country_code", "country_source", "country_distance", "province_source"])
+        try #require(rows.count == 4)
+        #expect(rows[0] == ["lat", "lon", "country_code", "country_source", "country_distance", "administrative_area_source"])
         #expect(rows[1][2] == "NO" && rows[1][3] == "inside" && rows[1][4] == "")
         #expect(rows[2][2] == "NO" && rows[2][3] == "nearest_unit" && rows[2][5] == "nearest_unit")
         let d = try #require(Double(rows[2][4]))
         #expect(d > 1000 && d < 5000)
-        #expect(rows[3][2...].allSatisfy(\.isEmpty))
+        #expect(rows[3][2...].allSatisfy { $0.isEmpty })
         let off = try await GeocodeBinary.run(["batch", file.path, "--format", "csv", "--max-distance", "0"] + fields,
                                               environment: TrackAndInfoTests.realData)
         #expect(off.out.split(separator: "\n")[2] == "69.68,18.98,,,,")
