@@ -44,8 +44,9 @@ enum BatchCommand: Command {
           "all", or "default" for \(PlacemarkColumn.defaults.map(\.name).joined(separator: ",")).
           `geocode fields` lists them with their library keys. The names of before (country_code,
           province, province_code, city, city_code, district, district_code, city_is_province) still
-          work and keep their names as headers. A point in no polygon (ocean) gets empty fields (null
-          in JSON).
+          work and keep their names as headers. A point in no polygon gets the nearest unit within
+          --max-distance (default \(MaxDistanceOption.defaultText); its *_source columns say nearest_unit, its
+          *_distance columns the metres); beyond that (open sea) it gets empty fields (null in JSON).
 
         Bad rows (coordinate missing, not a number, NaN, outside ±90/±180, a row with too many fields,
         unreadable JSON, a non-Point feature) are kept, with empty fields and a message in the
