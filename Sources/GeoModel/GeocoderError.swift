@@ -35,6 +35,8 @@ public enum GeocoderError: Error, Sendable, Equatable, CustomStringConvertible {
     /// read as "outside"), or no GEOS context or query point could be made for the calling thread (out
     /// of memory). `layer` is the shapefile of the layer being asked (nil before any layer was).
     case queryFailed(layer: String?, reason: String)
+    /// An engine option that has no meaning (e.g. a negative or NaN ``maxDistance``), by its name.
+    case invalidOption(name: String, reason: String)
 
     public var description: String {
         switch self {
@@ -64,6 +66,7 @@ public enum GeocoderError: Error, Sendable, Equatable, CustomStringConvertible {
                 + "restore the file, or update the manifest's \"files\" entry if the change is intended"
         case let .queryFailed(layer?, reason): return "\(layer): query failed: GEOS: \(reason)"
         case let .queryFailed(nil, reason): return "query failed: GEOS: \(reason)"
+        case let .invalidOption(name, reason): return "option \(name): \(reason)"
         }
     }
 }

@@ -74,6 +74,14 @@ public enum GeocodeTool {
             var context = context
             if parsed.flag("skip-broken-datasets") { context.environment[LookupFactory.skipBrokenVariable] = "1" }
             if parsed.flag("allow-modified-data") { context.environment[LookupFactory.allowModifiedVariable] = "1" }
+            if command.options.contains(MaxDistanceOption.spec) {
+                if let text = parsed.value(MaxDistanceOption.spec.long) {
+                    let m = try MaxDistanceOption.parse(text, source: "--\(MaxDistanceOption.spec.long)")
+                    context.environment[MaxDistanceOption.variable] = "\(m)"
+                } else if let text = context.environment[MaxDistanceOption.variable] {
+                    _ = try MaxDistanceOption.parse(text, source: MaxDistanceOption.variable)
+                }
+            }
             return try command.run(parsed, context).rawValue
         } catch let error as CLIError {
             return fail(error, command: command, context: context)

@@ -67,9 +67,12 @@ public final class ReverseGeocoder: Sendable {
     /// Wall time spent loading.
     public let loadTime: Duration
     private let hasChinaDatumDataset: Bool
-    private let preferredLanguages: [String]
+    /// Internal for the nearest-unit fallback (ReverseGeocoder+NearestUnit.swift), which localizes too.
+    let preferredLanguages: [String]
     /// The overlay datasets' names, as `hotOverlays` orders them.
     private let overlayNames: [String]
+    /// ``Options/maxDistance``, checked (0: no fallback).
+    let maxDistance: Double
 
     deinit {
         hotDatasets.deallocate()
@@ -110,6 +113,13 @@ public final class ReverseGeocoder: Sendable {
         /// Applied once per unit, so it costs queries nothing.
         public var preferredLanguages: [String]
 
+        /// How far (metres) a point that is in no unit of any dataset (at sea, on a coast the data draws a
+        /// little inland) may be from a unit and still get it: the nearest unit within this distance
+        /// answers, each of its levels flagged ``Placemark/Provenance/nearestUnit(metres:)``. 0 turns the
+        /// fallback off (such points answer nil). Default ``defaultMaxDistance``, chosen by measurement
+        /// (see the README, "Coasts"). Negative or NaN is ``GeocoderError/invalidOption(name:reason:)``.
+        public var maxDistance: Double = Options.defaultMaxDistance
+
         public init(cellSize: Double? = 0.05, cacheDirectory: URL? = nil, hugePages: Bool = true,
                     skipBrokenDatasets: Bool = false, allowModifiedData: Bool = false,
                     preferredLanguages: [String] = []) {
@@ -139,6 +149,7 @@ public final class ReverseGeocoder: Sendable {
     /// `skipped`: warnings of datasets the directory scan already passed over.
     init(manifests: [(manifest: DatasetManifest, directory: URL?)], options: Options, skipped: [String]) throws {
         let start = ContinuousClock.now
+        let checkedMaxDistance = try Self.checked(maxDistance: options.maxDistance)
         var sets: [LoadedDataset] = []
         var infos: [DatasetInfo] = []
         var warnings = skipped
@@ -193,6 +204,7 @@ public final class ReverseGeocoder: Sendable {
         contexts = ContextRegistry(partCount: offset, placemarkCount: placemarkCount, overlayCount: overlays.count)
         hasChinaDatumDataset = sets.contains { $0.manifest.datum != .wgs84 }
         preferredLanguages = options.preferredLanguages
+        maxDistance = checkedMaxDistance
         loadTime = ContinuousClock.now - start
     }
 
@@ -338,7 +350,12 @@ public final class ReverseGeocoder: Sendable {
             }
             if set.datum != .wgs84 { missedChina = true }
         }
-        // No administrative unit contains the point: what the overlays know (the time zone at sea), or nil.
+        // In no unit of any admin dataset: the nearest unit within reach, out of line (the inside path pays
+        // a compare for it; see ReverseGeocoder+NearestUnit.swift), with what the overlays say of the point.
+        if maxDistance > 0, let near = try nearestUnit(coordinate, datum: datum, context: context) {
+            return hotOverlays.isEmpty ? near : try addingOverlays(to: near, query: coordinate, datum: datum, context: context)
+        }
+        // Else what the overlays know (the time zone at sea), or nil.
         return hotOverlays.isEmpty ? nil : try withOverlays(admin: nil, query: coordinate, datum: datum, context: context)
     }
 
@@ -461,10 +478,32 @@ public final class ReverseGeocoder: Sendable {
         return own
     }
 
+    /// A placemark found off the query path (the nearest unit) with the overlays' fields for the point.
+    /// Out of line and not cached: it is rare, and its distances are the query's own.
+    @inline(never)
+    private func addingOverlays(to placemark: Placemark, query: Coordinate, datum: Datum,
+                                context: Unmanaged<QueryContext>) throws(GeocoderError) -> Placemark {
+        var p = placemark
+        for o in 0..<hotOverlays.count {
+            let slot = Int(try overlaySlot(o, query, datum: datum, context: context))
+            guard slot >= 0 else { continue }
+            for l in hotOverlays[o].layers {
+                let hot = hotLayers[l], layer = hot.layer.takeUnretainedValue()
+                guard slot >= hot.placemarkBase && slot < hot.placemarkBase + layer.unitCount else { continue }
+                let overlay = layer.placemark(slot - hot.placemarkBase)
+                for field in DatasetManifest.overlayFields {
+                    guard case .text(nil) = field.value(of: p), case .text(let v?) = field.value(of: overlay) else { continue }
+                    try? field.set(.text(v), in: &p)  // text into a text field: cannot fail
+                }
+            }
+        }
+        return p
+    }
+
     /// The query point in a dataset's datum. Out of line: inlined, the compiler hoists the BD-09 formula
     /// (a square root, sines) out of the dataset loop and pays it on every query (perf: 5 % of a query).
     @inline(never)
-    private func convert(_ coordinate: Coordinate, from datum: Datum, to target: Datum, missedChina: Bool) -> Coordinate {
+    func convert(_ coordinate: Coordinate, from datum: Datum, to target: Datum, missedChina: Bool) -> Coordinate {
         if target != .wgs84 || datum == .wgs84 || !hasChinaDatumDataset {
             return Datum.convert(coordinate, from: datum, to: target)
         }

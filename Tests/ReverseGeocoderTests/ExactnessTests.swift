@@ -44,7 +44,10 @@ struct ExactnessTests {
 
     func engine(_ coverage: SyntheticCoverage, cellSize: Double? = 0.05, _ name: String = #function) throws -> ReverseGeocoder {
         let shp = coverage.write(to: TestShapefile.directory(name).appendingPathComponent("cov"))
-        return try ReverseGeocoder(manifests: [(TestShapefile.manifest("cov", file: shp), nil)], options: .init(cellSize: cellSize))
+        // Containment against GEOS: "in no unit" must stay nil, so without the coast fallback.
+        var options = ReverseGeocoder.Options(cellSize: cellSize)
+        options.maxDistance = 0
+        return try ReverseGeocoder(manifests: [(TestShapefile.manifest("cov", file: shp), nil)], options: options)
     }
 
     /// Both query paths: R-tree only (nil), and the cell quadtree at a fine and a coarse resolution.

@@ -47,6 +47,11 @@ struct OursBenchmark {
         }
         // --cache DIR: load through the index cache in DIR (built and written there on first use).
         if let dir = o.optional("cache") { options.cacheDirectory = URL(fileURLWithPath: dir) }
+        // --max-distance METRES: the coast fallback's reach (0: off; default: the engine's).
+        if let text = o.optional("max-distance") {
+            guard let m = Double(text), m >= 0 else { throw UsageError("--max-distance takes metres >= 0, not \(text)") }
+            options.maxDistance = m
+        }
         self.options = options
         loadOnly = o.optional("load-only") == "yes"
         overlayURLs = (o.optional("overlay") ?? "").split(separator: ",").map { URL(fileURLWithPath: String($0)) }

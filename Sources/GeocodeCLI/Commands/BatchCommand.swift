@@ -25,6 +25,7 @@ enum BatchCommand: Command {
         OptionSpec("threads", short: "j", value: "N", help: "worker threads (default: number of cores)"),
         OptionSpec("strict", help: "stop at the first bad row (exit 3, no output file) instead of flagging it"),
         OptionSpec("quiet", short: "q", help: "no progress bar, no summary (bad rows are still reported)"),
+        MaxDistanceOption.spec,
         .data, .skipBrokenDatasets, .allowModifiedData, .help,
     ]
     static let details = """
@@ -63,8 +64,10 @@ enum BatchCommand: Command {
           "all", or "default" for \(PlacemarkColumn.defaults.map(\.name).joined(separator: ",")).
           `geocode fields` lists them with their library keys. The names of before (country_code,
           province, province_code, city, city_code, district, district_code, city_is_province) still
-          work and keep their names as headers. A point in no administrative unit (ocean) gets empty
-          fields (null in JSON) except what the overlays know (the time zone), and counts as not found.
+          work and keep their names as headers. A point in no polygon gets the nearest unit within
+          --max-distance (default \(MaxDistanceOption.defaultText); its *_source columns say nearest_unit, its
+          *_distance columns the metres). Beyond that (open sea) it gets empty fields (null in JSON) except
+          what the overlays know (the time zone), and counts as not found.
           utc_offset is the time zone's offset now, from the system's tzdata (CLI only).
 
         Bad rows (coordinate missing, not a number, NaN, outside ±90/±180, a row with too many fields,

@@ -17,8 +17,12 @@ enum ReverseCommand: Command {
         "48 51 24 N 2 21 08 E", 33°52.1'S 151°12.5'E. Input that could be read two ways (48,85 2,35;
         DMS without marks or letters) is refused with the reason.
 
-        Exit status: 0 found, 1 the point is in no administrative unit (ocean or outside the data;
-        the time zone, when the data has one there, is still printed),
+        A point in no unit (at sea, or on a coast the data draws a little inland) gets the nearest unit
+        within --max-distance (default \(MaxDistanceOption.defaultText)), marked "[nearest, N m]"; --max-distance 0 turns
+        that off.
+
+        Exit status: 0 found, 1 the point is in no administrative unit and none is within --max-distance
+        (ocean or outside the data; the time zone, when the data has one there, is still printed),
         2 bad command line, 3 invalid coordinate, 4 data directory missing or unloadable,
         5 the answer could not be written (disk full, stdout closed).
 
@@ -30,6 +34,7 @@ enum ReverseCommand: Command {
     static let options: [OptionSpec] = [
         OptionSpec("json", short: "j", help: "print JSON: the point, \"found\" (an administrative unit), the placemark with every field (null when none) and the time zone's utcOffset"),
         OptionSpec("datum", value: "DATUM", help: "datum of LAT/LON: wgs84 (GPS, default), gcj02 (China maps), bd09 (Baidu)"),
+        MaxDistanceOption.spec,
         .data, .skipBrokenDatasets, .allowModifiedData, .help,
     ]
 
@@ -54,7 +59,7 @@ enum ReverseCommand: Command {
             if let placemark { try context.stdout.emit(humanReadable(placemark)) }
             if !found {
                 context.stderr.write("geocode: no place at \(coordinate.latitude), \(coordinate.longitude) "
-                                     + "(in no administrative unit: ocean, or outside the loaded data)\n")
+                                     + "(in no administrative unit and none within --max-distance: ocean, or outside the loaded data)\n")
             }
         }
         return found ? .success : .notFound

@@ -35,7 +35,8 @@ public struct LookupFactory: Sendable {
     /// The engine's options for a command: the index cache in `$GEOCODE_CACHE_DIR` (`off` for none), else
     /// the per-user cache directory, with the cell quadtree (the cache makes it cheap to start with).
     /// Without a cache, a single point is answered sooner without building the quadtree.
-    /// `GEOCODE_CELL_SIZE` (degrees; 0 turns the quadtree off) overrides the cell size.
+    /// `GEOCODE_CELL_SIZE` (degrees; 0 turns the quadtree off) overrides the cell size;
+    /// `GEOCODE_MAX_DISTANCE` (metres, see ``MaxDistanceOption``) the coast fallback's reach.
     public static func options(manyQueries: Bool, environment: [String: String]) -> ReverseGeocoder.Options {
         var options = ReverseGeocoder.Options(cacheDirectory: ReverseGeocoder.Options.defaultCacheDirectory(environment: environment),
                                               hugePages: manyQueries)
@@ -45,6 +46,8 @@ public struct LookupFactory: Sendable {
         }
         options.skipBrokenDatasets = environment[skipBrokenVariable] == "1"
         options.allowModifiedData = environment[allowModifiedVariable] == "1"
+        // Checked by the command line already (GeocodeTool): an unreadable value cannot get here from it.
+        if let text = environment[MaxDistanceOption.variable], let m = MaxDistanceOption.metres(text) { options.maxDistance = m }
         return options
     }
 

@@ -7,12 +7,13 @@
 struct PackedRTree: Sendable {
     let count: Int
     let nodeSize: Int
-    /// The box of every leaf (item) then every node, level by level.
-    private let boxes: [Box]
+    /// The box of every leaf (item) then every node, level by level. (Internal, not private: the
+    /// nearest-unit search walks the same arrays, see PackedRTree+Nearest.swift.)
+    let boxes: [Box]
     /// For a leaf slot: the item's index as added. For a node slot: the slot where its children start.
-    private let indices: [Int32]
+    let indices: [Int32]
     /// One past the last slot of each level (leaves first, root last).
-    private let levelBounds: [Int]
+    let levelBounds: [Int]
 
     struct Builder {
         var nodeSize = 16

@@ -1,0 +1,70 @@
+/// The coast fallback: a point in no unit of any dataset gets the nearest unit within
+/// ``ReverseGeocoder/Options/maxDistance``.
+///
+/// Which unit: every layer of every dataset is searched for its nearest unit within reach, each in the
+/// dataset's own datum (the query point converted as the inside path converts it once China's data has
+/// missed it, see `convert`). The nearest of all (`d*`, the nearest coast) decides how far the answer may
+/// be; the answer is the first dataset by priority, finest layer first, whose nearest unit is within
+/// ``coastSlack(_:)`` of `d*`. So a detailed dataset (China's districts) answers near its own coast even
+/// when a coarser dataset's line is a few hundred metres nearer, and a province layer whose nearest unit
+/// lies across a strait (an island with no province polygon) does not outvote the island's country.
+/// The answer's levels that were `inside` become ``Placemark/Provenance/nearestUnit(metres:)`` with the
+/// answering unit's distance (its coarser levels contain it, so they are at most that far).
+extension ReverseGeocoder.Options {
+    /// The default of ``maxDistance``, in metres (see the README, "Coasts", for the measurement).
+    public static let defaultMaxDistance: Double = 10_000
+}
+
+extension ReverseGeocoder {
+    /// The option, checked: a negative or NaN distance is an error, +infinity means "any distance".
+    static func checked(maxDistance: Double) throws(GeocoderError) -> Double {
+        guard maxDistance >= 0 else {
+            throw .invalidOption(name: "maxDistance", reason: "must be 0 (off) or a positive number of metres, not \(maxDistance)")
+        }
+        return maxDistance
+    }
+
+    /// How much farther than the nearest coast `d*` a finer layer's or earlier dataset's unit may be and
+    /// still answer: 500 m or a quarter of `d*`, whichever is more. Datasets and layers are generalized
+    /// separately, so their coasts differ by up to a few hundred metres.
+    static func coastSlack(_ nearest: Double) -> Double { max(500, nearest / 4) }
+
+    /// The nearest unit's placemark within `maxDistance`, or nil when none is that near. Out of line and
+    /// off the inside path: reached only when no unit contains the point.
+    @inline(never)
+    func nearestUnit(_ coordinate: Coordinate, datum: Datum, context: Unmanaged<QueryContext>) throws(GeocoderError) -> Placemark? {
+        struct Found {
+            var layer: LayerIndex
+            var hit: NearestUnit
+        }
+        var found: [Found] = []
+        var nearest = Double.infinity
+        let geos = context.takeUnretainedValue().geos
+        for set in loaded where set.manifest.role == .admin {
+            let c = datum == set.datum ? coordinate : convert(coordinate, from: datum, to: set.datum, missedChina: true)
+            for layer in set.layers {
+                let hit: NearestUnit?
+                do {
+                    hit = try NearestUnit.search(layer, x: c.longitude, y: c.latitude, maxMetres: maxDistance, context: geos)
+                } catch {
+                    throw .queryFailed(layer: layer.file, reason: error.description)
+                }
+                guard let hit else { continue }
+                found.append(Found(layer: layer, hit: hit))
+                nearest = min(nearest, hit.metres)
+            }
+        }
+        // `found` is in dataset priority order, finest layer first.
+        guard let answer = found.first(where: { $0.hit.metres <= nearest + Self.coastSlack(nearest) }) else { return nil }
+        var placemark = answer.layer.placemark(answer.hit.unit).localized(to: preferredLanguages)
+        for level in AdminLevel.allCases where placemark.provenance(at: level) == .inside {
+            placemark[level].provenance = .nearestUnit(metres: answer.hit.metres)
+        }
+        // A locality built from places: its distance is to the place, as inside (ReverseGeocoder.answer).
+        if let places = answer.layer.hotPlaces {
+            let wgs = datum == .wgs84 ? coordinate : Datum.convert(coordinate, from: datum, to: .wgs84)
+            placemark.setNearestPlaceDistance(places._withUnsafeGuaranteedRef { $0.metres(from: wgs, to: answer.hit.unit) })
+        }
+        return placemark
+    }
+}
