@@ -1,3 +1,5 @@
+import ReverseGeocoder
+
 /// The `geocode` command line tool: picks the command, parses its options, runs it, and turns errors
 /// into messages on stderr and exit codes.
 public enum GeocodeTool {
@@ -74,6 +76,13 @@ public enum GeocodeTool {
             var context = context
             if parsed.flag("skip-broken-datasets") { context.environment[LookupFactory.skipBrokenVariable] = "1" }
             if parsed.flag("allow-modified-data") { context.environment[LookupFactory.allowModifiedVariable] = "1" }
+            if let lang = parsed.value("lang") { context.environment[LookupFactory.languageVariable] = try LanguageOption.parse(lang) }
+            if let view = parsed.value("worldview") {
+                guard ReverseGeocoder.Worldview(rawValue: view) != nil else {
+                    throw CLIError.usage("unknown worldview \"\(view)\" for --worldview (use iso or dataset)")
+                }
+                context.environment[LookupFactory.worldviewVariable] = view
+            }
             return try command.run(parsed, context).rawValue
         } catch let error as CLIError {
             return fail(error, command: command, context: context)

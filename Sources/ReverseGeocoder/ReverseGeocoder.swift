@@ -61,6 +61,19 @@ public final class ReverseGeocoder: Sendable {
     public let loadTime: Duration
     private let hasChinaDatumDataset: Bool
     private let preferredLanguages: [String]
+    /// Per hot layer: its dataset's `isoCountryCodes` (empty under ``Worldview/dataset``).
+    private let layerCountryCodes: [[(level: AdminLevel, codes: [String: String])]]
+    /// The language tags of every loaded dataset's names table, sorted (`--lang` is checked against them).
+    public let languages: [String]
+
+    /// Whose political view `isoCountryCode` follows.
+    public enum Worldview: String, Sendable, CaseIterable {
+        /// ISO 3166-1: a unit that a dataset's manifest lists under `isoCountryCodes` gets that code (the
+        /// China data's 台湾省, 香港, 澳门 answer TW, HK, MO). Names stay the dataset's.
+        case iso3166 = "iso"
+        /// The dataset's own codes, as its files write them (台湾省 answers CN).
+        case dataset
+    }
 
     deinit {
         hotDatasets.deallocate()
@@ -100,9 +113,14 @@ public final class ReverseGeocoder: Sendable {
         /// Applied once per unit, so it costs queries nothing.
         public var preferredLanguages: [String]
 
+        /// Whose view `isoCountryCode` follows: ISO 3166-1 (the default) or the dataset's own.
+        /// Applied once per unit, like the languages.
+        public var worldview: Worldview
+
         public init(cellSize: Double? = 0.05, cacheDirectory: URL? = nil, hugePages: Bool = true,
                     skipBrokenDatasets: Bool = false, allowModifiedData: Bool = false,
-                    preferredLanguages: [String] = []) {
+                    preferredLanguages: [String] = [], worldview: Worldview = .iso3166) {
+            self.worldview = worldview
             self.cellSize = cellSize
             self.cacheDirectory = cacheDirectory
             self.hugePages = hugePages
@@ -174,6 +192,13 @@ public final class ReverseGeocoder: Sendable {
         contexts = ContextRegistry(partCount: offset, placemarkCount: placemarkCount)
         hasChinaDatumDataset = sets.contains { $0.manifest.datum != .wgs84 }
         preferredLanguages = options.preferredLanguages
+        layerCountryCodes = sets.flatMap { set in
+            let codes = options.worldview == .dataset ? [] : (set.manifest.isoCountryCodes ?? [:])
+                .compactMap { key, map in AdminLevel(rawValue: key).map { (level: $0, codes: map) } }
+                .sorted { $0.level < $1.level }
+            return Array(repeating: codes, count: set.layers.count)
+        }
+        languages = Set(infos.flatMap { $0.languages ?? [] }).sorted()
         loadTime = ContinuousClock.now - start
     }
 
@@ -335,7 +360,11 @@ public final class ReverseGeocoder: Sendable {
             // The closure runs once per thread and unit (the thread's copy is made then): localizing there
             // costs the query path nothing.
             context.placemark(hot.placemarkBase + unit) {
-                hot.layer._withUnsafeGuaranteedRef { $0.placemark(unit) }.localized(to: preferredLanguages)
+                var p = hot.layer._withUnsafeGuaranteedRef { $0.placemark(unit) }
+                for (level, codes) in layerCountryCodes[l] {
+                    if let code = p.code(at: level), let iso = codes[code] { p.isoCountryCode = iso }
+                }
+                return p.localized(to: preferredLanguages)
             }
         }
     }

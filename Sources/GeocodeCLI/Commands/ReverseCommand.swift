@@ -24,7 +24,7 @@ enum ReverseCommand: Command {
     static let options: [OptionSpec] = [
         OptionSpec("json", short: "j", help: "print JSON: the point, \"found\", and the placemark with every field (null when none)"),
         OptionSpec("datum", value: "DATUM", help: "datum of LAT/LON: wgs84 (GPS, default), gcj02 (China maps), bd09 (Baidu)"),
-        .data, .skipBrokenDatasets, .allowModifiedData, .help,
+        .lang, .worldview, .data, .skipBrokenDatasets, .allowModifiedData, .help,
     ]
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws(CLIError) -> ExitCode {

@@ -66,7 +66,7 @@ enum TrackCommand: Command {
         OptionSpec("report-queue", value: "DIR", help: "durable queue for --report (default ./geocode-report-queue)"),
         OptionSpec("significant", help: "significant-change mode: a fix only after 500 m or 5 minutes"),
         OptionSpec("json", short: "j", help: "print NDJSON: one object per event"),
-        .data, .skipBrokenDatasets, .allowModifiedData, .help,
+        .lang, .worldview, .data, .skipBrokenDatasets, .allowModifiedData, .help,
     ]
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws(CLIError) -> ExitCode {

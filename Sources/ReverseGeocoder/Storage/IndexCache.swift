@@ -141,7 +141,7 @@ struct IndexCache {
         return ContentHash.of(data: (try? encoder.encode(manifest)) ?? Data())
     }
 
-    /// The files a dataset is built from (each layer's shapefile and its sidecars).
+    /// The files a dataset is built from (each layer's shapefile and its sidecars, and its names table).
     static func sourcePaths(_ manifest: DatasetManifest, directory: URL?) -> [String] {
         var paths: [String] = []
         for layer in manifest.layers {
@@ -149,6 +149,8 @@ struct IndexCache {
             let base = shp.deletingPathExtension()
             for ext in ["shp", "shx", "dbf", "cpg", "prj"] { paths.append(base.appendingPathExtension(ext).path) }
         }
+        // The names table is resolved into the cached placemarks: a changed table makes the cache stale.
+        if let names = manifest.names { paths.append(DatasetLoader.resolve(names, in: directory).path) }
         return paths
     }
 
