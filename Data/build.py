@@ -100,6 +100,9 @@ NE_OWN_ISO_TERRITORY = {
 }
 # Typos in the QGIS copy of Natural Earth's province names (the correct spelling is ISO 3166-2's).
 NE_PROVINCE_NAME_FIX = {("FR", "Seien-et-Marne"): "Seine-et-Marne", ("FR", "Haute-Rhin"): "Haut-Rhin"}
+# ISO 3166-2 codes the name matcher gets wrong, found by review: translations call both the city and the
+# oblast "Kiev", and pass 2 swapped them (NE's `Kiev` is the oblast, gn_name Kyyivs'ka Oblast').
+NE_ISO_3166_2_FIX = {("UA", "Kiev"): "UA-32", ("UA", "Kiev City"): "UA-30"}
 # Codes in use that are not in ISO 3166-1 but are the accepted user-assigned code.
 NON_ISO_ALPHA2_OK = {"XK": "Kosovo (user-assigned code used by the EU, IMF, Natural Earth)"}
 
@@ -381,6 +384,11 @@ def attach_iso_3166_2(srecs: list[dict]):
                     loose[cc][g].add(e["code"])
     stats = collections.Counter()
     for r in srecs:
+        if (r["iso_cc"], r["name"]) in NE_ISO_3166_2_FIX:
+            r["iso3166_2"] = NE_ISO_3166_2_FIX[(r["iso_cc"], r["name"])]
+            r["_pass"], r["_cands"] = 0, {r["iso3166_2"]}
+            log(f"  ISO 3166-2 fixed by hand: {r['iso_cc']} {r['name']!r} -> {r['iso3166_2']}")
+            continue
         cands = set()
         for k in ("name", "gn_name"):
             if r[k]:
@@ -429,7 +437,8 @@ def attach_iso_3166_2(srecs: list[dict]):
     matched = [r for r in srecs if r["iso3166_2"]]
     log(f"ISO 3166-2 attached to {len(matched)} of {len(srecs)} provinces: "
         f"{sum(r['_pass'] == 1 for r in matched)} by iso-codes' own names (pass 1), "
-        f"{sum(r['_pass'] == 2 for r in matched)} by translations / without unit-kind words (pass 2); "
+        f"{sum(r['_pass'] == 2 for r in matched)} by translations / without unit-kind words (pass 2), "
+        f"{sum(r['_pass'] == 0 for r in matched)} by NE_ISO_3166_2_FIX; "
         f"{sum(len(r['_cands']) > 1 and not r['iso3166_2'] for r in srecs)} ambiguous, "
         f"{sum(v for k, v in stats.items())} dropped as shared by several NE units")
     unmatched = [r for r in srecs if not r["iso3166_2"]]
