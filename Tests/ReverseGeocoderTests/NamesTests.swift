@@ -121,6 +121,29 @@ struct NamesTests {
         #expect(try after.placemark(latitude: 0.5, longitude: 0.5)?[.province].names["en"] == "Uno")
     }
 
+    /// Every unit repeats its country's names: the cache writes each distinct names text once per layer
+    /// and decodes it once, and what it reads back is what was written.
+    @Test func theCacheWritesRepeatedNamesOnce() throws {
+        var a = Placemark(country: "X", isoCountryCode: "XA", administrativeArea: "A", dataset: "d")
+        a[.country].names = ["en": "Testland", "fr": "Testlande", "zh-CN": "测试国"]
+        var b = a
+        b.administrativeArea = "B"
+        b[.province].names = ["en": "Bee"]
+        var slots: [UInt32] = [], text: [UInt8] = [], pool = PlacemarkSlots.NamesPool()
+        for p in [a, b, a] { PlacemarkSlots.append(p, slots: &slots, text: &text, pool: &pool) }
+        let country = "en\u{1F}Testland\u{1E}fr\u{1F}Testlande\u{1E}zh-CN\u{1F}测试国"
+        let occurrences = String(decoding: text, as: UTF8.self).components(separatedBy: country).count - 1
+        #expect(occurrences == 1)
+        try slots.withUnsafeBufferPointer { s in
+            try text.withUnsafeBytes { bytes in
+                var readPool = PlacemarkSlots.NamesPool()
+                let back = try (0..<3).map { try PlacemarkSlots.read($0, slots: s, bytes: bytes, dataset: "d", pool: &readPool) }
+                #expect(back == [a, b, a])
+                #expect(readPool.decoded.count == 2)  // the country's names and B's province names
+            }
+        }
+    }
+
     @Test func aNamesTableDigestMismatchIsAModifiedFile() throws {
         let s = Setup()
         var m = s.manifest

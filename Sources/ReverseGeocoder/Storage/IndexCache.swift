@@ -344,9 +344,10 @@ struct IndexCache {
         guard slots.count == PlacemarkSlots.slotsPerPlacemark * l.units else { throw CacheDamage(reason: "placemark table size") }
         var result: [Placemark] = []
         result.reserveCapacity(l.units)
+        var pool = PlacemarkSlots.NamesPool()
         for u in 0..<l.units {
             do {
-                result.append(try PlacemarkSlots.read(u, slots: slots, bytes: bytes, dataset: dataset))
+                result.append(try PlacemarkSlots.read(u, slots: slots, bytes: bytes, dataset: dataset, pool: &pool))
             } catch {
                 throw CacheDamage(reason: error.reason)
             }
@@ -380,7 +381,8 @@ struct IndexCache {
         var layers: [LayerMeta] = []
         for layer in set.layers {
             var slots: [UInt32] = [], text: [UInt8] = []
-            for p in layer.placemarks { PlacemarkSlots.append(p, slots: &slots, text: &text) }
+            var pool = PlacemarkSlots.NamesPool()
+            for p in layer.placemarks { PlacemarkSlots.append(p, slots: &slots, text: &text, pool: &pool) }
             while text.count % 4 != 0 { text.append(0) }
             let words = text.withUnsafeBytes { Array($0.bindMemory(to: UInt32.self)) }
             let s = layer.store

@@ -19,9 +19,9 @@ import os
 HERE = os.path.dirname(os.path.abspath(__file__))
 LANGS = {"de": "de", "fr": "fr", "ja": "ja", "ru": "ru", "ar": "ar", "zh-CN": "zh_CN", "zh-TW": "zh_TW"}
 # Points whose subdivision names the test checks: (label, lat, lon, ISO 3166-2 code, locales)
-SUBDIVISIONS = [("Munich", 48.1374, 11.5755, "DE-BY"), ("Barcelona", 41.3888, 2.159, "ES-CT"),
+SUBDIVISIONS = [("Munich", 48.1374, 11.5755, "DE-BY"), ("Vienna", 48.2082, 16.3738, "AT-9"),
                 ("Osaka", 34.6937, 135.5023, "JP-27"), ("Sydney", -33.8688, 151.2093, "AU-NSW"),
-                ("Kraków", 50.0614, 19.9366, "PL-12")]
+                ("Toronto", 43.6532, -79.3832, "CA-ON")]
 
 
 def catalogue(locale, domain):
