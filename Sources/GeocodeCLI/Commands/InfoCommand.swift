@@ -41,6 +41,9 @@ enum InfoCommand: Command {
             if let s = d.source { out += "   source:  \(s)" + (d.sourceVersion.map { " (\($0))" } ?? "") + "\n" }
             if let l = d.license { out += "   licence: \(l)\n" }
             if let a = d.attribution { out += "   attribution: \(a)\n" }
+            if let langs = d.languages, !langs.isEmpty {
+                out += "   names:   \(langs.count) languages (--lang): \(langs.joined(separator: " "))\n"
+            }
             if let file = d.cacheFile { out += "   index cache: \(file) (\(d.cacheStatus ?? "?"))\n" }
             for l in d.layers {
                 out += "   \((l.level?.rawValue ?? "overlay").padding(toLength: 9, withPad: " ", startingAt: 0)) \(l.file): \(l.units) units, "

@@ -31,6 +31,10 @@ public struct LookupFactory: Sendable {
     /// the flags, so a command passes them to the factory with the rest of its environment).
     public static let skipBrokenVariable = "GEOCODE_SKIP_BROKEN_DATASETS"
     public static let allowModifiedVariable = "GEOCODE_ALLOW_MODIFIED_DATA"
+    /// Behind `--lang`: BCP 47 tags, comma-separated, most preferred first (may also be set by the user).
+    public static let languageVariable = "GEOCODE_LANG"
+    /// Behind `--worldview`: `iso` (default) or `dataset`.
+    public static let worldviewVariable = "GEOCODE_WORLDVIEW"
 
     /// The engine's options for a command: the index cache in `$GEOCODE_CACHE_DIR` (`off` for none), else
     /// the per-user cache directory, with the cell quadtree (the cache makes it cheap to start with).
@@ -48,6 +52,8 @@ public struct LookupFactory: Sendable {
         options.allowModifiedData = environment[allowModifiedVariable] == "1"
         // Checked by the command line already (GeocodeTool): an unreadable value cannot get here from it.
         if let text = environment[MaxDistanceOption.variable], let m = MaxDistanceOption.metres(text) { options.maxDistance = m }
+        options.preferredLanguages = LanguageOption.tags(environment[languageVariable])
+        if let view = environment[worldviewVariable].flatMap(ReverseGeocoder.Worldview.init(rawValue:)) { options.worldview = view }
         return options
     }
 

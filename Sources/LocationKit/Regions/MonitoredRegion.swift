@@ -28,9 +28,10 @@ public struct CircularArea: Sendable, Hashable, Codable {
 ///   city, its locality).
 /// - `.code("DE-BE", level: .province)`: Berlin in the world data (ISO 3166-2 codes).
 ///
-/// Names are compared as the dataset spells them, ignoring case: the bundled China data names units
-/// in Chinese (北京市, not "Beijing"), so prefer codes, which do not depend on spelling. Codes are
-/// compared exactly. ``isoCountryCode``, when set, must also match the placemark's (it keeps codes of
+/// Names are compared ignoring case with the name the placemark shows and with every name the unit has in
+/// other languages (the datasets' names tables): `.name("Beijing")` and `.name("北京市")` both fire in
+/// Beijing. Spellings still differ between sources (iso-codes' `Nei Mongol`, not "Inner Mongolia"), so
+/// codes, which do not depend on spelling, stay the surer key. Codes are compared exactly. ``isoCountryCode``, when set, must also match the placemark's (it keeps codes of
 /// different countries' datasets apart). A fix with no placemark (at sea, outside the data) is in no
 /// administrative area.
 public struct AdministrativeArea: Sendable, Hashable {
@@ -38,7 +39,8 @@ public struct AdministrativeArea: Sendable, Hashable {
     public enum Key: Sendable, Hashable {
         /// By the code at ``AdministrativeArea/level`` (``Placemark/code(at:)``), at any level when `nil`.
         case code(String)
-        /// By the name at ``AdministrativeArea/level`` (``Placemark/name(at:)``), ignoring case.
+        /// By the name at ``AdministrativeArea/level`` (``Placemark/name(at:)``, or any of the unit's
+        /// ``Placemark/Unit/names``), ignoring case.
         case name(String)
     }
 
@@ -76,7 +78,10 @@ public struct AdministrativeArea: Sendable, Hashable {
             return levels.contains { placemark.code(at: $0) == code }
         case .name(let name):
             let wanted = Self.normalized(name)
-            return levels.contains { placemark.name(at: $0).map(Self.normalized) == wanted }
+            return levels.contains { level in
+                placemark.name(at: level).map(Self.normalized) == wanted
+                    || placemark[level].names.values.contains { Self.normalized($0) == wanted }
+            }
         }
     }
 

@@ -156,6 +156,9 @@ struct AdministrativeIndex: Sendable {
 
     private var entries: [Key: [Int]] = [:]
     private var keyOf: [Int: Key] = [:]
+    /// How many areas are recognised by name: without any, a fix's names in other languages (up to a
+    /// hundred and more per level) are not looked at.
+    private var nameAreas = 0
 
     var count: Int { keyOf.count }
 
@@ -168,10 +171,12 @@ struct AdministrativeIndex: Sendable {
         }
         entries[key, default: []].append(handle)
         keyOf[handle] = key
+        if key.isName { nameAreas += 1 }
     }
 
     mutating func remove(_ handle: Int) {
         guard let key = keyOf.removeValue(forKey: handle) else { return }
+        if key.isName { nameAreas -= 1 }
         entries[key]?.removeAll { $0 == handle }
         if entries[key]?.isEmpty == true { entries[key] = nil }
     }
@@ -179,6 +184,7 @@ struct AdministrativeIndex: Sendable {
     mutating func removeAll() {
         entries = [:]
         keyOf = [:]
+        nameAreas = 0
     }
 
     /// Handles of areas whose code or name appears in `placemark` at their level (a handle may appear
@@ -190,9 +196,13 @@ struct AdministrativeIndex: Sendable {
                 if let h = entries[Key(level: level, isName: false, value: code)] { result.append(contentsOf: h) }
                 if let h = entries[Key(level: nil, isName: false, value: code)] { result.append(contentsOf: h) }
             }
-            if let name = placemark.name(at: level) {
+            guard nameAreas > 0 else { continue }
+            // The name shown and the unit's names in every other language (a region {"name": "Beijing"}
+            // fires in 北京市); each distinct spelling looked up once.
+            var seen = Set<String>()
+            for name in [placemark.name(at: level)].compactMap({ $0 }) + placemark[level].names.values {
                 let value = AdministrativeArea.normalized(name)
-                guard !value.isEmpty else { continue }
+                guard !value.isEmpty, seen.insert(value).inserted else { continue }
                 if let h = entries[Key(level: level, isName: true, value: value)] { result.append(contentsOf: h) }
                 if let h = entries[Key(level: nil, isName: true, value: value)] { result.append(contentsOf: h) }
             }

@@ -28,6 +28,8 @@ public struct DatasetInfo: Sendable, Codable, Equatable {
     /// Source files whose SHA-256 differs from the manifest's, loaded anyway under
     /// ``ReverseGeocoder/Options/allowModifiedData`` (nil or empty when every listed file matched).
     public var modifiedFiles: [ModifiedFile]?
+    /// The language tags of the dataset's names table (`DatasetManifest.names`), sorted; nil without one.
+    public var languages: [String]? = nil
 }
 
 /// A source file that is not what its manifest says.

@@ -13,19 +13,26 @@ enum DatasetIntegrity {
         guard let files = manifest.files, !files.isEmpty else { return [] }
         let shp = DatasetLoader.resolve(layer.file, in: directory)
         let base = shp.deletingPathExtension()
-        var modified: [ModifiedFile] = []
-        for ext in ["shp", "shx", "dbf", "cpg", "prj"] {
-            let url = base.appendingPathExtension(ext)
-            guard let expected = files[key(of: url, in: directory)]?.sha256?.lowercased() else { continue }
-            let actual: String
-            switch FileReading.kind(of: url.path) {
-            case .missing: actual = "missing"
-            case .unreachable(let reason): throw GeocoderError.cannotOpen(file: url.path, reason: reason)
-            case .file, .directory: actual = try SHA256.hex(ofFile: url.path)
-            }
-            if actual != expected { modified.append(ModifiedFile(file: url.path, expected: expected, actual: actual)) }
+        return try ["shp", "shx", "dbf", "cpg", "prj"].compactMap { ext in
+            try check(base.appendingPathExtension(ext), files: files, directory: directory)
         }
-        return modified
+    }
+
+    /// The manifest's names table, when it differs from its listed digest.
+    static func checkNames(manifest: DatasetManifest, directory: URL?) throws -> ModifiedFile? {
+        guard let names = manifest.names, let files = manifest.files, !files.isEmpty else { return nil }
+        return try check(DatasetLoader.resolve(names, in: directory), files: files, directory: directory)
+    }
+
+    private static func check(_ url: URL, files: [String: DatasetManifest.FileDigest], directory: URL?) throws -> ModifiedFile? {
+        guard let expected = files[key(of: url, in: directory)]?.sha256?.lowercased() else { return nil }
+        let actual: String
+        switch FileReading.kind(of: url.path) {
+        case .missing: actual = "missing"
+        case .unreachable(let reason): throw GeocoderError.cannotOpen(file: url.path, reason: reason)
+        case .file, .directory: actual = try SHA256.hex(ofFile: url.path)
+        }
+        return actual != expected ? ModifiedFile(file: url.path, expected: expected, actual: actual) : nil
     }
 
     /// A file's key in `files`: its path relative to the manifest's directory, else the path as it is.

@@ -103,8 +103,14 @@ struct DatasetLoader: Sendable {
 
     func load(partOffset: Int) throws -> LoadedDataset {
         let raw = try readLayers()
-        let modified = raw.flatMap(\.modified)
-        let placemarks = manifest.role == .overlay ? overlayPlacemarks(raw) : try resolvePlacemarks(raw, partOffset: partOffset)
+        var modified = raw.flatMap(\.modified)
+        if let m = try DatasetIntegrity.checkNames(manifest: manifest, directory: directory) {
+            if !options.allowModifiedData { throw GeocoderError.modifiedFile(file: m.file, expected: m.expected, actual: m.actual) }
+            modified.append(m)
+        }
+        let names = try manifest.names.map { try NamesTable.load(from: url(of: $0)) }
+        var placemarks = manifest.role == .overlay ? overlayPlacemarks(raw) : try resolvePlacemarks(raw, partOffset: partOffset)
+        if let names { placemarks = placemarks.map { $0.map { Self.addNames(names, to: $0) } } }
         let built = try buildIndexes(raw, placemarks: placemarks, partOffset: partOffset)
 
         // Finest first: that is the order queries try them. An overlay's layers in the manifest's order.
@@ -113,7 +119,7 @@ struct DatasetLoader: Sendable {
                                role: manifest.role, source: manifest.source, sourceVersion: manifest.sourceVersion,
                                license: manifest.license, attribution: manifest.attribution,
                                build: manifest.build, directory: directory?.path, layers: layers.map { raw[$0].info },
-                               modifiedFiles: modified.isEmpty ? nil : modified)
+                               modifiedFiles: modified.isEmpty ? nil : modified, languages: names?.languages)
         return LoadedDataset(manifest: manifest, layers: layers.map { built[$0] }, info: info, cellSize: options.cellSize)
     }
 
@@ -235,6 +241,21 @@ struct DatasetLoader: Sendable {
             resolved[i] = placemarks
         }
         return resolved
+    }
+
+    /// Each level's names in other languages from the names table, by the level's code. A locality that
+    /// repeats its province (Beijing) takes the province's names when the table has none for it as a city.
+    private static func addNames(_ table: NamesTable, to placemark: Placemark) -> Placemark {
+        var p = placemark
+        for level in AdminLevel.allCases {
+            guard let code = p.code(at: level) else { continue }
+            var names = table.names(at: level, code: code)
+            if names.isEmpty, level == .city, p.provenance(at: .city) == .provinceFallback {
+                names = table.names(at: .province, code: code)
+            }
+            if !names.isEmpty { p[level].names = names }
+        }
+        return p
     }
 
     /// Province-level cities: a unit below province level whose record has no city of its own (or names

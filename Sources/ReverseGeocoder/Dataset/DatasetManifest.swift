@@ -52,6 +52,15 @@ public struct DatasetManifest: Codable, Sendable, Equatable {
     /// province even where the dataset has no city level at all.
     public var municipalityCodes: [String]?
     public var layers: [Layer]
+    /// The dataset's names table (path relative to the manifest's directory, or absolute): every unit's
+    /// name in other languages, by level and code (format: `Data/README.md`, "Names tables"; read by
+    /// ``NamesTable``). nil: the data's own names only.
+    public var names: String?
+    /// ISO 3166-1 country codes for units the dataset files under another country, by level name and the
+    /// unit's code at that level (China's `{"province": {"710000": "TW", "810000": "HK", "820000": "MO"}}`).
+    /// Answered as `isoCountryCode` under ``ReverseGeocoder/Worldview/iso3166`` (the default); the names
+    /// stay the dataset's. ``ReverseGeocoder/Worldview/dataset`` keeps the dataset's own codes.
+    public var isoCountryCodes: [String: [String: String]]?
     /// Size and SHA-256 of each file, by path relative to the manifest's directory (as `Data/build.py`
     /// writes them). When an index is built from the shapefiles, every source file listed here is checked
     /// against its digest (see ``ReverseGeocoder/Options/allowModifiedData``); files not listed are not.
@@ -202,6 +211,7 @@ public struct DatasetManifest: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case format, name, title, datum, priority, role, source, sourceVersion, license, attribution, build, constants,
              municipalityCodes, layers, files
+        case names, isoCountryCodes
     }
 
     public init(from decoder: Decoder) throws {
@@ -221,6 +231,8 @@ public struct DatasetManifest: Codable, Sendable, Equatable {
         municipalityCodes = try c.decodeIfPresent([String].self, forKey: .municipalityCodes)
         layers = try c.decode([Layer].self, forKey: .layers)
         files = try c.decodeIfPresent([String: FileDigest].self, forKey: .files)
+        names = try c.decodeIfPresent(String.self, forKey: .names)
+        isoCountryCodes = try c.decodeIfPresent([String: [String: String]].self, forKey: .isoCountryCodes)
     }
 
     /// Reads and checks a `manifest.json`.
@@ -262,6 +274,15 @@ public struct DatasetManifest: Codable, Sendable, Equatable {
             if constants != nil { throw GeocoderError.badManifest(file: file, reason: "constants: an overlay dataset has no levels") }
             if municipalityCodes != nil { throw GeocoderError.badManifest(file: file, reason: "municipalityCodes: an overlay dataset has no levels") }
         }
+        for (key, codes) in isoCountryCodes ?? [:] {
+            guard AdminLevel(rawValue: key) != nil else {
+                throw GeocoderError.badManifest(file: file, reason: "isoCountryCodes: unknown level \"\(key)\" (country, province, city, district)")
+            }
+            for (unit, code) in codes where CountryCodes.alpha2(code) != code {
+                throw GeocoderError.badManifest(file: file, reason: "isoCountryCodes.\(key).\(unit): \"\(code)\" is not an ISO 3166-1 alpha-2 code")
+            }
+        }
+        if let names, names.isEmpty { throw GeocoderError.badManifest(file: file, reason: "names: empty file name") }
         for (i, layer) in layers.enumerated() {
             if role == .overlay { try validateOverlay(layer, i, file: file) } else { try validateAdmin(layer, i, file: file) }
         }

@@ -145,7 +145,7 @@ struct IndexCache {
         return ContentHash.of(data: (try? encoder.encode(manifest)) ?? Data())
     }
 
-    /// The files a dataset is built from (each layer's shapefile and its sidecars).
+    /// The files a dataset is built from (each layer's shapefile and its sidecars, and its names table).
     static func sourcePaths(_ manifest: DatasetManifest, directory: URL?) -> [String] {
         var paths: [String] = []
         for layer in manifest.layers {
@@ -153,6 +153,8 @@ struct IndexCache {
             let base = shp.deletingPathExtension()
             for ext in ["shp", "shx", "dbf", "cpg", "prj"] { paths.append(base.appendingPathExtension(ext).path) }
         }
+        // The names table is resolved into the cached placemarks: a changed table makes the cache stale.
+        if let names = manifest.names { paths.append(DatasetLoader.resolve(names, in: directory).path) }
         return paths
     }
 
@@ -361,9 +363,10 @@ struct IndexCache {
         guard slots.count == PlacemarkSlots.slotsPerPlacemark * l.units else { throw CacheDamage(reason: "placemark table size") }
         var result: [Placemark] = []
         result.reserveCapacity(l.units)
+        var pool = PlacemarkSlots.NamesPool()
         for u in 0..<l.units {
             do {
-                result.append(try PlacemarkSlots.read(u, slots: slots, bytes: bytes, dataset: dataset))
+                result.append(try PlacemarkSlots.read(u, slots: slots, bytes: bytes, dataset: dataset, pool: &pool))
             } catch {
                 throw CacheDamage(reason: error.reason)
             }
@@ -397,7 +400,8 @@ struct IndexCache {
         var layers: [LayerMeta] = []
         for layer in set.layers {
             var slots: [UInt32] = [], text: [UInt8] = []
-            for p in layer.placemarks { PlacemarkSlots.append(p, slots: &slots, text: &text) }
+            var pool = PlacemarkSlots.NamesPool()
+            for p in layer.placemarks { PlacemarkSlots.append(p, slots: &slots, text: &text, pool: &pool) }
             while text.count % 4 != 0 { text.append(0) }
             let words = text.withUnsafeBytes { Array($0.bindMemory(to: UInt32.self)) }
             let s = layer.store

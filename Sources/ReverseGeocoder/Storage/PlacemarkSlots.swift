@@ -2,7 +2,8 @@
 /// two 32-bit words for every stored field in table order, then two for each level's other-language
 /// names. A text is (offset, length) into the layer's text bytes, length `UInt32.max` for none; a number
 /// is its IEEE bit pattern (high word, low word), all ones for none. Names per language are one text,
-/// `tag US name RS tag US name ...` (ASCII unit and record separators, which no name contains).
+/// `tag US name RS tag US name ...` (ASCII unit and record separators, which no name contains); a layer
+/// writes each distinct names text once, so several units' slots may point at the same bytes.
 ///
 /// Adding a field to the table changes ``slotsPerPlacemark`` and so the section's size: an old file is
 /// then rejected as damaged even before the format version (which must be bumped too) says so.
@@ -15,8 +16,23 @@ enum PlacemarkSlots {
 
     struct Damage: Error { var reason: String }
 
+    /// Names texts already written to a layer's text bytes, and names already decoded from them: every
+    /// unit of a dataset repeats its country's names (150 languages, 3 KB), so each distinct text is
+    /// written once and decoded once, and the placemarks share one dictionary (without this, the world
+    /// and China caches carried ~40 MB of copies, decoded into as many dictionaries at every start).
+    struct NamesPool {
+        var written: [String: (offset: UInt32, length: UInt32)] = [:]
+        var decoded: [UInt64: [String: String]] = [:]
+    }
+
     /// Appends one placemark's slots (and its texts).
     static func append(_ p: Placemark, slots: inout [UInt32], text: inout [UInt8]) {
+        var pool = NamesPool()
+        append(p, slots: &slots, text: &text, pool: &pool)
+    }
+
+    /// Appends one placemark's slots (and its texts), writing each distinct names text once per `pool`.
+    static func append(_ p: Placemark, slots: inout [UInt32], text: inout [UInt8], pool: inout NamesPool) {
         func put(_ s: String?) {
             if let s {
                 slots += [UInt32(text.count), UInt32(s.utf8.count)]
@@ -44,12 +60,25 @@ enum PlacemarkSlots {
                 bytes.append(unitSeparator)
                 bytes += name.utf8
             }
-            put(String(decoding: bytes, as: UTF8.self))
+            let packed = String(decoding: bytes, as: UTF8.self)
+            if let at = pool.written[packed] {
+                slots += [at.offset, at.length]
+            } else {
+                pool.written[packed] = (UInt32(text.count), UInt32(bytes.count))
+                put(packed)
+            }
         }
     }
 
     /// Reads unit `u`'s placemark; every offset is checked against `bytes`.
     static func read(_ u: Int, slots: UnsafeBufferPointer<UInt32>, bytes: UnsafeRawBufferPointer, dataset: String) throws(Damage) -> Placemark {
+        var pool = NamesPool()
+        return try read(u, slots: slots, bytes: bytes, dataset: dataset, pool: &pool)
+    }
+
+    /// Reads unit `u`'s placemark, decoding each distinct names text once per `pool`.
+    static func read(_ u: Int, slots: UnsafeBufferPointer<UInt32>, bytes: UnsafeRawBufferPointer, dataset: String,
+                     pool: inout NamesPool) throws(Damage) -> Placemark {
         let base = u * slotsPerPlacemark
         guard base >= 0, base + slotsPerPlacemark <= slots.count else { throw Damage(reason: "placemark table size") }
         func text(_ i: Int) throws(Damage) -> String? {
@@ -82,6 +111,12 @@ enum PlacemarkSlots {
             }
         }
         for level in AdminLevel.allCases {
+            let slot = base + 2 * (fields.count + level.rank)
+            let key = UInt64(slots[slot]) << 32 | UInt64(slots[slot + 1])
+            if let known = pool.decoded[key] {
+                units[level.rank].names = known
+                continue
+            }
             guard let packed = try text(fields.count + level.rank) else { continue }
             var names: [String: String] = [:]
             for record in packed.utf8.split(separator: recordSeparator, omittingEmptySubsequences: false) {
@@ -89,6 +124,7 @@ enum PlacemarkSlots {
                 guard parts.count == 2 else { throw Damage(reason: "placemark names malformed") }
                 names[String(decoding: parts[0], as: UTF8.self)] = String(decoding: parts[1], as: UTF8.self)
             }
+            pool.decoded[key] = names
             units[level.rank].names = names
         }
         var p = Placemark(units: units, dataset: dataset)

@@ -1,0 +1,75 @@
+import Foundation
+
+/// A dataset's names table: each unit's name in other languages, by level and code
+/// (`DatasetManifest.names`; written by `Data/build_names.py`, format in `Data/README.md`, "Names tables").
+///
+/// ```text
+/// # geocode names 1
+/// country\tFR\tde=Frankreich\ten=France\tzh-CN=法国
+/// province\t110000\ten=Beijing\tzh=北京市
+/// ```
+///
+/// UTF-8; `#` lines and empty lines are skipped; every other line is a level name, the unit's code as the
+/// dataset's code field writes it, then one or more `tag=name` (a BCP 47 tag, the first `=` splits). A
+/// malformed line is an error naming the file and line: a silently half-read table would answer in
+/// the wrong language without saying so.
+struct NamesTable: Sendable {
+    /// Names by level, then unit code, then language tag.
+    private(set) var units: [AdminLevel: [String: [String: String]]] = [:]
+    /// Every language tag the table uses, sorted.
+    private(set) var languages: [String] = []
+
+    /// The names of a unit (empty when the table has none for it).
+    func names(at level: AdminLevel, code: String) -> [String: String] { units[level]?[code] ?? [:] }
+
+    /// Reads a names table.
+    static func load(from url: URL) throws -> NamesTable {
+        let file = url.path
+        let data = try FileReading.contents(of: file)
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw GeocoderError.badManifest(file: file, reason: "names table is not UTF-8")
+        }
+        return try parse(text, file: file)
+    }
+
+    static func parse(_ text: String, file: String) throws -> NamesTable {
+        var table = NamesTable()
+        var tags = Set<String>()
+        var number = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            number += 1
+            let line = line.hasSuffix("\r") ? line.dropLast() : line
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            func bad(_ why: String) -> GeocoderError { .badManifest(file: file, reason: "line \(number): \(why)") }
+            let columns = line.split(separator: "\t", omittingEmptySubsequences: false)
+            guard columns.count >= 3 else { throw bad("expected level, code and at least one tag=name, tab-separated") }
+            guard let level = AdminLevel(rawValue: String(columns[0])) else {
+                throw bad("unknown level \"\(columns[0])\" (\(AdminLevel.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            let code = String(columns[1])
+            guard !code.isEmpty else { throw bad("empty code") }
+            guard table.units[level]?[code] == nil else { throw bad("\(level.rawValue) \(code) listed twice") }
+            var names: [String: String] = [:]
+            for column in columns.dropFirst(2) {
+                guard let eq = column.firstIndex(of: "="), eq != column.startIndex, column.index(after: eq) != column.endIndex else {
+                    throw bad("\"\(column)\" is not tag=name")
+                }
+                let tag = String(column[..<eq]), name = String(column[column.index(after: eq)...])
+                guard Self.isLanguageTag(tag) else { throw bad("\"\(tag)\" is not a BCP 47 language tag") }
+                guard names[tag] == nil else { throw bad("\(level.rawValue) \(code): language \(tag) twice") }
+                names[tag] = name
+                tags.insert(tag)
+            }
+            table.units[level, default: [:]][code] = names
+        }
+        table.languages = tags.sorted()
+        return table
+    }
+
+    /// A BCP 47 tag as this table writes them: a 2–3 letter language, then subtags of 1–8 letters or digits.
+    static func isLanguageTag(_ tag: String) -> Bool {
+        let parts = tag.split(separator: "-", omittingEmptySubsequences: false)
+        guard let first = parts.first, (2...3).contains(first.count), first.allSatisfy({ $0.isASCII && $0.isLetter }) else { return false }
+        return parts.dropFirst().allSatisfy { (1...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
+    }
+}
