@@ -349,7 +349,7 @@ public final class ReverseGeocoder: Sendable {
                     continue
                 }
                 if entry != .unknown {
-                    return try answer(layer: set.layers.lowerBound + entry.layer, unit: entry.unit, at: coordinate,
+                    return try answer(layer: set.layers.lowerBound + entry.layer, unit: entry.unit, at: coordinate, in: .wgs84,
                                       query: coordinate, datum: datum, context: context)
                 }
             }
@@ -370,9 +370,7 @@ public final class ReverseGeocoder: Sendable {
                         throw Self.queryFailed(error, layer: hotLayers[l].layer.takeUnretainedValue().file)
                     }
                     if let unit {
-                        // c is in the dataset's datum; the nearest-place distance wants WGS-84.
-                        let wgs = set.datum == .wgs84 ? c : Datum.convert(c, from: set.datum, to: .wgs84)
-                        return try answer(layer: l, unit: unit, at: wgs, query: coordinate, datum: datum, context: context)
+                        return try answer(layer: l, unit: unit, at: c, in: set.datum, query: coordinate, datum: datum, context: context)
                     }
                 }
             }
@@ -401,10 +399,12 @@ public final class ReverseGeocoder: Sendable {
     }
 
     /// The answer for an admin unit: the calling thread's copy of its placemark, combined with what the
-    /// overlays say about the point, with this query's nearest-place distance. `wgs` is the point in
-    /// WGS-84 (for the distance), `query` and `datum` the point as asked (for the overlays).
+    /// overlays say about the point, with this query's nearest-place distance. `c` is the point in the
+    /// dataset's datum `cDatum` (for the distance, converted to WGS-84 only then: the GCJ-02 inversion
+    /// costs some 1,500 instructions, six times a whole query), `query` and `datum` the point as asked
+    /// (for the overlays).
     @inline(__always)
-    private func answer(layer l: Int, unit: Int, at wgs: Coordinate, query: Coordinate, datum: Datum,
+    private func answer(layer l: Int, unit: Int, at c: Coordinate, in cDatum: Datum, query: Coordinate, datum: Datum,
                         context: Unmanaged<QueryContext>) throws(GeocoderError) -> Placemark {
         let hot = hotLayers[l]
         var p = hotOverlays.isEmpty
@@ -412,6 +412,7 @@ public final class ReverseGeocoder: Sendable {
             : try withOverlays(admin: (l, unit), query: query, datum: datum, context: context)!
         // Per query, outside the shared storage: no copy, no allocation (see Placemark.setNearestPlaceDistance).
         if let places = hot.places {
+            let wgs = cDatum == .wgs84 ? c : Datum.convert(c, from: cDatum, to: .wgs84)
             p.setNearestPlaceDistance(places._withUnsafeGuaranteedRef { $0.metres(from: wgs, to: unit) })
         }
         return p

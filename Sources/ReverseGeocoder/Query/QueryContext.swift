@@ -53,10 +53,6 @@ final class QueryContext {
         return p
     }
 
-    /// The placemark in `slot` if this thread has made its copy already.
-    @inline(__always)
-    func existingPlacemark(_ slot: Int) -> Placemark? { placemarks[slot] }
-
     /// This thread's copy of the placemark in `slot`, copied from `shared` on first use.
     @inline(__always)
     func placemark(_ slot: Int, _ shared: () -> Placemark) -> Placemark {
