@@ -122,6 +122,11 @@ public struct Placemark: Hashable, Sendable {
         return p
     }
 
+    /// The identity of this value's storage: the same for every copy of one placemark, different for any
+    /// other placemark alive at the same time. For caches of what was derived from a placemark (the
+    /// CLI's encoded columns); whoever keys on it must keep the placemark alive while the key is used.
+    package var storageIdentity: ObjectIdentifier { ObjectIdentifier(storage) }
+
     private mutating func unique() -> Storage {
         if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
         return storage

@@ -17,6 +17,9 @@ struct BatchSchema: Sendable {
     /// 0-based columns of the coordinates.
     var latColumn = 0
     var lonColumn = 1
+    /// Coordinates are written with a decimal comma (`48,8566`): `--decimal-comma`, or detected for a
+    /// `;` file whose values prove it. Honoured where the decoder parses coordinate text.
+    var decimalComma = false
 
     // MARK: JSON input
     /// Keys tried for the coordinates, in order of preference.

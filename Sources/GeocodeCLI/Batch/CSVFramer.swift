@@ -14,6 +14,9 @@ final class CSVFramer: RecordFramer {
     /// The first record ended at a CR that was the last byte read so far: the next byte decides.
     private var firstEndIsUndecidedCR = false
 
+    /// Bytes that matter outside quotes: the quote and the line breaks.
+    private static let special: [Bool] = (0..<256).map { $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }
+
     init(input: ByteInput, delimiter: UInt8) {
         self.input = input
         self.delimiter = delimiter
@@ -29,6 +32,7 @@ final class CSVFramer: RecordFramer {
         var state = State.fieldStart
         let quote = UInt8(ascii: "\""), lf: UInt8 = 0x0A, cr: UInt8 = 0x0D
         let delimiter = self.delimiter
+        let special = Self.special
         var full = false
         while !full {
             if input.cursor >= input.count {
@@ -48,53 +52,81 @@ final class CSVFramer: RecordFramer {
             var line = self.line
             var previousWasCR = self.previousWasCR
             input.withBytes { b in
+                let recordBase = base
                 while i < n {
-                    let c = b[i]
-                    // Physical line counting, independent of quoting.
-                    if c == lf {
-                        if !previousWasCR { line += 1 }
-                        previousWasCR = false
-                    } else if c == cr {
-                        line += 1
-                        previousWasCR = true
-                    } else {
-                        previousWasCR = false
-                    }
                     switch state {
                     case .quoted:
-                        if c == quote { state = .quoteInQuoted }
+                        // Inside quotes only a quote matters; line breaks still count as lines.
+                        while i < n {
+                            let c = b[i]
+                            if c == quote { break }
+                            if c == lf {
+                                if !previousWasCR { line += 1 }
+                                previousWasCR = false
+                            } else if c == cr {
+                                line += 1
+                                previousWasCR = true
+                            } else {
+                                previousWasCR = false
+                            }
+                            i += 1
+                        }
+                        if i == n { return }
+                        previousWasCR = false
+                        state = .quoteInQuoted
                         i += 1
                         continue
                     case .quoteInQuoted:
-                        if c == quote { state = .quoted; i += 1; continue }
-                    case .fieldStart:
-                        if c == quote { state = .quoted; i += 1; continue }
-                    case .unquoted:
+                        if b[i] == quote {
+                            // A doubled quote: still inside.
+                            previousWasCR = false
+                            state = .quoted
+                            i += 1
+                            continue
+                        }
+                        state = .unquoted
+                    case .fieldStart, .unquoted:
                         break
                     }
-                    if c == delimiter {
-                        state = .fieldStart
-                    } else if c == lf || c == cr {
-                        let end = i - base
-                        if end > recordStart {
-                            records.append(RecordSpan(range: recordStart..<end, line: recordLine))
-                            if usesCRLF == nil && !firstEndIsUndecidedCR {
-                                // A read can end between the CR and its LF: then the next byte decides.
-                                if c == cr && i + 1 == n { firstEndIsUndecidedCR = true } else { usesCRLF = c == cr && b[i + 1] == lf }
-                            }
-                        }
-                        recordStart = end + 1
-                        recordLine = line
-                        state = .fieldStart
-                        if !records.isEmpty && (records.count >= maxRecords || recordStart >= targetBytes) {
-                            i += 1
-                            full = true
-                            return
-                        }
-                    } else {
-                        state = .unquoted
+                    // Outside quotes: skip to the next quote or line break (the common bytes cost one
+                    // table load each; delimiters matter only to tell where a quote may open a field).
+                    let skipFrom = i
+                    while i < n, !special[Int(b[i])] { i += 1 }
+                    if i > skipFrom { previousWasCR = false }
+                    if i == n { return }
+                    let c = b[i]
+                    if c == quote {
+                        // A quote opens a quoted field only at the start of a field; elsewhere it is text.
+                        let recordStartIndex = recordBase + recordStart
+                        if i == recordStartIndex || b[i - 1] == delimiter { state = .quoted }
+                        previousWasCR = false
+                        i += 1
+                        continue
                     }
+                    // A line break outside quotes: the record ends.
+                    if c == lf {
+                        if !previousWasCR { line += 1 }
+                        previousWasCR = false
+                    } else {
+                        line += 1
+                        previousWasCR = true
+                    }
+                    let end = i - base
+                    if end > recordStart {
+                        records.append(RecordSpan(range: recordStart..<end, line: recordLine))
+                        if usesCRLF == nil && !firstEndIsUndecidedCR {
+                            // A read can end between the CR and its LF: then the next byte decides.
+                            if c == cr && i + 1 == n { firstEndIsUndecidedCR = true } else { usesCRLF = c == cr && b[i + 1] == lf }
+                        }
+                    }
+                    recordStart = end + 1
+                    recordLine = line
+                    state = .fieldStart
                     i += 1
+                    if !records.isEmpty && (records.count >= maxRecords || recordStart >= targetBytes) {
+                        full = true
+                        return
+                    }
                 }
             }
             input.cursor = i

@@ -1,0 +1,64 @@
+import GeoModel
+
+/// A worker's own cache of the added columns of each placemark it has written, already encoded in the
+/// output format: a row then costs one copy of these bytes instead of a `String` and an escape per field.
+///
+/// Keyed by the placemark's identity (its storage object): the engine answers each thread with that
+/// thread's own copy of a unit's placemark, so every row in one unit hits the same entry. An entry keeps
+/// its placemark alive, so no other placemark can take its identity while it is cached. Direct-mapped
+/// (a colliding placemark replaces the entry) and bounded: memory stays flat whatever the input.
+/// Owned by one worker thread (never shared, so no lock and no shared reference count).
+struct PlacemarkBytesCache {
+    private static let slots = 4096   // 2^12: the hash's top 12 bits
+    /// Bytes held at most; past this the cache starts over.
+    private static let arenaLimit = 4 << 20
+
+    private var identities: [ObjectIdentifier?]
+    private var placemarks: [Placemark?]
+    private var ranges: [Range<Int>]
+    private var arena: [UInt8] = []
+    /// The bytes for "no placemark" (every field empty or null).
+    private let none: [UInt8]
+    private let encode: @Sendable (Placemark?, inout [UInt8]) -> Void
+
+    init(encode: @escaping @Sendable (Placemark?, inout [UInt8]) -> Void) {
+        identities = Array(repeating: nil, count: Self.slots)
+        placemarks = Array(repeating: nil, count: Self.slots)
+        ranges = Array(repeating: 0..<0, count: Self.slots)
+        var none: [UInt8] = []
+        encode(nil, &none)
+        self.none = none
+        self.encode = encode
+        arena.reserveCapacity(64 << 10)
+    }
+
+    /// Appends the encoded columns of `placemark` (nil: no placemark) to `out`.
+    @inline(__always)
+    mutating func append(_ placemark: Placemark?, to out: inout [UInt8]) {
+        guard let placemark else {
+            out.append(contentsOf: none)
+            return
+        }
+        let identity = placemark.storageIdentity
+        // The object's address, spread over the slots (Fibonacci hashing: allocations are 16-byte aligned).
+        let slot = Int(truncatingIfNeeded: (UInt64(UInt(bitPattern: identity)) &* 0x9E37_79B9_7F4A_7C15) >> 52)
+        if identities[slot] != identity {
+            if arena.count > Self.arenaLimit { clear() }
+            let start = arena.count
+            encode(placemark, &arena)
+            identities[slot] = identity
+            placemarks[slot] = placemark
+            ranges[slot] = start..<arena.count
+        }
+        let range = ranges[slot]
+        arena.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
+    }
+
+    private mutating func clear() {
+        for i in 0..<Self.slots {
+            identities[i] = nil
+            placemarks[i] = nil
+        }
+        arena.removeAll(keepingCapacity: true)
+    }
+}
