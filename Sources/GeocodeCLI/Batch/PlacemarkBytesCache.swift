@@ -9,7 +9,7 @@ import GeoModel
 /// (a colliding placemark replaces the entry) and bounded: memory stays flat whatever the input.
 /// Owned by one worker thread (never shared, so no lock and no shared reference count).
 struct PlacemarkBytesCache {
-    private static let slots = 4096   // 2^12: the hash's top 12 bits
+    private static let slots = 1 << 14   // the hash's top 14 bits; more than the world's admin-1 units
     /// Bytes held at most; past this the cache starts over.
     private static let arenaLimit = 4 << 20
 
@@ -17,31 +17,31 @@ struct PlacemarkBytesCache {
     private var placemarks: [Placemark?]
     private var ranges: [Range<Int>]
     private var arena: [UInt8] = []
-    /// The bytes for "no placemark" (every field empty or null).
-    private let none: [UInt8]
+    /// Where the bytes for "no placemark" (every field empty or null) are: the arena's start.
+    private let none: Range<Int>
     private let encode: @Sendable (Placemark?, inout [UInt8]) -> Void
 
     init(encode: @escaping @Sendable (Placemark?, inout [UInt8]) -> Void) {
         identities = Array(repeating: nil, count: Self.slots)
         placemarks = Array(repeating: nil, count: Self.slots)
         ranges = Array(repeating: 0..<0, count: Self.slots)
-        var none: [UInt8] = []
-        encode(nil, &none)
-        self.none = none
-        self.encode = encode
         arena.reserveCapacity(64 << 10)
+        encode(nil, &arena)
+        none = 0..<arena.count
+        self.encode = encode
     }
 
     /// Appends the encoded columns of `placemark` (nil: no placemark) to `out`.
     @inline(__always)
     mutating func append(_ placemark: Placemark?, to out: inout [UInt8]) {
         guard let placemark else {
-            out.append(contentsOf: none)
+            let none = self.none
+            arena.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[none])) }
             return
         }
         let identity = placemark.storageIdentity
         // The object's address, spread over the slots (Fibonacci hashing: allocations are 16-byte aligned).
-        let slot = Int(truncatingIfNeeded: (UInt64(UInt(bitPattern: identity)) &* 0x9E37_79B9_7F4A_7C15) >> 52)
+        let slot = Int(truncatingIfNeeded: (UInt64(UInt(bitPattern: identity)) &* 0x9E37_79B9_7F4A_7C15) >> 50)
         if identities[slot] != identity {
             if arena.count > Self.arenaLimit { clear() }
             let start = arena.count
@@ -59,6 +59,6 @@ struct PlacemarkBytesCache {
             identities[i] = nil
             placemarks[i] = nil
         }
-        arena.removeAll(keepingCapacity: true)
+        arena.removeSubrange(none.upperBound...)
     }
 }

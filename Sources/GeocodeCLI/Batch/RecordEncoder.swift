@@ -17,6 +17,10 @@ struct RecordEncoder: Sendable {
     /// Output rows end with CRLF (else LF); a flag rather than the schema's array, which every worker
     /// would otherwise retain per row (one shared reference count, bouncing between cores).
     private let crlf: Bool
+    /// Whether fields are added, and the cells a delimited row carries before them: read per row, so kept
+    /// here rather than asked of the schema's arrays (whose reference counts every worker would bump).
+    private let hasFields: Bool
+    private let carriedCells: Int
     /// How a GeoJSON feature's own columns start in delimited output: `id`, `lat`, `lon`, then properties.
     static let featureColumns = 3
 
@@ -33,6 +37,9 @@ struct RecordEncoder: Sendable {
         errorKey = key(schema.errorName)
         rawInputKey = key(schema.rawInputName)
         crlf = schema.lineEnding == [0x0D, 0x0A]
+        hasFields = !schema.fields.isEmpty
+        // Only an empty JSON first record leaves no carried cell.
+        carriedCells = schema.input.delimiter != nil ? schema.columnCount : schema.jsonColumns.count
         columnKeys = (0..<schema.columnCount).map { i in
             key(schema.header.flatMap { i < $0.count ? $0[i] : nil } ?? "col\(i + 1)")
         }
@@ -155,11 +162,9 @@ struct RecordEncoder: Sendable {
             error = (error ?? "unreadable record") + "; input (line \(line), \(NumberFormatting.grouped(range.count)) bytes): "
                 + LineExcerpt.quote(UnsafeBufferPointer(rebasing: b[range]))
         }
-        // Cells written so far; only an empty JSON first record leaves none.
-        let carried = schema.input.delimiter != nil ? schema.columnCount : schema.jsonColumns.count
-        if carried > 0 && !schema.fields.isEmpty { out.append(delimiter) }
+        if carriedCells > 0 && hasFields { out.append(delimiter) }
         cache.append(placemark, to: &out)
-        if carried > 0 || !schema.fields.isEmpty { out.append(delimiter) }
+        if carriedCells > 0 || hasFields { out.append(delimiter) }
         if let error { CSVField.append(error, delimiter: delimiter, to: &out) }
         appendLineEnding(&out)
     }
@@ -276,9 +281,9 @@ struct RecordEncoder: Sendable {
     /// the same keys as a found one); `leadingComma` when members precede.
     private func appendAddedMembers(_ record: DecodedRecord, _ placemark: Placemark?, leadingComma: Bool,
                                     cache: inout PlacemarkBytesCache, into out: inout [UInt8]) {
-        if leadingComma && !schema.fields.isEmpty { out.append(UInt8(ascii: ",")) }
+        if leadingComma && hasFields { out.append(UInt8(ascii: ",")) }
         cache.append(placemark, to: &out)
-        if leadingComma || !schema.fields.isEmpty { out.append(UInt8(ascii: ",")) }
+        if leadingComma || hasFields { out.append(UInt8(ascii: ",")) }
         out += errorKey
         if let error = record.error { JSONWriter.appendString(error, to: &out) } else { out.append(contentsOf: "null".utf8) }
     }

@@ -23,6 +23,11 @@ import Testing
         #expect(DecimalNumber.parse(text) == nil)
     }
 
+    @Test func longerThan100CharactersIsNotACoordinate() {
+        #expect(DecimalNumber.parse(String(repeating: "1", count: 101)) == nil)
+        #expect(DecimalNumber.parse(String(repeating: "1", count: 100)) == strtod(String(repeating: "1", count: 100), nil))
+    }
+
     @Test func overflowIsInfiniteNotAnError() {
         // The grammar is fine; range checks later call it "not a finite number".
         #expect(DecimalNumber.parse("1e400") == .infinity)
