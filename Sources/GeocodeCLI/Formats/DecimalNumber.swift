@@ -24,6 +24,7 @@ public enum DecimalNumber {
         let length = end - start
         guard length > 0, length <= maxLength else { return nil }
         let separator = decimalComma ? UInt8(ascii: ",") : UInt8(ascii: ".")
+        if let value = plain(bytes.baseAddress!, start, end, separator) { return value }
 
         // One pass: `[+-]? (digits [sep digits?] | sep digits) ([eE] [+-]? digits)?`, gathering the first
         // 19 significant digits into an integer and the power of ten that scales it.
@@ -97,6 +98,36 @@ public enum DecimalNumber {
             buffer[length] = 0
             return strtod(buffer.baseAddress!, nil)
         }
+    }
+
+    /// The shape nearly every coordinate has, `[+-]? digits [sep digits]` with at most 19 digits and no
+    /// exponent, in one tight loop; nil for anything else (then the general pass decides, and rejects).
+    @inline(__always)
+    private static func plain(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ separator: UInt8) -> Double? {
+        var i = start
+        let negative = p[i] == UInt8(ascii: "-")
+        if negative || p[i] == UInt8(ascii: "+") { i += 1 }
+        let digitsStart = i
+        var mantissa: UInt64 = 0
+        var separatorAt = -1
+        while i < end {
+            let d = p[i] &- 0x30
+            if d < 10 {
+                mantissa = mantissa &* 10 &+ UInt64(d)
+            } else if p[i] == separator && separatorAt < 0 {
+                separatorAt = i
+            } else {
+                return nil
+            }
+            i += 1
+        }
+        let digits = end - digitsStart - (separatorAt < 0 ? 0 : 1)
+        // 19 digits always fit a UInt64; 2^53 bounds what a Double holds exactly.
+        guard digits > 0, digits <= 19, mantissa <= 1 << 53 else { return nil }
+        let fraction = separatorAt < 0 ? 0 : end - separatorAt - 1
+        guard fraction <= 22 else { return nil }
+        let value = Double(mantissa) / exactPowersOfTen[fraction]
+        return negative ? -value : value
     }
 
     /// The value of `text`, or nil when it is not a decimal number.
