@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Frames CSV/TSV input into records: a record ends at a CR, LF or CRLF outside quotes; line breaks inside
 /// quoted fields belong to the field. Empty lines are not records (they carry no data) but still count as
 /// lines, so reported line numbers are the physical lines of the file.
@@ -16,6 +22,14 @@ final class CSVFramer: RecordFramer {
 
     /// Bytes that matter outside quotes: the quote and the line breaks.
     private static let special: [Bool] = (0..<256).map { $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }
+
+    /// The index of the first quote or CR in `from..<to` (or `to`).
+    private static func nextQuoteOrCR(_ p: UnsafePointer<UInt8>, from: Int, to: Int) -> Int {
+        var end = to
+        if let q = memchr(p + from, 0x22, end - from) { end = p.distance(to: q.assumingMemoryBound(to: UInt8.self)) }
+        if end > from, let c = memchr(p + from, 0x0D, end - from) { end = p.distance(to: c.assumingMemoryBound(to: UInt8.self)) }
+        return end
+    }
 
     init(input: ByteInput, delimiter: UInt8) {
         self.input = input
@@ -53,6 +67,10 @@ final class CSVFramer: RecordFramer {
             var previousWasCR = self.previousWasCR
             input.withBytes { b in
                 let recordBase = base
+                let start = b.baseAddress!
+                // Bytes before this index hold no quote and no CR, so a record there ends at the next LF,
+                // which memchr finds many bytes at a time. Found per read (the buffer moves on refill).
+                var plainEnd = i
                 while i < n {
                     switch state {
                     case .quoted:
@@ -91,6 +109,10 @@ final class CSVFramer: RecordFramer {
                     // Outside quotes: skip to the next quote or line break (the common bytes cost one
                     // table load each; delimiters matter only to tell where a quote may open a field).
                     let skipFrom = i
+                    if i >= plainEnd { plainEnd = Self.nextQuoteOrCR(start, from: i, to: n) }
+                    if i < plainEnd {
+                        if let lf = memchr(start + i, 0x0A, plainEnd - i) { i = start.distance(to: lf.assumingMemoryBound(to: UInt8.self)) } else { i = plainEnd }
+                    }
                     while i < n, !special[Int(b[i])] { i += 1 }
                     if i > skipFrom { previousWasCR = false }
                     if i == n { return }
