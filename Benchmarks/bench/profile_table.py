@@ -17,7 +17,7 @@ STAGES = [
     ("load (index cache, pages, hashing)", r"clear_page|folio_zero|pread|ContentHash|IndexCache|PolygonStore|inconsistency|"
      r"DatasetLoader|FileInMemory|ShapefileReader|SHA256|_copy_to_iter|PlacemarkSlots|CellIndexC4load|mmap|page_fault|"
      r"do_anonymous|filemap|Manifest|huge|memcg|lru_|rmqueue|get_page_from|alloc_pages|zap_|unmap|free_pages|release_pages"),
-    ("engine query", r"ReverseGeocoder|GEOS|geos|QueryContext|LayerIndex|CellIndex|CrossingLists|EmptyMask|WGS84Grid|Datum"),
+    ("engine query", r"ReverseGeocoder|GEOS|geos|__sin|__cos|sincos|atan|sqrt|QueryContext|LayerIndex|CellIndex|CrossingLists|EmptyMask|WGS84Grid|Datum"),
     ("reader: framing + chunk copy", r"CSVFramer|ByteInput|NDJSONFramer|GeoJSONFramer|ReaderJob"),
     ("decode (split, number parse, checks)", r"RecordDecoder|CSVField\w*5split|DecimalNumber|CoordinateCheck|CSVValue|strtod|____strtod|str_to_mpn|round_and_return"),
     ("encode (placemark columns, quoting, copies)", r"RecordEncoder|CSVField\w*6append|PlacemarkField|PlacemarkColumn|PlacemarkBytesCache|"
