@@ -120,6 +120,10 @@ public struct Placemark: Hashable, Sendable {
     @inline(__always)
     package mutating func setNearestPlaceDistance(_ metres: Double) { queryPlaceDistance = metres }
 
+    /// Whether this value carries a per-query distance (``setNearestPlaceDistance(_:)``): two values with
+    /// the same ``storageIdentity`` then differ in their distances.
+    package var hasQueryDistance: Bool { !queryPlaceDistance.isNaN }
+
     /// A unit as read: the per-query distance applied.
     @inline(__always)
     private func effective(_ unit: Unit) -> Unit {
@@ -147,6 +151,11 @@ public struct Placemark: Hashable, Sendable {
         }
         return p
     }
+
+    /// The identity of this value's storage: the same for every copy of one placemark, different for any
+    /// other placemark alive at the same time. For caches of what was derived from a placemark (the
+    /// CLI's encoded columns); whoever keys on it must keep the placemark alive while the key is used.
+    package var storageIdentity: ObjectIdentifier { ObjectIdentifier(storage) }
 
     private mutating func unique() -> Storage {
         if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }

@@ -35,9 +35,10 @@ struct BatchPipeline {
         for _ in 0..<max(1, threads) {
             group.enter()
             let worker = Thread {
+                var cache = processor.makeCache()
                 while let chunk = queue.pop() {
                     if window.isCancelled { continue }
-                    window.complete(processor.process(chunk))
+                    window.complete(processor.process(chunk, cache: &cache))
                 }
                 group.leave()
             }

@@ -263,8 +263,9 @@ struct BatchSetup {
         let prefix = try framer.readPrefix()
         var pending: [RawChunk] = []
         if schema.output.delimiter != nil {
-            // Delimited output: lat, lon, then the property names of the first feature that has properties.
-            schema.jsonColumns = [Array("lat".utf8), Array("lon".utf8)]
+            // Delimited output: the feature's id, lat, lon (RecordEncoder.featureColumns), then the property
+            // names of the first feature that has properties.
+            schema.jsonColumns = [Array("id".utf8), Array("lat".utf8), Array("lon".utf8)]
             while pending.count < lookahead, let chunk = try framer.nextChunk(targetBytes: 1, maxRecords: 1) {
                 pending.append(chunk)
                 let keys: [[UInt8]]? = chunk.bytes.withUnsafeBufferPointer { b in
@@ -275,6 +276,8 @@ struct BatchSetup {
                     return (try? scanner.objectMembers())?.map { JSONScanner.decodeString(b, $0.key) }
                 }
                 if let keys {
+                    // A property called "id" keeps its name; the feature's own id column then says whose it is.
+                    if keys.contains(Array("id".utf8)) { schema.jsonColumns[0] = Array("feature_id".utf8) }
                     schema.jsonColumns += keys
                     break
                 }

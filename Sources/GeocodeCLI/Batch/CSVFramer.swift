@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Frames CSV/TSV input into records: a record ends at a CR, LF or CRLF outside quotes; line breaks inside
 /// quoted fields belong to the field. Empty lines are not records (they carry no data) but still count as
 /// lines, so reported line numbers are the physical lines of the file.
@@ -14,6 +20,17 @@ final class CSVFramer: RecordFramer {
     /// The first record ended at a CR that was the last byte read so far: the next byte decides.
     private var firstEndIsUndecidedCR = false
 
+    /// Bytes that matter outside quotes: the quote and the line breaks.
+    private static let special: [Bool] = (0..<256).map { $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }
+
+    /// The index of the first quote or CR in `from..<to` (or `to`).
+    private static func nextQuoteOrCR(_ p: UnsafePointer<UInt8>, from: Int, to: Int) -> Int {
+        var end = to
+        if let q = memchr(p + from, 0x22, end - from) { end = p.distance(to: q.assumingMemoryBound(to: UInt8.self)) }
+        if end > from, let c = memchr(p + from, 0x0D, end - from) { end = p.distance(to: c.assumingMemoryBound(to: UInt8.self)) }
+        return end
+    }
+
     init(input: ByteInput, delimiter: UInt8) {
         self.input = input
         self.delimiter = delimiter
@@ -29,6 +46,7 @@ final class CSVFramer: RecordFramer {
         var state = State.fieldStart
         let quote = UInt8(ascii: "\""), lf: UInt8 = 0x0A, cr: UInt8 = 0x0D
         let delimiter = self.delimiter
+        let special = Self.special
         var full = false
         while !full {
             if input.cursor >= input.count {
@@ -48,53 +66,89 @@ final class CSVFramer: RecordFramer {
             var line = self.line
             var previousWasCR = self.previousWasCR
             input.withBytes { b in
+                let recordBase = base
+                let start = b.baseAddress!
+                // Bytes before this index hold no quote and no CR, so a record there ends at the next LF,
+                // which memchr finds many bytes at a time. Found per read (the buffer moves on refill).
+                var plainEnd = i
                 while i < n {
-                    let c = b[i]
-                    // Physical line counting, independent of quoting.
-                    if c == lf {
-                        if !previousWasCR { line += 1 }
-                        previousWasCR = false
-                    } else if c == cr {
-                        line += 1
-                        previousWasCR = true
-                    } else {
-                        previousWasCR = false
-                    }
                     switch state {
                     case .quoted:
-                        if c == quote { state = .quoteInQuoted }
+                        // Inside quotes only a quote matters; line breaks still count as lines.
+                        while i < n {
+                            let c = b[i]
+                            if c == quote { break }
+                            if c == lf {
+                                if !previousWasCR { line += 1 }
+                                previousWasCR = false
+                            } else if c == cr {
+                                line += 1
+                                previousWasCR = true
+                            } else {
+                                previousWasCR = false
+                            }
+                            i += 1
+                        }
+                        if i == n { return }
+                        previousWasCR = false
+                        state = .quoteInQuoted
                         i += 1
                         continue
                     case .quoteInQuoted:
-                        if c == quote { state = .quoted; i += 1; continue }
-                    case .fieldStart:
-                        if c == quote { state = .quoted; i += 1; continue }
-                    case .unquoted:
+                        if b[i] == quote {
+                            // A doubled quote: still inside.
+                            previousWasCR = false
+                            state = .quoted
+                            i += 1
+                            continue
+                        }
+                        state = .unquoted
+                    case .fieldStart, .unquoted:
                         break
                     }
-                    if c == delimiter {
-                        state = .fieldStart
-                    } else if c == lf || c == cr {
-                        let end = i - base
-                        if end > recordStart {
-                            records.append(RecordSpan(range: recordStart..<end, line: recordLine))
-                            if usesCRLF == nil && !firstEndIsUndecidedCR {
-                                // A read can end between the CR and its LF: then the next byte decides.
-                                if c == cr && i + 1 == n { firstEndIsUndecidedCR = true } else { usesCRLF = c == cr && b[i + 1] == lf }
-                            }
-                        }
-                        recordStart = end + 1
-                        recordLine = line
-                        state = .fieldStart
-                        if !records.isEmpty && (records.count >= maxRecords || recordStart >= targetBytes) {
-                            i += 1
-                            full = true
-                            return
-                        }
-                    } else {
-                        state = .unquoted
+                    // Outside quotes: skip to the next quote or line break (the common bytes cost one
+                    // table load each; delimiters matter only to tell where a quote may open a field).
+                    let skipFrom = i
+                    if i >= plainEnd { plainEnd = Self.nextQuoteOrCR(start, from: i, to: n) }
+                    if i < plainEnd {
+                        if let lf = memchr(start + i, 0x0A, plainEnd - i) { i = start.distance(to: lf.assumingMemoryBound(to: UInt8.self)) } else { i = plainEnd }
                     }
+                    while i < n, !special[Int(b[i])] { i += 1 }
+                    if i > skipFrom { previousWasCR = false }
+                    if i == n { return }
+                    let c = b[i]
+                    if c == quote {
+                        // A quote opens a quoted field only at the start of a field; elsewhere it is text.
+                        let recordStartIndex = recordBase + recordStart
+                        if i == recordStartIndex || b[i - 1] == delimiter { state = .quoted }
+                        previousWasCR = false
+                        i += 1
+                        continue
+                    }
+                    // A line break outside quotes: the record ends.
+                    if c == lf {
+                        if !previousWasCR { line += 1 }
+                        previousWasCR = false
+                    } else {
+                        line += 1
+                        previousWasCR = true
+                    }
+                    let end = i - base
+                    if end > recordStart {
+                        records.append(RecordSpan(range: recordStart..<end, line: recordLine))
+                        if usesCRLF == nil && !firstEndIsUndecidedCR {
+                            // A read can end between the CR and its LF: then the next byte decides.
+                            if c == cr && i + 1 == n { firstEndIsUndecidedCR = true } else { usesCRLF = c == cr && b[i + 1] == lf }
+                        }
+                    }
+                    recordStart = end + 1
+                    recordLine = line
+                    state = .fieldStart
                     i += 1
+                    if !records.isEmpty && (records.count >= maxRecords || recordStart >= targetBytes) {
+                        full = true
+                        return
+                    }
                 }
             }
             input.cursor = i

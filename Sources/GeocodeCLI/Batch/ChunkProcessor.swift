@@ -10,14 +10,24 @@ struct ChunkProcessor: Sendable {
     let lookup: any PlacemarkProvider
     let datum: Datum
 
-    init(schema: BatchSchema, lookup: any PlacemarkProvider) {
-        self.decoder = RecordDecoder(schema: schema)
+    /// `plainRows: false` turns the decoder's fast path off (tests compare the two paths).
+    init(schema: BatchSchema, lookup: any PlacemarkProvider, plainRows: Bool = true) {
+        self.decoder = RecordDecoder(schema: schema, plainRows: plainRows)
         self.encoder = RecordEncoder(schema: schema)
         self.lookup = lookup
         self.datum = schema.datum
     }
 
+    /// A worker's own cache of encoded placemark columns, kept from chunk to chunk.
+    func makeCache() -> PlacemarkBytesCache { encoder.makeCache() }
+
+    /// Processes `chunk` with a cache of its own (tests, one-off callers).
     func process(_ chunk: RawChunk) -> ProcessedChunk {
+        var cache = makeCache()
+        return process(chunk, cache: &cache)
+    }
+
+    func process(_ chunk: RawChunk, cache: inout PlacemarkBytesCache) -> ProcessedChunk {
         var result = ProcessedChunk(sequence: chunk.sequence, output: [], rowEnds: [], problems: [], notices: [],
                                     inputOffset: chunk.inputOffset)
         // Output rows are usually a bit longer than input rows; one reservation avoids most regrowth.
@@ -43,7 +53,7 @@ struct ChunkProcessor: Sendable {
                     result.problems.append(RowProblem(rowIndex: index, line: span.line, message: record.error ?? "bad row"))
                 }
                 encoder.encode(b, record, placemark: placemark, first: chunk.sequence == 0 && index == 0,
-                               line: span.line, notices: &result.notices, into: &result.output)
+                               line: span.line, notices: &result.notices, cache: &cache, into: &result.output)
                 result.rowEnds.append(result.output.count)
             }
         }

@@ -6,6 +6,10 @@ struct DecodedRecord {
     enum Content {
         /// A delimited row's values.
         case fields([CSVValue])
+        /// A delimited row carried byte for byte: no quote in it, no value that the output would quote,
+        /// the output's delimiter, and `fields` values (at most the schema's columns; the rest are empty).
+        /// Nearly every row of a real file: no per-field array, one copy of the input bytes.
+        case plainRow(Range<Int>, fields: Int)
         /// An NDJSON object's members.
         case object([JSONMember])
         /// A GeoJSON feature's members; which one is `properties` (if any) and the position's raw numbers.

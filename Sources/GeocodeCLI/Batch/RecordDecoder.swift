@@ -7,8 +7,15 @@ struct RecordDecoder: Sendable {
     private let latLabel: String
     private let lonLabel: String
 
-    init(schema: BatchSchema) {
+    /// Whether a plain row can go to the output as its own bytes: delimited output with the same delimiter.
+    private let carriesRowsVerbatim: Bool
+
+    /// `plainRows: false` sends every row through the general path (tests compare the two).
+    init(schema: BatchSchema, plainRows: Bool = true) {
         self.schema = schema
+        // Not for a --coords column: the pair's own parse is the general path's.
+        carriesRowsVerbatim = plainRows && schema.input.delimiter != nil && schema.output.delimiter != nil
+            && schema.outputDelimiter == schema.delimiter && schema.coordsColumn == nil
         latLabel = schema.columnLabel(schema.latColumn)
         lonLabel = schema.columnLabel(schema.lonColumn)
     }
@@ -24,6 +31,7 @@ struct RecordDecoder: Sendable {
     // MARK: - CSV / TSV
 
     func decodeDelimited(_ b: UnsafeBufferPointer<UInt8>, _ span: Range<Int>) -> DecodedRecord {
+        if carriesRowsVerbatim, let record = decodePlainRow(b, span) { return record }
         let (values, unterminated) = CSVField.split(b, span, delimiter: schema.delimiter)
         var record = DecodedRecord(content: .fields(values))
         if unterminated {
@@ -31,9 +39,17 @@ struct RecordDecoder: Sendable {
             return record
         }
         if values.count > schema.columnCount {
+            // The row keeps the schema's columns (the output stays rectangular); what is beyond them goes
+            // into the message, so nothing is lost.
             let expected = schema.header != nil ? "as in the header" : "as in the first row"
+            var extra: [UInt8] = []
+            for (i, value) in values[schema.columnCount...].enumerated() {
+                if i > 0 { extra.append(schema.delimiter) }
+                value.withBytes(in: b) { CSVField.append($0, delimiter: schema.delimiter, to: &extra) }
+            }
             record.error = "the row has \(values.count) fields, expected \(schema.columnCount) (\(expected)); "
-                + "an unquoted delimiter inside a value?"
+                + "an unquoted delimiter inside a value? The fields beyond column \(schema.columnCount): "
+                + LineExcerpt.quote(extra)
             return record
         }
         if let column = schema.coordsColumn {
@@ -53,23 +69,72 @@ struct RecordDecoder: Sendable {
         return record
     }
 
+    /// The common row, in one scan and without an array of fields: no quote anywhere, no value the
+    /// output would have to quote, no more fields than the schema's. Nil sends the row to the general
+    /// path (which also makes the messages about missing columns).
+    @inline(__always)
+    private func decodePlainRow(_ b: UnsafeBufferPointer<UInt8>, _ span: Range<Int>) -> DecodedRecord? {
+        let delimiter = schema.delimiter, quote = UInt8(ascii: "\""), space = UInt8(ascii: " ")
+        let latColumn = schema.latColumn, lonColumn = schema.lonColumn, columnCount = schema.columnCount
+        var lat = 0..<0, lon = 0..<0
+        var field = 0
+        var start = span.lowerBound
+        let end = span.upperBound
+        while true {
+            var i = start
+            while i < end {
+                let c = b[i]
+                if c == delimiter { break }
+                if c == quote { return nil }
+                i += 1
+            }
+            if i > start && (b[start] == space || b[i - 1] == space) { return nil }
+            if field == latColumn { lat = start..<i } else if field == lonColumn { lon = start..<i }
+            field += 1
+            if i >= end { break }
+            start = i + 1
+        }
+        guard field <= columnCount, field > latColumn, field > lonColumn else { return nil }
+        var record = DecodedRecord(content: .plainRow(span, fields: field))
+        let latValue = coordinateValue(UnsafeBufferPointer(rebasing: b[lat]))
+        let lonValue = coordinateValue(UnsafeBufferPointer(rebasing: b[lon]))
+        switch CoordinateCheck.coordinate(lat: latValue, latWhere: latLabel, lon: lonValue, lonWhere: lonLabel) {
+        case .success(let c):
+            record.coordinate = c
+            record.coordinateText = (lat, lon)
+        case .failure(let e): record.error = e.message
+        }
+        return record
+    }
+
+    /// THE place where a coordinate's text becomes a number, for every input format (a field's bytes, a
+    /// JSON number's, a JSON string's content): `--decimal-comma` is honoured here.
+    @inline(__always)
+    func coordinateValue(_ bytes: UnsafeBufferPointer<UInt8>) -> CoordinateCheck.Value {
+        if let v = DecimalNumber.parse(bytes, decimalComma: schema.decimalComma) { return .number(v, text: .bytes(bytes)) }
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return .empty }
+        return .notNumber(text: String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// A coordinate from text that is not in the record's buffer (a quoted field, a JSON string).
+    func coordinateValue(_ text: [UInt8]) -> CoordinateCheck.Value {
+        text.withUnsafeBufferPointer { bytes in
+            switch coordinateValue(bytes) {
+            case .number(let v, _): return .number(v, text: .string(String(decoding: bytes, as: UTF8.self)))
+            case let other: return other
+            }
+        }
+    }
+
     private func delimitedValue(_ b: UnsafeBufferPointer<UInt8>, _ values: [CSVValue], _ column: Int) -> CoordinateCheck.Value {
         guard column < values.count else {
             let plural = values.count == 1 ? "field" : "fields"
             return .missing("the row has \(values.count) \(plural), so no \(schema.columnLabel(column))")
         }
         let value = values[column]
-        if let owned = value.owned {
-            // A quoted value: its bytes live in its own array, so take a String now (rare path).
-            let text = String(decoding: owned, as: UTF8.self)
-            if text.allSatisfy({ $0 == " " || $0 == "\t" }) { return .empty }
-            if let v = number(text) { return .number(v, text: .string(text)) }
-            return .notNumber(text: text)
-        }
-        let bytes = UnsafeBufferPointer(rebasing: b[value.span])
-        if let v = number(bytes) { return .number(v, text: .bytes(bytes)) }
-        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return .empty }
-        return .notNumber(text: String(decoding: bytes, as: UTF8.self))
+        // A quoted value's bytes live in its own array.
+        if let owned = value.owned { return coordinateValue(owned) }
+        return coordinateValue(UnsafeBufferPointer(rebasing: b[value.span]))
     }
 
     // MARK: - NDJSON
@@ -112,14 +177,12 @@ struct RecordDecoder: Sendable {
                     ?? nestedMember(b, members, path: key) else { continue }
             switch member.kind {
             case .number:
+                // A JSON number is never written with a decimal comma.
                 let raw = UnsafeBufferPointer(rebasing: b[member.value])
                 if let v = DecimalNumber.parse(raw) { return (.number(v, text: .bytes(raw)), member.key, member.value) }
                 return (.notNumber(text: String(decoding: raw, as: UTF8.self)), member.key, nil)
             case .string:
-                let text = String(decoding: JSONScanner.decodeString(b, member.value), as: UTF8.self)
-                if text.allSatisfy({ $0 == " " || $0 == "\t" }) { return (.empty, member.key, nil) }
-                if let v = DecimalNumber.parse(text) { return (.number(v, text: .string(text)), member.key, nil) }
-                return (.notNumber(text: text), member.key, nil)
+                return (coordinateValue(JSONScanner.decodeString(b, member.value)), member.key, nil)
             default:
                 return (.wrongKind(json: String(decoding: b[member.value], as: UTF8.self)), member.key, nil)
             }

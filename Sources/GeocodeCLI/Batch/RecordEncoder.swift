@@ -14,6 +14,15 @@ struct RecordEncoder: Sendable {
     private let rawInputKey: [UInt8]
     /// `"column":` for each header column of delimited input (or `"colN":` without a header).
     private let columnKeys: [[UInt8]]
+    /// Output rows end with CRLF (else LF); a flag rather than the schema's array, which every worker
+    /// would otherwise retain per row (one shared reference count, bouncing between cores).
+    private let crlf: Bool
+    /// Whether fields are added, and the cells a delimited row carries before them: read per row, so kept
+    /// here rather than asked of the schema's arrays (whose reference counts every worker would bump).
+    private let hasFields: Bool
+    private let carriedCells: Int
+    /// How a GeoJSON feature's own columns start in delimited output: `id`, `lat`, `lon`, then properties.
+    static let featureColumns = 3
 
     init(schema: BatchSchema) {
         self.schema = schema
@@ -27,6 +36,10 @@ struct RecordEncoder: Sendable {
         fieldKeys = schema.fields.map { key(schema.prefix + $0.name) }
         errorKey = key(schema.errorName)
         rawInputKey = key(schema.rawInputName)
+        crlf = schema.lineEnding == [0x0D, 0x0A]
+        hasFields = !schema.fields.isEmpty
+        // Only an empty JSON first record leaves no carried cell.
+        carriedCells = schema.input.delimiter != nil ? schema.columnCount : schema.jsonColumns.count
         columnKeys = (0..<schema.columnCount).map { i in
             key(schema.header.flatMap { i < $0.count ? $0[i] : nil } ?? "col\(i + 1)")
         }
@@ -56,32 +69,81 @@ struct RecordEncoder: Sendable {
     /// Appends the output row for `record`. `first` is true for the very first row of the output (GeoJSON
     /// separates features with commas). Keys that cannot be carried are reported through `notices`.
     func encode(_ b: UnsafeBufferPointer<UInt8>, _ record: DecodedRecord, placemark: Placemark?, first: Bool,
-                line: Int, notices: inout [Notice], into out: inout [UInt8]) {
+                line: Int, notices: inout [Notice], cache: inout PlacemarkBytesCache, into out: inout [UInt8]) {
         switch schema.output {
-        case .csv, .tsv: encodeDelimited(b, record, placemark, line: line, notices: &notices, into: &out)
-        case .ndjson: encodeObject(b, record, placemark, into: &out)
+        case .csv, .tsv: encodeDelimited(b, record, placemark, line: line, notices: &notices, cache: &cache, into: &out)
+        case .ndjson: encodeObject(b, record, placemark, line: line, cache: &cache, into: &out)
         case .geojson:
-            out.append(contentsOf: first ? [0x0A] : [UInt8(ascii: ","), 0x0A])
-            encodeFeature(b, record, placemark, into: &out)
+            if first { out.append(0x0A) } else { out.append(UInt8(ascii: ",")); out.append(0x0A) }
+            encodeFeature(b, record, placemark, line: line, cache: &cache, into: &out)
         }
+    }
+
+    /// A cache for one worker, encoding the added columns the way this encoder writes them.
+    func makeCache() -> PlacemarkBytesCache {
+        let fields = schema.fields, delimiter = self.delimiter, fieldKeys = self.fieldKeys
+        let showsDistance = fields.contains { if case .level(_, .distance) = $0.field { true } else { false } }
+        switch schema.output {
+        case .csv, .tsv:
+            return PlacemarkBytesCache(showsDistance: showsDistance) { placemark, out in
+                Self.appendFieldCells(fields, placemark, delimiter: delimiter, to: &out)
+            }
+        case .ndjson, .geojson:
+            return PlacemarkBytesCache(showsDistance: showsDistance) { placemark, out in
+                Self.appendFieldMembers(fields, fieldKeys, placemark, to: &out)
+            }
+        }
+    }
+
+    /// `v1,v2,…,vn`: the placemark's cells, no delimiter before the first (none for no placemark).
+    static func appendFieldCells(_ fields: [PlacemarkColumn], _ placemark: Placemark?, delimiter: UInt8, to out: inout [UInt8]) {
+        for (i, field) in fields.enumerated() {
+            if i > 0 { out.append(delimiter) }
+            if let placemark, let text = field.text(of: placemark) { CSVField.append(text, delimiter: delimiter, to: &out) }
+        }
+    }
+
+    /// `"k1":v1,…,"kn":vn`: every field's member, null when empty, no comma before the first.
+    static func appendFieldMembers(_ fields: [PlacemarkColumn], _ keys: [[UInt8]], _ placemark: Placemark?, to out: inout [UInt8]) {
+        for (i, field) in fields.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            out += keys[i]
+            field.field.appendJSON(of: placemark, to: &out)
+        }
+    }
+
+    @inline(__always)
+    private func appendLineEnding(_ out: inout [UInt8]) {
+        if crlf { out.append(0x0D) }
+        out.append(0x0A)
     }
 
     // MARK: - Delimited output
 
     private func encodeDelimited(_ b: UnsafeBufferPointer<UInt8>, _ record: DecodedRecord, _ placemark: Placemark?,
-                                 line: Int, notices: inout [Notice], into out: inout [UInt8]) {
-        var extra: ArraySlice<CSVValue> = []
+                                 line: Int, notices: inout [Notice], cache: inout PlacemarkBytesCache, into out: inout [UInt8]) {
         var error = record.error
         switch record.content {
+        case .plainRow(let range, let fields):
+            // The row's own bytes, then the columns it lacks (empty).
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: b[range]))
+            if fields < schema.columnCount {
+                for _ in fields..<schema.columnCount { out.append(delimiter) }
+            }
         case .fields(let values):
+            // At most the schema's columns: a row with more is a bad row whose message holds the rest.
             for column in 0..<schema.columnCount {
                 if column > 0 { out.append(delimiter) }
                 if column < values.count { appendCSV(values[column], b, &out) }
             }
-            if values.count > schema.columnCount { extra = values[schema.columnCount...] }
         case .object(let members):
             appendJSONColumns(b, members, columns: schema.jsonColumns[...], line: line, notices: &notices, into: &out)
         case .feature(let members, let properties, let position):
+            // id, lat, lon, then the property columns.
+            if let id = members.first(where: { JSONScanner.stringEquals(b, $0.key, Self.idKey) }) {
+                appendJSONAsCSV(b, id.value, kind: id.kind, &out)
+            }
+            out.append(delimiter)
             if let position {
                 appendJSONAsCSV(b, position.lat, kind: b[position.lat.lowerBound] == UInt8(ascii: "\"") ? .string : .number, &out)
                 out.append(delimiter)
@@ -89,7 +151,7 @@ struct RecordEncoder: Sendable {
             } else {
                 out.append(delimiter)
             }
-            let propertyColumns = schema.jsonColumns.dropFirst(2)
+            let propertyColumns = schema.jsonColumns.dropFirst(Self.featureColumns)
             var propertyMembers: [JSONMember] = []
             if let properties, members[properties].kind == .object {
                 var scanner = JSONScanner(b, range: members[properties].value)
@@ -99,22 +161,17 @@ struct RecordEncoder: Sendable {
             appendJSONColumns(b, propertyMembers, columns: propertyColumns, line: line, notices: &notices, into: &out)
         case .raw(let range):
             out.append(contentsOf: repeatElement(delimiter, count: max(schema.jsonColumns.count - 1, 0)))
-            error = (error ?? "unreadable record") + "; input: " + String(decoding: Array(b[range]), as: UTF8.self)
+            error = (error ?? "unreadable record") + "; input (line \(line), \(NumberFormatting.grouped(range.count)) bytes): "
+                + LineExcerpt.quote(UnsafeBufferPointer(rebasing: b[range]))
         }
-        // Cells written so far; only an empty JSON first record leaves none.
-        let carried = schema.input.delimiter != nil ? schema.columnCount : schema.jsonColumns.count
-        for (i, field) in schema.fields.enumerated() {
-            if carried > 0 || i > 0 { out.append(delimiter) }
-            if let placemark, let text = field.text(of: placemark) { CSVField.append(text, delimiter: delimiter, to: &out) }
-        }
-        if carried > 0 || !schema.fields.isEmpty { out.append(delimiter) }
+        if carriedCells > 0 && hasFields { out.append(delimiter) }
+        cache.append(placemark, to: &out)
+        if carriedCells > 0 || hasFields { out.append(delimiter) }
         if let error { CSVField.append(error, delimiter: delimiter, to: &out) }
-        for value in extra {
-            out.append(delimiter)
-            appendCSV(value, b, &out)
-        }
-        out += schema.lineEnding
+        appendLineEnding(&out)
     }
+
+    private static let idKey = Array("id".utf8)
 
     @inline(__always)
     private func appendCSV(_ value: CSVValue, _ b: UnsafeBufferPointer<UInt8>, _ out: inout [UInt8]) {
@@ -167,7 +224,8 @@ struct RecordEncoder: Sendable {
 
     /// The members of the record as they go into an NDJSON object or a feature's properties, without braces.
     /// Returns whether anything was written (for comma placement).
-    private func appendCarriedMembers(_ b: UnsafeBufferPointer<UInt8>, _ record: DecodedRecord, into out: inout [UInt8]) -> Bool {
+    private func appendCarriedMembers(_ b: UnsafeBufferPointer<UInt8>, _ record: DecodedRecord, line: Int,
+                                      into out: inout [UInt8]) -> Bool {
         var any = false
         func comma() {
             if any { out.append(UInt8(ascii: ",")) }
@@ -175,29 +233,30 @@ struct RecordEncoder: Sendable {
         }
         switch record.content {
         case .fields(let values):
-            for (i, value) in values.enumerated() {
+            // Every column, null where the row has no value; a row with more fields is a bad row whose
+            // message holds the rest.
+            for i in 0..<columnKeys.count {
                 comma()
-                if i < columnKeys.count {
-                    out += columnKeys[i]
+                out += columnKeys[i]
+                if i < values.count {
+                    values[i].withBytes(in: b) { JSONWriter.appendString($0, to: &out) }
                 } else {
-                    JSONWriter.appendString("col\(i + 1)", to: &out)
-                    out.append(UInt8(ascii: ":"))
+                    out.append(contentsOf: "null".utf8)
                 }
-                value.withBytes(in: b) { JSONWriter.appendString($0, to: &out) }
             }
+        case .plainRow:
+            preconditionFailure("rows are carried verbatim only to delimited output")
         case .object(let members):
             for member in members {
                 comma()
                 appendMember(b, member, &out)
             }
         case .feature(let members, let properties, let position):
-            if let position {
-                comma()
-                out.append(contentsOf: "\"lat\":".utf8)
-                JSONWriter.appendMinified(b, position.lat, to: &out)
-                out.append(contentsOf: ",\"lon\":".utf8)
-                JSONWriter.appendMinified(b, position.lon, to: &out)
-            }
+            comma()
+            out.append(contentsOf: "\"lat\":".utf8)
+            if let position { JSONWriter.appendMinified(b, position.lat, to: &out) } else { out.append(contentsOf: "null".utf8) }
+            out.append(contentsOf: ",\"lon\":".utf8)
+            if let position { JSONWriter.appendMinified(b, position.lon, to: &out) } else { out.append(contentsOf: "null".utf8) }
             if let properties, members[properties].kind == .object {
                 var scanner = JSONScanner(b, range: members[properties].value)
                 for member in (try? scanner.objectMembers()) ?? [] {
@@ -220,28 +279,27 @@ struct RecordEncoder: Sendable {
         JSONWriter.appendMinified(b, member.value, to: &out)
     }
 
-    /// `,"country":"…",…` (and `"geocode_error"` for a bad row); `leadingComma` when members precede.
-    private func appendAddedMembers(_ record: DecodedRecord, _ placemark: Placemark?, leadingComma: Bool, into out: inout [UInt8]) {
-        for (i, field) in schema.fields.enumerated() {
-            if leadingComma || i > 0 { out.append(UInt8(ascii: ",")) }
-            out += fieldKeys[i]
-            field.appendJSON(of: placemark, to: &out)
-        }
-        if let error = record.error {
-            if leadingComma || !schema.fields.isEmpty { out.append(UInt8(ascii: ",")) }
-            out += errorKey
-            JSONWriter.appendString(error, to: &out)
-        }
+    /// `,"country":"…",…,"geocode_error":…`: every added key, null when empty (a found:false row has
+    /// the same keys as a found one); `leadingComma` when members precede.
+    private func appendAddedMembers(_ record: DecodedRecord, _ placemark: Placemark?, leadingComma: Bool,
+                                    cache: inout PlacemarkBytesCache, into out: inout [UInt8]) {
+        if leadingComma && hasFields { out.append(UInt8(ascii: ",")) }
+        cache.append(placemark, to: &out)
+        if leadingComma || hasFields { out.append(UInt8(ascii: ",")) }
+        out += errorKey
+        if let error = record.error { JSONWriter.appendString(error, to: &out) } else { out.append(contentsOf: "null".utf8) }
     }
 
-    private func encodeObject(_ b: UnsafeBufferPointer<UInt8>, _ record: DecodedRecord, _ placemark: Placemark?, into out: inout [UInt8]) {
+    private func encodeObject(_ b: UnsafeBufferPointer<UInt8>, _ record: DecodedRecord, _ placemark: Placemark?,
+                              line: Int, cache: inout PlacemarkBytesCache, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "{"))
-        let any = appendCarriedMembers(b, record, into: &out)
-        appendAddedMembers(record, placemark, leadingComma: any, into: &out)
+        let any = appendCarriedMembers(b, record, line: line, into: &out)
+        appendAddedMembers(record, placemark, leadingComma: any, cache: &cache, into: &out)
         out.append(contentsOf: [UInt8(ascii: "}"), 0x0A])
     }
 
-    private func encodeFeature(_ b: UnsafeBufferPointer<UInt8>, _ record: DecodedRecord, _ placemark: Placemark?, into out: inout [UInt8]) {
+    private func encodeFeature(_ b: UnsafeBufferPointer<UInt8>, _ record: DecodedRecord, _ placemark: Placemark?,
+                               line: Int, cache: inout PlacemarkBytesCache, into out: inout [UInt8]) {
         guard case .feature(let members, let properties, _) = record.content else {
             // A row or an object (or unreadable text) becomes a new Feature; no coordinate, no geometry.
             out.append(contentsOf: "{\"type\":\"Feature\",\"geometry\":".utf8)
@@ -255,8 +313,8 @@ struct RecordEncoder: Sendable {
                 out.append(contentsOf: "null".utf8)
             }
             out.append(contentsOf: ",\"properties\":{".utf8)
-            let any = appendCarriedMembers(b, record, into: &out)
-            appendAddedMembers(record, placemark, leadingComma: any, into: &out)
+            let any = appendCarriedMembers(b, record, line: line, into: &out)
+            appendAddedMembers(record, placemark, leadingComma: any, cache: &cache, into: &out)
             out.append(contentsOf: "}}".utf8)
             return
         }
@@ -270,12 +328,12 @@ struct RecordEncoder: Sendable {
             }
             out.append(contentsOf: UnsafeBufferPointer(rebasing: b[member.key]))
             out.append(UInt8(ascii: ":"))
-            appendProperties(b, member, record, placemark, into: &out)
+            appendProperties(b, member, record, placemark, cache: &cache, into: &out)
         }
         if properties == nil {
             if !members.isEmpty { out.append(UInt8(ascii: ",")) }
             out.append(contentsOf: "\"properties\":".utf8)
-            appendProperties(b, nil, record, placemark, into: &out)
+            appendProperties(b, nil, record, placemark, cache: &cache, into: &out)
         }
         out.append(UInt8(ascii: "}"))
     }
@@ -294,7 +352,7 @@ struct RecordEncoder: Sendable {
     }
 
     private func appendProperties(_ b: UnsafeBufferPointer<UInt8>, _ member: JSONMember?, _ record: DecodedRecord,
-                                  _ placemark: Placemark?, into out: inout [UInt8]) {
+                                  _ placemark: Placemark?, cache: inout PlacemarkBytesCache, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "{"))
         var any = false
         if let member {
@@ -315,7 +373,7 @@ struct RecordEncoder: Sendable {
                 any = true
             }
         }
-        appendAddedMembers(record, placemark, leadingComma: any, into: &out)
+        appendAddedMembers(record, placemark, leadingComma: any, cache: &cache, into: &out)
         out.append(UInt8(ascii: "}"))
     }
 }

@@ -57,7 +57,8 @@ enum BatchCommand: Command {
           geojson    a FeatureCollection of Point features; the fields are added to each feature's
                      properties, everything else is kept. Read as a stream, feature by feature.
           Converting (e.g. --output-format ndjson from CSV) maps columns to keys (CSV values become
-          JSON strings); a GeoJSON position becomes lat/lon columns; CSV columns come from the first
+          JSON strings); a GeoJSON feature's id and position become id, lat, lon columns; JSON output
+          has every key on every row (null when empty); CSV columns come from the first
           record (keys that later records add are reported and dropped).
 
         Fields (--fields): \(PlacemarkField.allCases.map(\.column).joined(separator: ", "));
@@ -70,7 +71,8 @@ enum BatchCommand: Command {
           what the overlays know (the time zone), and counts as not found.
           utc_offset is the time zone's offset now, from the system's tzdata (CLI only).
 
-        Bad rows (coordinate missing, not a number, NaN, outside ±90/±180, a row with too many fields,
+        Bad rows (coordinate missing, not a number, NaN, outside ±90/±180, a row with too many fields
+        (kept to the header's columns, the rest quoted in the message),
         unreadable JSON, a non-Point feature) are kept, with empty fields and a message in the
         geocode_error column/key, and reported on stderr as IN:LINE: message, LINE being the physical
         line where the record starts. --strict stops at the first one instead.

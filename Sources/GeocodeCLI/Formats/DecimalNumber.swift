@@ -5,88 +5,142 @@ import Darwin
 #endif
 
 /// Strict parsing of decimal numbers as people write coordinates: `12.5`, `-33.86`, `+1e3`, `.5`, `5.`,
-/// with spaces or tabs around them.
+/// with spaces or tabs around them (and `48,8566` when the file uses a decimal comma).
 ///
 /// Stricter than `strtod`/`Double(_:)` on purpose: those also accept `nan`, `inf`, `0x1p3` and trailing
-/// garbage handling differs, and none of those is a coordinate. The grammar is checked here, then `strtod`
-/// (correctly rounded) does the conversion.
+/// garbage handling differs, and none of those is a coordinate. The grammar is checked here, in the same
+/// pass that gathers the digits; the value is always the `Double` that `strtod` gives (correctly rounded):
+/// exact arithmetic when it is exact (Clinger's fast path, nearly every coordinate), `strtod` otherwise.
 public enum DecimalNumber {
     /// Longest number accepted (after trimming). Real coordinates are under 30 characters.
     static let maxLength = 100
 
-    /// The value of `bytes`, or nil when they are not a decimal number.
-    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+    /// The value of `bytes`, or nil when they are not a decimal number. `decimalComma`: the fraction is
+    /// separated by `,` instead of `.` (`48,8566`).
+    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, decimalComma: Bool = false) -> Double? {
         var start = 0, end = bytes.count
         while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
         while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
         let length = end - start
-        guard length > 0, length <= maxLength, isDecimal(bytes, start, end) else { return nil }
-        if let fast = exactSmallDecimal(bytes, start, end) { return fast }
+        guard length > 0, length <= maxLength else { return nil }
+        let separator = decimalComma ? UInt8(ascii: ",") : UInt8(ascii: ".")
+        if let value = plain(bytes.baseAddress!, start, end, separator) { return value }
+
+        // One pass: `[+-]? (digits [sep digits?] | sep digits) ([eE] [+-]? digits)?`, gathering the first
+        // 19 significant digits into an integer and the power of ten that scales it.
+        var i = start
+        var negative = false
+        if bytes[i] == UInt8(ascii: "-") { negative = true; i += 1 } else if bytes[i] == UInt8(ascii: "+") { i += 1 }
+        var mantissa: UInt64 = 0
+        var significant = 0        // digits from the first non-zero one on
+        var digits = 0             // all mantissa digits, for the grammar
+        var scale = 0              // power of ten of the last digit gathered
+        var droppedNonZero = false // a significant digit beyond the 19th was not zero (value not exact)
+        while i < end, isDigit(bytes[i]) {
+            let d = bytes[i] &- 0x30
+            if significant < 19 {
+                mantissa = mantissa &* 10 &+ UInt64(d)
+                if mantissa != 0 { significant += 1 }
+            } else {
+                scale += 1
+                if d != 0 { droppedNonZero = true }
+            }
+            digits += 1
+            i += 1
+        }
+        if i < end, bytes[i] == separator {
+            i += 1
+            while i < end, isDigit(bytes[i]) {
+                let d = bytes[i] &- 0x30
+                if significant < 19 {
+                    mantissa = mantissa &* 10 &+ UInt64(d)
+                    if mantissa != 0 { significant += 1 }
+                    scale -= 1
+                } else if d != 0 {
+                    droppedNonZero = true
+                }
+                digits += 1
+                i += 1
+            }
+        }
+        guard digits > 0 else { return nil }
+        if i < end, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
+            i += 1
+            var exponentNegative = false
+            if i < end, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") {
+                exponentNegative = bytes[i] == UInt8(ascii: "-")
+                i += 1
+            }
+            var exponent = 0, exponentDigits = 0
+            while i < end, isDigit(bytes[i]) {
+                if exponent < 100_000 { exponent = exponent * 10 + Int(bytes[i] &- 0x30) }
+                exponentDigits += 1
+                i += 1
+            }
+            guard exponentDigits > 0 else { return nil }
+            scale += exponentNegative ? -exponent : exponent
+        }
+        guard i == end else { return nil }
+
+        // Clinger: the integer and the power of ten are both exact Doubles, so the one multiplication or
+        // division rounds correctly, bit for bit what strtod gives.
+        if !droppedNonZero, mantissa <= 1 << 53, scale >= -22, scale <= 22 {
+            let m = Double(mantissa)
+            let value = scale < 0 ? m / exactPowersOfTen[-scale] : m * exactPowersOfTen[scale]
+            return negative ? -value : value
+        }
+        if mantissa == 0 && !droppedNonZero { return negative ? -0.0 : 0.0 }
         return withUnsafeTemporaryAllocation(of: CChar.self, capacity: length + 1) { buffer -> Double? in
-            for i in 0..<length { buffer[i] = CChar(bitPattern: bytes[start + i]) }
+            for k in 0..<length {
+                let c = bytes[start + k]
+                buffer[k] = CChar(bitPattern: c == separator ? UInt8(ascii: ".") : c)
+            }
             buffer[length] = 0
             return strtod(buffer.baseAddress!, nil)
         }
     }
 
-    /// The value of `text`, or nil when it is not a decimal number.
-    public static func parse(_ text: String) -> Double? {
-        var copy = text
-        return copy.withUTF8 { parse($0) }
-    }
-
-    /// Powers of ten that a Double holds exactly.
-    private static let exactPowersOfTen: [Double] = (0...22).map { (0..<$0).reduce(1.0) { x, _ in x * 10 } }
-
-    /// The common case, `-33.868820`, without strtod: at most 15 significant digits, no exponent. Then the
-    /// digits as an integer and the power of ten are both exact Doubles, and the one division rounds
-    /// correctly, so the result is bit-identical to strtod's (Clinger's fast path).
+    /// The shape nearly every coordinate has, `[+-]? digits [sep digits]` with at most 19 digits and no
+    /// exponent, in one tight loop; nil for anything else (then the general pass decides, and rejects).
     @inline(__always)
-    static func exactSmallDecimal(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
+    private static func plain(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ separator: UInt8) -> Double? {
         var i = start
-        var negative = false
-        if b[i] == UInt8(ascii: "-") { negative = true; i += 1 } else if b[i] == UInt8(ascii: "+") { i += 1 }
+        let negative = p[i] == UInt8(ascii: "-")
+        if negative || p[i] == UInt8(ascii: "+") { i += 1 }
+        let digitsStart = i
         var mantissa: UInt64 = 0
-        var digits = 0, fractionDigits = 0
-        var inFraction = false
+        var separatorAt = -1
         while i < end {
-            let c = b[i]
-            if isDigit(c) {
-                mantissa = mantissa &* 10 &+ UInt64(c &- 0x30)
-                digits += 1
-                if inFraction { fractionDigits += 1 }
-            } else if c == UInt8(ascii: ".") && !inFraction {
-                inFraction = true
+            let d = p[i] &- 0x30
+            if d < 10 {
+                mantissa = mantissa &* 10 &+ UInt64(d)
+            } else if p[i] == separator && separatorAt < 0 {
+                separatorAt = i
             } else {
-                return nil   // exponent: leave it to strtod
+                return nil
             }
             i += 1
         }
-        guard digits <= 15, fractionDigits <= 22 else { return nil }
-        let value = Double(mantissa) / exactPowersOfTen[fractionDigits]
+        let digits = end - digitsStart - (separatorAt < 0 ? 0 : 1)
+        // 19 digits always fit a UInt64; 2^53 bounds what a Double holds exactly.
+        guard digits > 0, digits <= 19, mantissa <= 1 << 53 else { return nil }
+        let fraction = separatorAt < 0 ? 0 : end - separatorAt - 1
+        guard fraction <= 22 else { return nil }
+        let value = Double(mantissa) / exactPowersOfTen[fraction]
         return negative ? -value : value
     }
 
-    /// `[+-]? (digits [. digits?] | . digits) ([eE] [+-]? digits)?`
-    static func isDecimal(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
-        var i = start
-        if b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") { i += 1 }
-        var digits = 0
-        while i < end, isDigit(b[i]) { i += 1; digits += 1 }
-        if i < end, b[i] == UInt8(ascii: ".") {
-            i += 1
-            while i < end, isDigit(b[i]) { i += 1; digits += 1 }
-        }
-        guard digits > 0 else { return false }
-        if i < end, b[i] == UInt8(ascii: "e") || b[i] == UInt8(ascii: "E") {
-            i += 1
-            if i < end, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") { i += 1 }
-            var exponentDigits = 0
-            while i < end, isDigit(b[i]) { i += 1; exponentDigits += 1 }
-            guard exponentDigits > 0 else { return false }
-        }
-        return i == end
+    /// The value of `text`, or nil when it is not a decimal number.
+    public static func parse(_ text: String, decimalComma: Bool = false) -> Double? {
+        var copy = text
+        return copy.withUTF8 { parse($0, decimalComma: decimalComma) }
     }
+
+    /// Powers of ten that a Double holds exactly: 1e0 ... 1e22.
+    private static let exactPowersOfTen: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
+        1e19, 1e20, 1e21, 1e22,
+    ]
 
     @inline(__always) static func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
 }

@@ -57,7 +57,7 @@ import Testing
 
     @Test func ndjsonKeysConfigurable() async throws {
         let r = try await batch(["--lat-key", "a", "--lon-key", "b"], "{\"a\":45.5,\"b\":12.25,\"lat\":0}\n{\"A\":1,\"b\":2}\n")
-        #expect(r.out == "{\"a\":45.5,\"b\":12.25,\"lat\":0,\"country\":\"Testland\",\"city\":\"Cell 2\"}\n"
+        #expect(r.out == "{\"a\":45.5,\"b\":12.25,\"lat\":0,\"country\":\"Testland\",\"city\":\"Cell 2\",\"geocode_error\":null}\n"
                 + "{\"A\":1,\"b\":2,\"country\":null,\"city\":null,\"geocode_error\":\"no latitude: the object has no key \\\"a\\\"\"}\n")
     }
 
@@ -65,7 +65,7 @@ import Testing
         let out = TemporaryDirectory.shared.uniqueURL("by-extension", extension: "ndjson")
         let r = try await GeocodeBinary.run(["batch", "-", "-o", out.path, "-q", "--fields", "country"], input: "lat,lon\n45.5,12.25\n")
         #expect(r.status == 0)
-        #expect(String(decoding: try Data(contentsOf: out), as: UTF8.self) == "{\"lat\":\"45.5\",\"lon\":\"12.25\",\"country\":\"Testland\"}\n")
+        #expect(String(decoding: try Data(contentsOf: out), as: UTF8.self) == "{\"lat\":\"45.5\",\"lon\":\"12.25\",\"country\":\"Testland\",\"geocode_error\":null}\n")
     }
 
     @Test func emptyInputs() async throws {
