@@ -231,7 +231,8 @@ public final class ReverseGeocoder: Sendable {
                 .sorted { $0.level < $1.level }
             return Array(repeating: codes, count: set.layers.count)
         }
-        hotLayerOf = Dictionary(uniqueKeysWithValues: (0..<next).map { (ObjectIdentifier(hotLayers[$0].layer.takeUnretainedValue()), $0) })
+        let ordered = (admins + overlays).flatMap(\.layers)  // hotLayers' order
+        hotLayerOf = Dictionary(uniqueKeysWithValues: ordered.enumerated().map { (ObjectIdentifier($0.element), $0.offset) })
         languages = Set(infos.flatMap { $0.languages ?? [] }).sorted()
         loadTime = ContinuousClock.now - start
     }

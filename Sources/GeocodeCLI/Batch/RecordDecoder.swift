@@ -111,7 +111,7 @@ struct RecordDecoder: Sendable {
     /// JSON number's, a JSON string's content): `--decimal-comma` is honoured here.
     @inline(__always)
     func coordinateValue(_ bytes: UnsafeBufferPointer<UInt8>) -> CoordinateCheck.Value {
-        if let v = DecimalNumber.parse(bytes, decimalComma: schema.decimalComma) { return .number(v, text: .bytes(bytes)) }
+        if let v = number(bytes) { return .number(v, text: .bytes(bytes)) }  // --decimal-comma: see number(_:)
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return .empty }
         return .notNumber(text: String(decoding: bytes, as: UTF8.self))
     }
