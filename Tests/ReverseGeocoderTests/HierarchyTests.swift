@@ -46,9 +46,11 @@ struct HierarchyTests {
         return .naturalEarth(admin1: shp.path, name: "world")
     }
 
-    func geocoder(_ name: String = #function) throws -> ReverseGeocoder {
+    func geocoder(_ name: String = #function, maxDistance: Double = ReverseGeocoder.Options.defaultMaxDistance) throws -> ReverseGeocoder {
         let dir = TestShapefile.directory(name)
-        return try ReverseGeocoder(manifests: [(world(dir), nil), (china(dir), nil)])
+        var options = ReverseGeocoder.Options()
+        options.maxDistance = maxDistance
+        return try ReverseGeocoder(manifests: [(world(dir), nil), (china(dir), nil)], options: options)
     }
 
     /// WGS-84 coordinates of a GCJ-02 point (the engine's inputs are GPS fixes).
@@ -127,11 +129,17 @@ struct HierarchyTests {
     @Test func gcjInputOutsideChinaDataIsNotShifted() throws {
         // A GCJ-02 point in Vietnam, 0.002° east of the Hanoi box edge. Outside China GCJ-02 is WGS-84,
         // so it is outside Hanoi; the formula's rectangle (which includes Hanoi) would shift it inside.
-        let g = try geocoder()
+        // Containment: without the coast fallback, which would answer Hanoi as the unit 200 m away.
+        let g = try geocoder(maxDistance: 0)
         let p = Coordinate(latitude: 20.5, longitude: 106.002)
         let naive = Datum.convert(p, from: .gcj02, to: .wgs84)
         try #require(naive.longitude < 106)  // the naive conversion would land inside
         #expect(try g.placemark(for: p, datum: .gcj02)?.administrativeArea != "Hanoi")
+        // With it, Hanoi is the nearest unit, measured unshifted (about 0.002° of longitude at 20.5° N).
+        let near = try #require(try geocoder().placemark(for: p, datum: .gcj02))
+        #expect(near.administrativeArea == "Hanoi")
+        let m = try #require(near.provenance(at: .province)?.distance)
+        #expect(abs(m - 0.002 * 111_195 * cos(20.5 * .pi / 180)) < 2)
         #expect(try g.placemark(for: Coordinate(latitude: 20.5, longitude: 105.99), datum: .gcj02)?.administrativeArea == "Hanoi")
     }
 
