@@ -313,6 +313,9 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
         "method": ("plain Voronoi cell of each place among the places of its Natural Earth admin-1 unit, "
                    "clipped to that unit; chosen by measurement against Amap city polygons (Data/README.md)"),
         "constants": {},
+        # Country and ISO 3166-2 names in every iso-codes language: the world's table, keyed by the same
+        # codes (ISO 3166-1 alpha-2, ISO 3166-2), so `--lang zh` names Paris's country 法国 here too.
+        "names": "../world/names.tsv",
         "layers": [
             {"file": "localities.shp", "level": "city",
              "provenance": {"city": "nearest_place", "subadministrativearea": "nearest_place"},
