@@ -61,7 +61,9 @@ struct BundledDataTests: Sendable {
         var wrong = 0
         for p in points {
             let datum = try #require(Datum(name: p.datum))
-            let got = try g.placemark(for: Coordinate(latitude: p.lat, longitude: p.lon), datum: datum).map(Expected.init)
+            // A zone-only answer (the time-zone overlay at sea) is no administrative unit: shapely's nil.
+            let got = try g.placemark(for: Coordinate(latitude: p.lat, longitude: p.lon), datum: datum)
+                .flatMap { $0.hasAdministrativeUnit ? Expected($0) : nil }
             if got != p.expect {
                 wrong += 1
                 Issue.record("\(p.label ?? p.region ?? "") (\(p.lat), \(p.lon)): engine \(String(describing: got)), shapely \(String(describing: p.expect))")

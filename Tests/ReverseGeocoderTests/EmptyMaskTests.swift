@@ -47,7 +47,10 @@ struct EmptyMaskTests {
                 }
             }
             // The mask must also be worth having: most of a country's box is sea or abroad.
-            #expect(randomShare > 0.4, "\(set.manifest.name): mask covers only \(randomShare) of random points")
+            // (Not for an overlay: the time zones cover the whole globe, so their mask is rightly empty.)
+            if set.manifest.role == .admin {
+                #expect(randomShare > 0.4, "\(set.manifest.name): mask covers only \(randomShare) of random points")
+            }
         }
     }
 }

@@ -12,7 +12,10 @@ struct LocalityOracleTests: Sendable {
         let data = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Data").appendingPathComponent("localities")
-        return try ReverseGeocoder(directory: data)
+        // Containment only (shapely's answers): the coast fallback is off.
+        var options = ReverseGeocoder.Options()
+        options.maxDistance = 0
+        return try ReverseGeocoder(directory: data, options: options)
     }
 
     struct Expected: Decodable, Equatable, CustomStringConvertible {

@@ -101,7 +101,9 @@ struct NearestUnitTests: Sendable {
         for name in ["random_points", "spot_checks"] {
             for p in try BundledDataTests.fixture(name) {
                 let datum = try #require(Datum(name: p.datum))
+                // A zone-only answer (the time-zone overlay at sea) has no administrative unit.
                 let got = try g.placemark(for: Coordinate(latitude: p.lat, longitude: p.lon), datum: datum)
+                    .flatMap { $0.hasAdministrativeUnit ? $0 : nil }
                 if let expect = p.expect {
                     inside += 1
                     #expect(got.map(BundledDataTests.Expected.init) == expect, "(\(p.lat), \(p.lon))")

@@ -101,7 +101,11 @@ struct RingAssembler {
     static func crossesAntimeridian(_ xy: [Double]) -> Bool {
         var j = 2
         while j < xy.count {
-            if abs(xy[j] - xy[j - 2]) > 180 { return true }
+            // An edge along a pole (both ends at latitude ±90, e.g. 180,-90 → -180,-90) is a single point
+            // on the sphere, not a crossing: a polygon around the pole is already a proper polygon in
+            // longitude/latitude (Antarctica/McMurdo in the time zones); shifting it would break it.
+            let alongPole = abs(xy[j + 1]) == 90 && xy[j + 1] == xy[j - 1]
+            if abs(xy[j] - xy[j - 2]) > 180 && !alongPole { return true }
             j += 2
         }
         return false

@@ -185,7 +185,7 @@ struct TrackAndInfoTests {
         #expect(r.out.contains("localities.shp: 31887 units"))
         let json = try await Self.run(["info", "--json"])
         let object = try #require(try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any])
-        #expect((object["datasets"] as? [[String: Any]])?.map { $0["name"] as? String } == ["china", "localities", "world"])
+        #expect((object["datasets"] as? [[String: Any]])?.map { $0["name"] as? String } == ["china", "localities", "world", "timezones"])
     }
 
     @Test func indexBuildsTheCacheThatLaterCommandsMap() async throws {
@@ -194,12 +194,13 @@ struct TrackAndInfoTests {
         let first = try await Self.run(["index"], environment: env)
         #expect(first.status == 0, "\(first.err)")
         let lines = first.out.split(separator: "\n").map(String.init)
-        #expect(lines.count == 4 && lines[3].hasPrefix("ready in "), "\(first.out)")
+        #expect(lines.count == 5 && lines[4].hasPrefix("ready in "), "\(first.out)")
         #expect(lines[0].hasPrefix("china: \(cache.path)/china-") && lines[0].hasSuffix(": rebuilt (no cache file yet)"), "\(lines[0])")
         #expect(lines[1].hasPrefix("localities: \(cache.path)/localities-") && lines[1].contains(".geoidx ("), "\(lines[1])")
         #expect(lines[2].hasPrefix("world: \(cache.path)/world-") && lines[2].contains(".geoidx ("), "\(lines[2])")
+        #expect(lines[3].hasPrefix("timezones: \(cache.path)/timezones-") && lines[3].contains(".geoidx ("), "\(lines[3])")
         let again = try await Self.run(["index"], environment: env)
-        #expect(again.out.split(separator: "\n").prefix(3).allSatisfy { $0.hasSuffix(": loaded") }, "\(again.out)")
+        #expect(again.out.split(separator: "\n").prefix(4).allSatisfy { $0.hasSuffix(": loaded") }, "\(again.out)")
         let info = try await Self.run(["info"], environment: env)
         #expect(info.out.contains("index cache: \(cache.path)/china-") && info.out.contains(".geoidx (loaded)"), "\(info.out)")
         let point = try await Self.run(["39.9087", "116.3975"], environment: env)
