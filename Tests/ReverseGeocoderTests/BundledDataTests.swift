@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import ReverseGeocoder
 
@@ -14,7 +15,8 @@ struct BundledDataTests: Sendable {
         // fallback (NearestUnitTests checks the same fixtures with it on).
         var options = ReverseGeocoder.Options()
         options.maxDistance = 0
-        return try ReverseGeocoder(directory: data, options: options)
+        _ = data
+        return try BundledData.geocoder(options: options)  // one index cache for every suite (TestSupport)
     }
 
     struct Expected: Decodable, Equatable {

@@ -53,7 +53,8 @@ struct BundledNamesTests {
         let byCode = Dictionary(uniqueKeysWithValues: countries.map { ($0.isoCountryCode, $0) })
         var answered = 0, codeWrong: [String] = [], nameWrong: [String] = [], checkedNames = 0
         for c in countries {
-            guard let p = try g.placemark(latitude: c.lat, longitude: c.lon) else { continue }
+            // At sea only the time zones answer: not an answer here.
+            guard let p = try g.placemark(latitude: c.lat, longitude: c.lon), p.hasAdministrativeUnit else { continue }
             answered += 1
             if p.isoCountryCode != c.isoCountryCode {
                 codeWrong.append("\(c.place) \(c.isoCountryCode): engine \(p.isoCountryCode ?? "nil")")

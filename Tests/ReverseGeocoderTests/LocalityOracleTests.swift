@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import ReverseGeocoder
 
@@ -15,7 +16,8 @@ struct LocalityOracleTests: Sendable {
         // Containment only (shapely's answers): the coast fallback is off.
         var options = ReverseGeocoder.Options()
         options.maxDistance = 0
-        return try ReverseGeocoder(directory: data, options: options)
+        _ = data
+        return try BundledData.geocoder("localities", options: options)
     }
 
     struct Expected: Decodable, Equatable, CustomStringConvertible {

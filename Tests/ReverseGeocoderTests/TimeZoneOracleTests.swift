@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import ReverseGeocoder
 
@@ -20,7 +21,7 @@ struct TimeZoneOracleTests: Sendable {
 
     /// Loaded once for the suite: only the time-zone dataset, so every answer comes from it.
     static let geocoder: Result<ReverseGeocoder, Error> = Result {
-        try ReverseGeocoder(directory: dataDirectory)
+        try BundledData.geocoder("timezones")  // the shared index cache of the bundled-data suites
     }
 
     /// One fixture row: the point, shapely's zone on the bundled polygons, timezonefinder's zone.
