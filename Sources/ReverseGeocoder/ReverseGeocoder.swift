@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Answers "which administrative units contain this point?" from boundary shapefiles, offline and exactly.
 ///
@@ -41,6 +42,8 @@ public final class ReverseGeocoder: Sendable {
         /// The dataset's WGS84Grid, if any (kept alive by `loaded`).
         var grid: Unmanaged<WGS84Grid>?
         var mask: Unmanaged<EmptyMask>?
+        /// Set for a dataset whose index cache is checked as queries read it (kept alive by `loaded`).
+        var firstUse: Unmanaged<DatasetFirstUse>?
     }
     nonisolated(unsafe) private let hotDatasets: UnsafeMutableBufferPointer<HotDataset>
     /// A layer on the query path, and where its units' placemarks start in each thread's own table.
@@ -51,12 +54,26 @@ public final class ReverseGeocoder: Sendable {
     nonisolated(unsafe) private let hotLayers: UnsafeMutableBufferPointer<HotLayer>
     /// Internal (not private) so tests can reach a thread's context.
     let contexts: ContextRegistry
-    /// The datasets loaded, in the order they are consulted, with their load statistics.
-    public let datasets: [DatasetInfo]
+    /// The datasets loaded, in the order they are consulted, with their load statistics. After a query
+    /// found an index cache damaged (``Options/verifyOnFirstUse``), the datasets of the engine that
+    /// replaced this one (the damaged dataset's `cacheStatus` says "rebuilt (damaged: …)").
+    public var datasets: [DatasetInfo] { replacement?.datasets ?? ownDatasets }
+    private let ownDatasets: [DatasetInfo]
     /// What the load let pass that a user should hear about: datasets skipped under
     /// ``Options/skipBrokenDatasets``, files that differ from their manifest under
-    /// ``Options/allowModifiedData``. Empty after a clean load.
-    public let warnings: [String]
+    /// ``Options/allowModifiedData``. Empty after a clean load. After a query found an index cache
+    /// damaged, also the line that says so.
+    public var warnings: [String] { ownWarnings + (replacement == nil ? [] : replacementWarning.withLock { $0 }) }
+    private let ownWarnings: [String]
+    /// What the load was asked, to load again when a query finds a cache damaged.
+    private let sources: [(manifest: DatasetManifest, directory: URL?)]
+    private let options: Options
+    /// Whether `replacementEngine` is set: read by every query (one load), so the lock is taken only
+    /// after damage was found.
+    private let replaced = Atomic<Bool>(false)
+    private let replacementEngine = Mutex<ReverseGeocoder?>(nil)
+    private let replacementWarning = Mutex<[String]>([])
+    private var replacement: ReverseGeocoder? { replaced.load(ordering: .acquiring) ? replacementEngine.withLock { $0 } : nil }
     /// Wall time spent loading.
     public let loadTime: Duration
     private let hasChinaDatumDataset: Bool
@@ -100,15 +117,25 @@ public final class ReverseGeocoder: Sendable {
         /// Applied once per unit, so it costs queries nothing.
         public var preferredLanguages: [String]
 
+        /// Whether an index cache that is mapped (``hugePages`` off) is checked as queries read it instead
+        /// of whole at load: each query then proves the few 16 KB blocks and indices it is about to read,
+        /// so a start that answers one point reads a few hundred kilobytes of a 60 MB cache instead of all
+        /// of it (the CLI's `geocode LAT LON`: 110 ms → 30 ms). Every damaged byte is still found before
+        /// it is used; a query that finds one rebuilds that dataset from its shapefiles (the cache file is
+        /// replaced) and answers from the rebuilt one. Each query pays a few microseconds for its checks:
+        /// for a few queries, not for a batch.
+        public var verifyOnFirstUse: Bool
+
         public init(cellSize: Double? = 0.05, cacheDirectory: URL? = nil, hugePages: Bool = true,
                     skipBrokenDatasets: Bool = false, allowModifiedData: Bool = false,
-                    preferredLanguages: [String] = []) {
+                    preferredLanguages: [String] = [], verifyOnFirstUse: Bool = false) {
             self.cellSize = cellSize
             self.cacheDirectory = cacheDirectory
             self.hugePages = hugePages
             self.skipBrokenDatasets = skipBrokenDatasets
             self.allowModifiedData = allowModifiedData
             self.preferredLanguages = preferredLanguages
+            self.verifyOnFirstUse = verifyOnFirstUse
         }
 
         /// The per-user cache directory: `$GEOCODE_CACHE_DIR` (`off` for none), else
@@ -126,8 +153,10 @@ public final class ReverseGeocoder: Sendable {
         try self.init(manifests: manifests, options: options, skipped: [])
     }
 
-    /// `skipped`: warnings of datasets the directory scan already passed over.
-    init(manifests: [(manifest: DatasetManifest, directory: URL?)], options: Options, skipped: [String]) throws {
+    /// `skipped`: warnings of datasets the directory scan already passed over. `damaged`: why the cache
+    /// files of these datasets (by name) were removed, for their `cacheStatus`.
+    init(manifests: [(manifest: DatasetManifest, directory: URL?)], options: Options, skipped: [String],
+         damaged: [String: String] = [:]) throws {
         let start = ContinuousClock.now
         var sets: [LoadedDataset] = []
         var infos: [DatasetInfo] = []
@@ -138,7 +167,8 @@ public final class ReverseGeocoder: Sendable {
         for (manifest, directory) in manifests.sorted(by: { $0.manifest.priority < $1.manifest.priority }) {
             let set: LoadedDataset, info: DatasetInfo
             do {
-                (set, info) = try Self.open(manifest, directory: directory, options: options, partOffset: offset)
+                (set, info) = try Self.open(manifest, directory: directory, options: options, partOffset: offset,
+                                            damaged: damaged[manifest.name])
             } catch {
                 guard options.skipBrokenDatasets else { throw error }
                 warnings.append("skipped dataset \(manifest.name) (\(directory?.path ?? "given in code")): \(error)")
@@ -156,8 +186,10 @@ public final class ReverseGeocoder: Sendable {
                                             reason: "no dataset could be loaded: " + warnings.joined(separator: "; "))
         }
         loaded = sets
-        datasets = infos
-        self.warnings = warnings
+        ownDatasets = infos
+        ownWarnings = warnings
+        sources = manifests
+        self.options = options
         hotDatasets = UnsafeMutableBufferPointer(rebasing: UnsafeMutableBufferPointer<HotDataset>.allocate(capacity: max(1, sets.count))[0..<sets.count])
         hotLayers = .allocate(capacity: max(1, sets.reduce(0) { $0 + $1.layers.count }))
         var next = 0, placemarkCount = 0
@@ -169,7 +201,8 @@ public final class ReverseGeocoder: Sendable {
             }
             hotDatasets[i] = HotDataset(reach: set.reach, datum: set.datum, layers: (next - set.layers.count)..<next,
                                         grid: set.wgsGrid.map { Unmanaged.passUnretained($0) },
-                                        mask: set.emptyMask.map { Unmanaged.passUnretained($0) })
+                                        mask: set.emptyMask.map { Unmanaged.passUnretained($0) },
+                                        firstUse: set.firstUse.map { Unmanaged.passUnretained($0) })
         }
         contexts = ContextRegistry(partCount: offset, placemarkCount: placemarkCount)
         hasChinaDatumDataset = sets.contains { $0.manifest.datum != .wgs84 }
@@ -195,11 +228,13 @@ public final class ReverseGeocoder: Sendable {
 
     /// One dataset, from its cache when that is fresh, else built from its shapefiles (and cached).
     private static func open(_ manifest: DatasetManifest, directory: URL?, options: Options,
-                             partOffset: Int) throws -> (LoadedDataset, DatasetInfo) {
+                             partOffset: Int, damaged: String? = nil) throws -> (LoadedDataset, DatasetInfo) {
         try manifest.validate(file: directory?.appendingPathComponent("manifest.json").path ?? manifest.name)
         var cacheFile: String?, cacheStatus: String?, writeFailure: String?
         var set: LoadedDataset?
-        let cache = options.cacheDirectory.map { IndexCache(directory: $0, hugePages: options.hugePages) }
+        let cache = options.cacheDirectory.map {
+            IndexCache(directory: $0, hugePages: options.hugePages, verifyOnFirstUse: options.verifyOnFirstUse)
+        }
         if let cache {
             cacheFile = cache.file(for: manifest, directory: directory, cellSize: options.cellSize).path
             switch cache.load(manifest: manifest, directory: directory, cellSize: options.cellSize, partOffset: partOffset) {
@@ -211,6 +246,8 @@ public final class ReverseGeocoder: Sendable {
                 }
                 set = s
                 cacheStatus = "loaded"
+            case .failure(.absent) where damaged != nil:
+                cacheStatus = "rebuilt (damaged: \(damaged!))"
             case .failure(let miss):
                 cacheStatus = "rebuilt (\(miss))"
             }
@@ -267,6 +304,7 @@ public final class ReverseGeocoder: Sendable {
         // The query path itself, not a call to it: a wrapper around an internal function cost a call
         // frame (16 instructions of a ~250-instruction query, measured with callgrind).
         guard coordinate.isValid else { throw Self.invalid(coordinate) }
+        if replaced.load(ordering: .acquiring) { return try replacementPlacemark(for: coordinate, datum: datum) }
         // The thread's context, unretained (the registry owns it); each use below borrows it without
         // reference counting. One function, not a closure around another: that saved a call frame.
         let context: Unmanaged<QueryContext>
@@ -281,21 +319,39 @@ public final class ReverseGeocoder: Sendable {
             // A WGS-84 point where the whole neighbourhood lands in one unit (or none) of this GCJ-02
             // dataset: answered without the conversion (see WGS84Grid).
             if datum == .wgs84, let grid = set.grid {
+                if let check = set.firstUse, let damage = check._withUnsafeGuaranteedRef({ c in
+                    grid._withUnsafeGuaranteedRef { c.prepareGrid($0, x: coordinate.longitude, y: coordinate.latitude) }
+                }) {
+                    return try recover(from: damage, dataset: s, coordinate: coordinate, datum: datum)
+                }
                 let entry = grid._withUnsafeGuaranteedRef { $0.lookup(x: coordinate.longitude, y: coordinate.latitude) }
                 if entry == .none {
                     missedChina = true
                     continue
                 }
                 if entry != .unknown {
+                    if let damage = preparePlacemark(set, layer: entry.layer, unit: entry.unit) {
+                        return try recover(from: damage, dataset: s, coordinate: coordinate, datum: datum)
+                    }
                     return answer(layer: set.layers.lowerBound + entry.layer, unit: entry.unit, context: context)
                 }
             }
             let c = datum == set.datum ? coordinate : convert(coordinate, from: datum, to: set.datum, missedChina: missedChina)
             // Most points in the box but in no unit: one bit says so for every layer (see EmptyMask).
+            if let check = set.firstUse, let mask = set.mask, let damage = check._withUnsafeGuaranteedRef({ f in
+                mask._withUnsafeGuaranteedRef { f.prepareMask($0, x: c.longitude, y: c.latitude) }
+            }) {
+                return try recover(from: damage, dataset: s, coordinate: coordinate, datum: datum)
+            }
             let empty = set.mask?._withUnsafeGuaranteedRef { $0.isEmpty(x: c.longitude, y: c.latitude) } ?? false
             if !empty {
                 // Finest layer first: the first that has a unit answers.
                 for l in set.layers {
+                    if let check = set.firstUse, let damage = check._withUnsafeGuaranteedRef({ f in
+                        hotLayers[l].layer._withUnsafeGuaranteedRef { f.prepareLayer(l - set.layers.lowerBound, $0, x: c.longitude, y: c.latitude) }
+                    }) {
+                        return try recover(from: damage, dataset: s, coordinate: coordinate, datum: datum)
+                    }
                     let unit: Int?
                     do {
                         unit = try context.withGuaranteedRef { (context) throws(GEOSError) in
@@ -306,12 +362,58 @@ public final class ReverseGeocoder: Sendable {
                     } catch {
                         throw Self.queryFailed(error, layer: hotLayers[l].layer.takeUnretainedValue().file)
                     }
-                    if let unit { return answer(layer: l, unit: unit, context: context) }
+                    if let unit {
+                        if let damage = preparePlacemark(set, layer: l - set.layers.lowerBound, unit: unit) {
+                            return try recover(from: damage, dataset: s, coordinate: coordinate, datum: datum)
+                        }
+                        return answer(layer: l, unit: unit, context: context)
+                    }
                 }
             }
             if set.datum != .wgs84 { missedChina = true }
         }
         return nil
+    }
+
+    /// For a dataset checked on first use: decodes (once) the placemark an answer returns.
+    @inline(__always)
+    private func preparePlacemark(_ set: HotDataset, layer: Int, unit: Int) -> IndexCache.CacheDamage? {
+        guard let check = set.firstUse else { return nil }
+        return check._withUnsafeGuaranteedRef { $0.preparePlacemark(layer: layer, unit: unit) }
+    }
+
+    /// A query found dataset `s`'s index cache damaged before using the damaged bytes: its file is
+    /// removed, the engine is loaded again (that dataset rebuilt from its shapefiles and its cache
+    /// written again, the others from their caches), and this and every later query are answered by
+    /// the new engine. Out of line: never reached on an intact cache.
+    @inline(never)
+    private func recover(from damage: IndexCache.CacheDamage, dataset s: Int, coordinate: Coordinate,
+                         datum: Datum) throws(GeocoderError) -> Placemark? {
+        do {
+            try replacementEngine.withLock { (engine) throws in
+                guard engine == nil else { return }
+                let file = loaded[s].firstUse?.file
+                if let file { unlink(file) }
+                var again = options
+                again.verifyOnFirstUse = false  // checked whole now: a second damage would be a second rebuild
+                engine = try ReverseGeocoder(manifests: sources, options: again, skipped: [],
+                                             damaged: [loaded[s].manifest.name: damage.reason])
+                replacementWarning.withLock {
+                    $0 = ["index cache \(file ?? loaded[s].manifest.name) was damaged (\(damage.reason)); dataset \(loaded[s].manifest.name) rebuilt"]
+                }
+            }
+        } catch let error as GeocoderError {
+            throw error
+        } catch {
+            throw GeocoderError.brokenDataset(directory: ownDatasets[s].directory ?? loaded[s].manifest.name, reason: "\(error)")
+        }
+        replaced.store(true, ordering: .releasing)
+        return try replacementPlacemark(for: coordinate, datum: datum)
+    }
+
+    @inline(never)
+    private func replacementPlacemark(for coordinate: Coordinate, datum: Datum) throws(GeocoderError) -> Placemark? {
+        try replacementEngine.withLock { $0 }!.placemark(for: coordinate, datum: datum)
     }
 
     /// An invalid coordinate, as the public error. Out of line, like ``queryFailed(_:layer:)``: building
