@@ -35,6 +35,10 @@ public enum GeocoderError: Error, Sendable, Equatable, CustomStringConvertible {
     /// read as "outside"), or no GEOS context or query point could be made for the calling thread (out
     /// of memory). `layer` is the shapefile of the layer being asked (nil before any layer was).
     case queryFailed(layer: String?, reason: String)
+    /// A dataset that does not fit in the memory left to this process (`ulimit -v`, a container's cgroup
+    /// limit, the machine's available memory), found before allocating: `needed` and `available` in
+    /// bytes, `reason` what needs them and which limit says no.
+    case insufficientMemory(dataset: String, needed: Int, available: Int, reason: String)
 
     public var description: String {
         switch self {
@@ -64,6 +68,9 @@ public enum GeocoderError: Error, Sendable, Equatable, CustomStringConvertible {
                 + "restore the file, or update the manifest's \"files\" entry if the change is intended"
         case let .queryFailed(layer?, reason): return "\(layer): query failed: GEOS: \(reason)"
         case let .queryFailed(nil, reason): return "query failed: GEOS: \(reason)"
+        case let .insufficientMemory(dataset, needed, available, reason):
+            func mb(_ b: Int) -> String { "\(b) bytes (\((Double(b) / 1_048_576 * 10).rounded() / 10) MB)" }
+            return "dataset \(dataset) does not fit in memory: it needs \(mb(needed)), \(mb(available)) are available (\(reason))"
         }
     }
 }

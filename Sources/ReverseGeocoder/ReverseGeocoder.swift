@@ -237,7 +237,7 @@ public final class ReverseGeocoder: Sendable {
         }
         if let cache {
             cacheFile = cache.file(for: manifest, directory: directory, cellSize: options.cellSize).path
-            switch cache.load(manifest: manifest, directory: directory, cellSize: options.cellSize, partOffset: partOffset) {
+            switch try cache.load(manifest: manifest, directory: directory, cellSize: options.cellSize, partOffset: partOffset) {
             case .success(let s):
                 // Built from files that differed from the manifest, under allowModifiedData: the sources
                 // have not changed since (else the cache would be stale), so they still differ.
@@ -253,6 +253,7 @@ public final class ReverseGeocoder: Sendable {
             }
         }
         if set == nil {
+            try checkBuildMemory(manifest, directory: directory)
             let built = try DatasetLoader(manifest: manifest, directory: directory, options: options).load(partOffset: partOffset)
             if let cache {
                 do {
@@ -269,6 +270,18 @@ public final class ReverseGeocoder: Sendable {
         info.cacheStatus = cacheStatus
         info.cacheWriteFailure = writeFailure
         return (set!, info)
+    }
+
+    /// Fails before a build that would not fit in memory (see ``MemoryBudget``), naming the dataset.
+    private static func checkBuildMemory(_ manifest: DatasetManifest, directory: URL?) throws {
+        var shp = 0, dbf = 0
+        for layer in manifest.layers {
+            let url = DatasetLoader.resolve(layer.file, in: directory)
+            shp += max(0, Int(IndexCache.fileStamp(url.path).size))
+            dbf += max(0, Int(IndexCache.fileStamp(url.deletingPathExtension().appendingPathExtension("dbf").path).size))
+        }
+        try MemoryBudget.check(MemoryBudget.buildEstimate(shp: shp, dbf: dbf), resident: true, dataset: manifest.name,
+                               for: "building its index from \(MemoryBudget.megabytes(shp)) of shapefiles")
     }
 
     /// The index cache files the datasets of a data directory use with these options (existing or

@@ -15,9 +15,10 @@ struct CacheDamageTests {
         let cache: URL
         let cellSize: Double?
 
-        init(_ name: String, cellSize: Double? = 0.1) {
+        /// Cells of 0.005° over 3°: a tree 10 levels deep, so below its top grid there are nodes.
+        init(_ name: String, cellSize: Double? = 0.005) {
             let dir = TestShapefile.directory(name)
-            coverage = SyntheticCoverage(n: 10, seed: 5, subdivisions: 40)
+            coverage = SyntheticCoverage(n: 10, seed: 5, size: 3, subdivisions: 40)
             let shp = coverage.write(to: dir.appendingPathComponent("cov"))
             manifest = TestShapefile.manifest("cov", file: shp, datum: .gcj02)
             cache = dir.appendingPathComponent("cache")
@@ -40,9 +41,9 @@ struct CacheDamageTests {
             for unit in coverage.units {
                 for polygon in unit { for ring in polygon { for k in 1..<ring.count { all.append(((ring[k - 1].0 + ring[k].0) / 2, (ring[k - 1].1 + ring[k].1) / 2)) } } }
             }
-            for _ in 0..<3_000 {
-                all.append((coverage.minX - 0.5 + rng.unitInterval() * (coverage.maxX - coverage.minX + 1),
-                            coverage.minY - 0.5 + rng.unitInterval() * (coverage.maxY - coverage.minY + 1)))
+            for _ in 0..<2_000 {
+                all.append((coverage.minX - 0.2 + rng.unitInterval() * (coverage.maxX - coverage.minX + 0.4),
+                            coverage.minY - 0.2 + rng.unitInterval() * (coverage.maxY - coverage.minY + 0.4)))
             }
             return all
         }
@@ -77,7 +78,7 @@ struct CacheDamageTests {
         let meta = try IndexCache.meta(ofFile: template)
         let points = s.points
         let expected = [try answers(fresh, points, datum: .gcj02), try answers(fresh, points, datum: .wgs84)]
-        #expect(expected[0].compactMap { $0 }.count > 2_500)
+        #expect(expected[0].compactMap { $0 }.count > 1_500)
         let sections = meta.sections.filter { entry in
             entry.section.count > 0 && (only == nil || only!.contains { entry.name.hasSuffix($0) })
         }
@@ -85,8 +86,9 @@ struct CacheDamageTests {
         var damagedBlocks = 0
         for (section, stride, name) in sections {
             let bytes = section.count * stride
-            // The first byte, the last, and one in the middle of a later block when there is one.
-            for position in Set([0, bytes - 1, min(bytes - 1, CacheVerifier.blockSize * 2 + 77)]) {
+            // One byte in the middle (a later block than the first where there are several): one
+            // rebuild per section keeps the test within seconds.
+            for position in [bytes / 2] {
                 var file = template
                 file[section.offset + position] ^= 0x40
                 try Data(file).write(to: s.cacheFile)
@@ -110,7 +112,7 @@ struct CacheDamageTests {
                 damagedBlocks += 1
             }
         }
-        #expect(damagedBlocks >= 2 * sections.count)
+        #expect(damagedBlocks == sections.count)
     }
 
     /// The WGS-84 grid is read only by WGS-84 queries: damaged, it goes unnoticed by GCJ-02 queries
@@ -160,7 +162,8 @@ struct CacheDamageTests {
             let points = s.points
             #expect(try Self.answers(g, points, datum: .gcj02) == Self.answers(fresh, points, datum: .gcj02))
             let status = g.datasets[0].cacheStatus ?? ""
-            #expect(status.hasPrefix("rebuilt (damaged: layer 0: "), "\(status)")
+            #expect(section.count > 0)
+            #expect(status.hasPrefix("rebuilt (damaged: layer 0: "), "\(target): \(status)")
             #expect(!status.contains("checksum"), "\(status)")
         }
     }

@@ -186,13 +186,18 @@ struct IndexCache {
 
     // MARK: - Reading
 
-    /// The dataset from its cache file, or why not.
+    /// The dataset from its cache file, or why not. Throws ``GeocoderError/insufficientMemory(dataset:needed:available:reason:)``
+    /// when the file does not fit in the address space left (checked before mapping it); copied only
+    /// when it also fits in the memory available, else mapped (the kernel can drop mapped pages).
     func load(manifest: DatasetManifest, directory manifestDirectory: URL?, cellSize: Double?,
-              partOffset: Int) -> Result<LoadedDataset, Miss> {
+              partOffset: Int) throws -> Result<LoadedDataset, Miss> {
         let url = file(for: manifest, directory: manifestDirectory, cellSize: cellSize)
         guard FileManager.default.fileExists(atPath: url.path) else { return .failure(.absent) }
+        let size = Int(Self.fileStamp(url.path).size)
+        try MemoryBudget.check(size, resident: false, dataset: manifest.name, for: "mapping its index cache \(url.path)")
+        let copy = hugePages && (MemoryBudget.room(resident: true).map { $0.bytes >= size } ?? true)
         let mapped: FileInMemory
-        do { mapped = try FileInMemory(path: url.path, hugePages: hugePages) } catch { return .failure(.damaged("\(error)")) }
+        do { mapped = try FileInMemory(path: url.path, hugePages: copy) } catch { return .failure(.damaged("\(error)")) }
         do {
             let meta = try Self.readMeta(mapped)
             if let why = Self.staleness(meta, manifest: manifest, directory: manifestDirectory, cellSize: cellSize) {
