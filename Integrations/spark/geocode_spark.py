@@ -296,6 +296,9 @@ def _command(options: GeocodeOptions, threads: int, lat_key: str, lon_key: str) 
 def _environment(options: GeocodeOptions, partition: Optional[int], attempt: Optional[int]) -> Dict[str, str]:
     env = dict(os.environ)
     env.pop("GEOCODE_DATA", None)  # --data is always given
+    # Several executors per machine: every `geocode batch` maps the index cache read-only, so the page
+    # cache holds one copy for all of them instead of one private copy each (README: "Memory").
+    env.setdefault("GEOCODE_INDEX_MEMORY", "shared")
     if options.cell_size is not None:
         env["GEOCODE_CELL_SIZE"] = str(options.cell_size)
     if options.lib_dir:

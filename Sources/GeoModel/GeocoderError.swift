@@ -37,6 +37,10 @@ public enum GeocoderError: Error, Sendable, Equatable, CustomStringConvertible {
     case queryFailed(layer: String?, reason: String)
     /// An engine option that has no meaning (e.g. a negative or NaN ``maxDistance``), by its name.
     case invalidOption(name: String, reason: String)
+    /// A dataset that does not fit in the memory left to this process (`ulimit -v`, a container's cgroup
+    /// limit, the machine's available memory), found before allocating: `needed` and `available` in
+    /// bytes, `reason` what needs them and which limit says no.
+    case insufficientMemory(dataset: String, needed: Int, available: Int, reason: String)
 
     public var description: String {
         switch self {
@@ -67,6 +71,9 @@ public enum GeocoderError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .queryFailed(layer?, reason): return "\(layer): query failed: GEOS: \(reason)"
         case let .queryFailed(nil, reason): return "query failed: GEOS: \(reason)"
         case let .invalidOption(name, reason): return "option \(name): \(reason)"
+        case let .insufficientMemory(dataset, needed, available, reason):
+            func mb(_ b: Int) -> String { "\(b) bytes (\((Double(b) / 1_048_576 * 10).rounded() / 10) MB)" }
+            return "dataset \(dataset) does not fit in memory: it needs \(mb(needed)), \(mb(available)) are available (\(reason))"
         }
     }
 }

@@ -29,20 +29,36 @@ extension ReverseGeocoder {
     /// separately, so their coasts differ by up to a few hundred metres.
     static func coastSlack(_ nearest: Double) -> Double { max(500, nearest / 4) }
 
-    /// The nearest unit's placemark within `maxDistance`, or nil when none is that near. Out of line and
-    /// off the inside path: reached only when no unit contains the point.
+    /// What the coast fallback found.
+    enum NearestAnswer {
+        /// No unit within `maxDistance`.
+        case none
+        case found(Placemark)
+        /// A dataset checked on first use is damaged where the search would read (its index in `loaded`).
+        case damaged(IndexCache.CacheDamage, dataset: Int)
+    }
+
+    /// The nearest unit's placemark within `maxDistance`, if one is that near. Out of line and off the
+    /// inside path: reached only when no unit contains the point. A dataset checked on first use
+    /// (``Options/verifyOnFirstUse``) has each layer's polygons checked whole before the search walks
+    /// them (the R-tree, every ring it measures), and the answer's placemark before it is read.
     @inline(never)
-    func nearestUnit(_ coordinate: Coordinate, datum: Datum, context: Unmanaged<QueryContext>) throws(GeocoderError) -> Placemark? {
+    func nearestUnit(_ coordinate: Coordinate, datum: Datum, context: Unmanaged<QueryContext>) throws(GeocoderError) -> NearestAnswer {
         struct Found {
             var layer: LayerIndex
             var hit: NearestUnit
+            var dataset: Int
+            var layerInDataset: Int
         }
         var found: [Found] = []
         var nearest = Double.infinity
         let geos = context.takeUnretainedValue().geos
-        for set in loaded where set.manifest.role == .admin {
+        for (d, set) in loaded.enumerated() where set.manifest.role == .admin {
             let c = datum == set.datum ? coordinate : convert(coordinate, from: datum, to: set.datum, missedChina: true)
-            for layer in set.layers {
+            for (l, layer) in set.layers.enumerated() {
+                if let check = layer.firstUse {
+                    do { try check.prepareTree() } catch { return .damaged(error, dataset: d) }
+                }
                 let hit: NearestUnit?
                 do {
                     hit = try NearestUnit.search(layer, x: c.longitude, y: c.latitude, maxMetres: maxDistance, context: geos)
@@ -50,12 +66,16 @@ extension ReverseGeocoder {
                     throw .queryFailed(layer: layer.file, reason: error.description)
                 }
                 guard let hit else { continue }
-                found.append(Found(layer: layer, hit: hit))
+                found.append(Found(layer: layer, hit: hit, dataset: d, layerInDataset: l))
                 nearest = min(nearest, hit.metres)
             }
         }
         // `found` is in dataset priority order, finest layer first.
-        guard let answer = found.first(where: { $0.hit.metres <= nearest + Self.coastSlack(nearest) }) else { return nil }
+        guard let answer = found.first(where: { $0.hit.metres <= nearest + Self.coastSlack(nearest) }) else { return .none }
+        if let check = loaded[answer.dataset].firstUse,
+           let damage = check.preparePlacemark(layer: answer.layerInDataset, unit: answer.hit.unit) {
+            return .damaged(damage, dataset: answer.dataset)
+        }
         var placemark = presented(answer.layer, unit: answer.hit.unit)
         for level in AdminLevel.allCases where placemark.provenance(at: level) == .inside {
             placemark[level].provenance = .nearestUnit(metres: answer.hit.metres)
@@ -65,6 +85,6 @@ extension ReverseGeocoder {
             let wgs = datum == .wgs84 ? coordinate : Datum.convert(coordinate, from: datum, to: .wgs84)
             placemark.setNearestPlaceDistance(places._withUnsafeGuaranteedRef { $0.metres(from: wgs, to: answer.hit.unit) })
         }
-        return placemark
+        return .found(placemark)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Answers "which administrative units contain this point?" from boundary shapefiles, offline and exactly.
 ///
@@ -43,6 +44,10 @@ public final class ReverseGeocoder: Sendable {
         /// The dataset's WGS84Grid, if any (kept alive by `loaded`).
         var grid: Unmanaged<WGS84Grid>?
         var mask: Unmanaged<EmptyMask>?
+        /// Set for a dataset whose index cache is checked as queries read it (kept alive by `loaded`).
+        var firstUse: Unmanaged<DatasetFirstUse>?
+        /// The dataset's index in `loaded` (admin and overlay datasets are there in one list).
+        var loaded: Int
     }
     /// The admin datasets, by priority.
     nonisolated(unsafe) private let hotDatasets: UnsafeMutableBufferPointer<HotDataset>
@@ -58,12 +63,26 @@ public final class ReverseGeocoder: Sendable {
     nonisolated(unsafe) private let hotLayers: UnsafeMutableBufferPointer<HotLayer>
     /// Internal (not private) so tests can reach a thread's context.
     let contexts: ContextRegistry
-    /// The datasets loaded, in the order they are consulted, with their load statistics.
-    public let datasets: [DatasetInfo]
+    /// The datasets loaded, in the order they are consulted, with their load statistics. After a query
+    /// found an index cache damaged (``Options/verifyOnFirstUse``), the datasets of the engine that
+    /// replaced this one (the damaged dataset's `cacheStatus` says "rebuilt (damaged: …)").
+    public var datasets: [DatasetInfo] { replacement?.datasets ?? ownDatasets }
+    private let ownDatasets: [DatasetInfo]
     /// What the load let pass that a user should hear about: datasets skipped under
     /// ``Options/skipBrokenDatasets``, files that differ from their manifest under
-    /// ``Options/allowModifiedData``. Empty after a clean load.
-    public let warnings: [String]
+    /// ``Options/allowModifiedData``. Empty after a clean load. After a query found an index cache
+    /// damaged, also the line that says so.
+    public var warnings: [String] { ownWarnings + (replacement == nil ? [] : replacementWarning.withLock { $0 }) }
+    private let ownWarnings: [String]
+    /// What the load was asked, to load again when a query finds a cache damaged.
+    private let sources: [(manifest: DatasetManifest, directory: URL?)]
+    private let options: Options
+    /// Whether `replacementEngine` is set: read by every query (one load), so the lock is taken only
+    /// after damage was found.
+    private let replaced = Atomic<Bool>(false)
+    private let replacementEngine = Mutex<ReverseGeocoder?>(nil)
+    private let replacementWarning = Mutex<[String]>([])
+    private var replacement: ReverseGeocoder? { replaced.load(ordering: .acquiring) ? replacementEngine.withLock { $0 } : nil }
     /// Wall time spent loading.
     public let loadTime: Duration
     private let hasChinaDatumDataset: Bool
@@ -71,6 +90,8 @@ public final class ReverseGeocoder: Sendable {
     let preferredLanguages: [String]
     /// The overlay datasets' names, as `hotOverlays` orders them.
     private let overlayNames: [String]
+    /// Whether some overlay dataset is checked on first use (see ``prepareOverlays(_:datum:context:)``).
+    private let overlaysCheckedOnFirstUse: Bool
     /// ``Options/maxDistance``, checked (0: no fallback).
     let maxDistance: Double
     /// Per hot layer: its dataset's `isoCountryCodes` (empty under ``Worldview/dataset``).
@@ -128,6 +149,15 @@ public final class ReverseGeocoder: Sendable {
         /// Applied once per unit, so it costs queries nothing.
         public var preferredLanguages: [String]
 
+        /// Whether an index cache that is mapped (``hugePages`` off) is checked as queries read it instead
+        /// of whole at load: each query then proves the few 16 KB blocks and indices it is about to read,
+        /// so a start that answers one point reads a few hundred kilobytes of a 60 MB cache instead of all
+        /// of it (the CLI's `geocode LAT LON`: 110 ms → 30 ms). Every damaged byte is still found before
+        /// it is used; a query that finds one rebuilds that dataset from its shapefiles (the cache file is
+        /// replaced) and answers from the rebuilt one. Each query pays a few microseconds for its checks:
+        /// for a few queries, not for a batch.
+        public var verifyOnFirstUse: Bool
+
         /// How far (metres) a point that is in no unit of any dataset (at sea, on a coast the data draws a
         /// little inland) may be from a unit and still get it: the nearest unit within this distance
         /// answers, each of its levels flagged ``Placemark/Provenance/nearestUnit(metres:)``. 0 turns the
@@ -140,7 +170,7 @@ public final class ReverseGeocoder: Sendable {
 
         public init(cellSize: Double? = 0.05, cacheDirectory: URL? = nil, hugePages: Bool = true,
                     skipBrokenDatasets: Bool = false, allowModifiedData: Bool = false,
-                    preferredLanguages: [String] = [], worldview: Worldview = .iso3166) {
+                    preferredLanguages: [String] = [], worldview: Worldview = .iso3166, verifyOnFirstUse: Bool = false) {
             self.worldview = worldview
             self.cellSize = cellSize
             self.cacheDirectory = cacheDirectory
@@ -148,6 +178,7 @@ public final class ReverseGeocoder: Sendable {
             self.skipBrokenDatasets = skipBrokenDatasets
             self.allowModifiedData = allowModifiedData
             self.preferredLanguages = preferredLanguages
+            self.verifyOnFirstUse = verifyOnFirstUse
         }
 
         /// The per-user cache directory: `$GEOCODE_CACHE_DIR` (`off` for none), else
@@ -165,8 +196,10 @@ public final class ReverseGeocoder: Sendable {
         try self.init(manifests: manifests, options: options, skipped: [])
     }
 
-    /// `skipped`: warnings of datasets the directory scan already passed over.
-    init(manifests: [(manifest: DatasetManifest, directory: URL?)], options: Options, skipped: [String]) throws {
+    /// `skipped`: warnings of datasets the directory scan already passed over. `damaged`: why the cache
+    /// files of these datasets (by name) were removed, for their `cacheStatus`.
+    init(manifests: [(manifest: DatasetManifest, directory: URL?)], options: Options, skipped: [String],
+         damaged: [String: String] = [:]) throws {
         let start = ContinuousClock.now
         let checkedMaxDistance = try Self.checked(maxDistance: options.maxDistance)
         var sets: [LoadedDataset] = []
@@ -178,7 +211,8 @@ public final class ReverseGeocoder: Sendable {
         for (manifest, directory) in manifests.sorted(by: { $0.manifest.priority < $1.manifest.priority }) {
             let set: LoadedDataset, info: DatasetInfo
             do {
-                (set, info) = try Self.open(manifest, directory: directory, options: options, partOffset: offset)
+                (set, info) = try Self.open(manifest, directory: directory, options: options, partOffset: offset,
+                                            damaged: damaged[manifest.name])
             } catch {
                 guard options.skipBrokenDatasets else { throw error }
                 warnings.append("skipped dataset \(manifest.name) (\(directory?.path ?? "given in code")): \(error)")
@@ -196,8 +230,10 @@ public final class ReverseGeocoder: Sendable {
                                             reason: "no dataset could be loaded: " + warnings.joined(separator: "; "))
         }
         loaded = sets
-        datasets = infos
-        self.warnings = warnings
+        ownDatasets = infos
+        ownWarnings = warnings
+        sources = manifests
+        self.options = options
         let admins = sets.filter { $0.manifest.role == .admin }, overlays = sets.filter { $0.manifest.role == .overlay }
         func buffer(_ count: Int) -> UnsafeMutableBufferPointer<HotDataset> {
             UnsafeMutableBufferPointer(rebasing: UnsafeMutableBufferPointer<HotDataset>.allocate(capacity: max(1, count))[0..<count])
@@ -206,6 +242,7 @@ public final class ReverseGeocoder: Sendable {
         hotOverlays = buffer(overlays.count)
         hotLayers = .allocate(capacity: max(1, sets.reduce(0) { $0 + $1.layers.count }))
         var next = 0, placemarkCount = 0
+        let allSets = sets  // as `loaded` orders them: what recover(from:dataset:) is given
         for (sets, hot) in [(admins, hotDatasets), (overlays, hotOverlays)] {
             for (i, set) in sets.enumerated() {
                 for layer in set.layers {
@@ -216,10 +253,13 @@ public final class ReverseGeocoder: Sendable {
                 }
                 hot[i] = HotDataset(reach: set.reach, datum: set.datum, layers: (next - set.layers.count)..<next,
                                     grid: set.wgsGrid.map { Unmanaged.passUnretained($0) },
-                                    mask: set.emptyMask.map { Unmanaged.passUnretained($0) })
+                                    mask: set.emptyMask.map { Unmanaged.passUnretained($0) },
+                                    firstUse: set.firstUse.map { Unmanaged.passUnretained($0) },
+                                    loaded: allSets.firstIndex { $0 === set }!)
             }
         }
         overlayNames = overlays.map(\.manifest.name)
+        overlaysCheckedOnFirstUse = overlays.contains { $0.firstUse != nil }
         contexts = ContextRegistry(partCount: offset, placemarkCount: placemarkCount, overlayCount: overlays.count)
         hasChinaDatumDataset = sets.contains { $0.manifest.datum != .wgs84 }
         preferredLanguages = options.preferredLanguages
@@ -255,14 +295,16 @@ public final class ReverseGeocoder: Sendable {
 
     /// One dataset, from its cache when that is fresh, else built from its shapefiles (and cached).
     private static func open(_ manifest: DatasetManifest, directory: URL?, options: Options,
-                             partOffset: Int) throws -> (LoadedDataset, DatasetInfo) {
+                             partOffset: Int, damaged: String? = nil) throws -> (LoadedDataset, DatasetInfo) {
         try manifest.validate(file: directory?.appendingPathComponent("manifest.json").path ?? manifest.name)
         var cacheFile: String?, cacheStatus: String?, writeFailure: String?
         var set: LoadedDataset?
-        let cache = options.cacheDirectory.map { IndexCache(directory: $0, hugePages: options.hugePages) }
+        let cache = options.cacheDirectory.map {
+            IndexCache(directory: $0, hugePages: options.hugePages, verifyOnFirstUse: options.verifyOnFirstUse)
+        }
         if let cache {
             cacheFile = cache.file(for: manifest, directory: directory, cellSize: options.cellSize).path
-            switch cache.load(manifest: manifest, directory: directory, cellSize: options.cellSize, partOffset: partOffset) {
+            switch try cache.load(manifest: manifest, directory: directory, cellSize: options.cellSize, partOffset: partOffset) {
             case .success(let s):
                 // Built from files that differed from the manifest, under allowModifiedData: the sources
                 // have not changed since (else the cache would be stale), so they still differ.
@@ -271,11 +313,14 @@ public final class ReverseGeocoder: Sendable {
                 }
                 set = s
                 cacheStatus = "loaded"
+            case .failure(.absent) where damaged != nil:
+                cacheStatus = "rebuilt (damaged: \(damaged!))"
             case .failure(let miss):
                 cacheStatus = "rebuilt (\(miss))"
             }
         }
         if set == nil {
+            try checkBuildMemory(manifest, directory: directory)
             let built = try DatasetLoader(manifest: manifest, directory: directory, options: options).load(partOffset: partOffset)
             if let cache {
                 do {
@@ -292,6 +337,18 @@ public final class ReverseGeocoder: Sendable {
         info.cacheStatus = cacheStatus
         info.cacheWriteFailure = writeFailure
         return (set!, info)
+    }
+
+    /// Fails before a build that would not fit in memory (see ``MemoryBudget``), naming the dataset.
+    private static func checkBuildMemory(_ manifest: DatasetManifest, directory: URL?) throws {
+        var shp = 0, dbf = 0
+        for layer in manifest.layers {
+            let url = DatasetLoader.resolve(layer.file, in: directory)
+            shp += max(0, Int(IndexCache.fileStamp(url.path).size))
+            dbf += max(0, Int(IndexCache.fileStamp(url.deletingPathExtension().appendingPathExtension("dbf").path).size))
+        }
+        try MemoryBudget.check(MemoryBudget.buildEstimate(shp: shp, dbf: dbf), resident: true, dataset: manifest.name,
+                               for: "building its index from \(MemoryBudget.megabytes(shp)) of shapefiles")
     }
 
     /// The index cache files the datasets of a data directory use with these options (existing or
@@ -330,10 +387,14 @@ public final class ReverseGeocoder: Sendable {
         // The query path itself, not a call to it: a wrapper around an internal function cost a call
         // frame (16 instructions of a ~250-instruction query, measured with callgrind).
         guard coordinate.isValid else { throw Self.invalid(coordinate) }
+        if replaced.load(ordering: .acquiring) { return try replacementPlacemark(for: coordinate, datum: datum) }
         // The thread's context, unretained (the registry owns it); each use below borrows it without
         // reference counting. One function, not a closure around another: that saved a call frame.
         let context: Unmanaged<QueryContext>
         do { context = try contexts.currentUnmanaged() } catch { throw Self.queryFailed(error, layer: nil) }
+        if overlaysCheckedOnFirstUse, let found = try prepareOverlays(coordinate, datum: datum, context: context) {
+            return try recover(from: found.damage, dataset: found.dataset, coordinate: coordinate, datum: datum)
+        }
         var missedChina = false
         for s in 0..<hotDatasets.count {
             let set = hotDatasets[s]
@@ -344,33 +405,45 @@ public final class ReverseGeocoder: Sendable {
             // A WGS-84 point where the whole neighbourhood lands in one unit (or none) of this GCJ-02
             // dataset: answered without the conversion (see WGS84Grid).
             if datum == .wgs84, let grid = set.grid {
+                if let check = set.firstUse, let damage = check._withUnsafeGuaranteedRef({ c in
+                    grid._withUnsafeGuaranteedRef { c.prepareGrid($0, x: coordinate.longitude, y: coordinate.latitude) }
+                }) {
+                    return try recover(from: damage, dataset: set.loaded, coordinate: coordinate, datum: datum)
+                }
                 let entry = grid._withUnsafeGuaranteedRef { $0.lookup(x: coordinate.longitude, y: coordinate.latitude) }
                 if entry == .none {
                     missedChina = true
                     continue
                 }
                 if entry != .unknown {
+                    if let damage = preparePlacemark(set, layer: entry.layer, unit: entry.unit) {
+                        return try recover(from: damage, dataset: set.loaded, coordinate: coordinate, datum: datum)
+                    }
                     return try answer(layer: set.layers.lowerBound + entry.layer, unit: entry.unit, at: coordinate, in: .wgs84,
                                       query: coordinate, datum: datum, context: context)
                 }
             }
             let c = datum == set.datum ? coordinate : convert(coordinate, from: datum, to: set.datum, missedChina: missedChina)
             // Most points in the box but in no unit: one bit says so for every layer (see EmptyMask).
+            if let check = set.firstUse, let mask = set.mask, let damage = check._withUnsafeGuaranteedRef({ f in
+                mask._withUnsafeGuaranteedRef { f.prepareMask($0, x: c.longitude, y: c.latitude) }
+            }) {
+                return try recover(from: damage, dataset: set.loaded, coordinate: coordinate, datum: datum)
+            }
             let empty = set.mask?._withUnsafeGuaranteedRef { $0.isEmpty(x: c.longitude, y: c.latitude) } ?? false
             if !empty {
                 // Finest layer first: the first that has a unit answers.
                 for l in set.layers {
-                    let unit: Int?
-                    do {
-                        unit = try context.withGuaranteedRef { (context) throws(GEOSError) in
-                            try hotLayers[l].layer.withGuaranteedRef { (layer) throws(GEOSError) in
-                                try layer.locate(x: c.longitude, y: c.latitude, in: context)
-                            }
-                        }
-                    } catch {
-                        throw Self.queryFailed(error, layer: hotLayers[l].layer.takeUnretainedValue().file)
+                    if let check = set.firstUse, let damage = check._withUnsafeGuaranteedRef({ f in
+                        hotLayers[l].layer._withUnsafeGuaranteedRef { f.prepareLayer(l - set.layers.lowerBound, $0, x: c.longitude, y: c.latitude) }
+                    }) {
+                        return try recover(from: damage, dataset: set.loaded, coordinate: coordinate, datum: datum)
                     }
+                    let unit = try locate(c, layer: l, context: context)
                     if let unit {
+                        if let damage = preparePlacemark(set, layer: l - set.layers.lowerBound, unit: unit) {
+                            return try recover(from: damage, dataset: set.loaded, coordinate: coordinate, datum: datum)
+                        }
                         return try answer(layer: l, unit: unit, at: c, in: set.datum, query: coordinate, datum: datum, context: context)
                     }
                 }
@@ -379,11 +452,101 @@ public final class ReverseGeocoder: Sendable {
         }
         // In no unit of any admin dataset: the nearest unit within reach, out of line (the inside path pays
         // a compare for it; see ReverseGeocoder+NearestUnit.swift), with what the overlays say of the point.
-        if maxDistance > 0, let near = try nearestUnit(coordinate, datum: datum, context: context) {
-            return hotOverlays.isEmpty ? near : try addingOverlays(to: near, query: coordinate, datum: datum, context: context)
+        if maxDistance > 0 {
+            switch try nearestUnit(coordinate, datum: datum, context: context) {
+            case .found(let near):
+                return hotOverlays.isEmpty ? near : try addingOverlays(to: near, query: coordinate, datum: datum, context: context)
+            case .damaged(let damage, let d):
+                return try recover(from: damage, dataset: d, coordinate: coordinate, datum: datum)
+            case .none:
+                break
+            }
         }
         // Else what the overlays know (the time zone at sea), or nil.
         return hotOverlays.isEmpty ? nil : try withOverlays(admin: nil, query: coordinate, datum: datum, context: context)
+    }
+
+    /// The unit of hot layer `l` containing `c` (in the layer's datum), a GEOS failure as the public error.
+    @inline(__always)
+    private func locate(_ c: Coordinate, layer l: Int, context: Unmanaged<QueryContext>) throws(GeocoderError) -> Int? {
+        do {
+            return try context.withGuaranteedRef { (context) throws(GEOSError) in
+                try hotLayers[l].layer.withGuaranteedRef { (layer) throws(GEOSError) in
+                    try layer.locate(x: c.longitude, y: c.latitude, in: context)
+                }
+            }
+        } catch {
+            throw Self.queryFailed(error, layer: hotLayers[l].layer.takeUnretainedValue().file)
+        }
+    }
+
+    /// For overlays checked on first use (``Options/verifyOnFirstUse``): proves, before any answer path
+    /// reads them, what the overlay lookups of this point will read: the mask word, each layer's cells
+    /// and crossing lists, the unit's placemark. The first damage found, with its dataset's index in
+    /// `loaded`; nil when all is sound. Walks as ``overlaySlot(_:_:datum:context:)`` does. Out of line:
+    /// only a load for a few queries gets here.
+    @inline(never)
+    private func prepareOverlays(_ coordinate: Coordinate, datum: Datum,
+                                 context: Unmanaged<QueryContext>) throws(GeocoderError) -> (damage: IndexCache.CacheDamage, dataset: Int)? {
+        for o in 0..<hotOverlays.count {
+            let set = hotOverlays[o]
+            guard let check = set.firstUse?.takeUnretainedValue(),
+                  !set.reach.excludes(x: coordinate.longitude, y: coordinate.latitude) else { continue }
+            let c = datum == set.datum ? coordinate : Datum.convert(coordinate, from: datum, to: set.datum)
+            if let mask = set.mask?.takeUnretainedValue() {
+                if let damage = check.prepareMask(mask, x: c.longitude, y: c.latitude) { return (damage, set.loaded) }
+                if mask.isEmpty(x: c.longitude, y: c.latitude) { continue }
+            }
+            for l in set.layers {
+                let layer = hotLayers[l].layer.takeUnretainedValue()
+                if let damage = check.prepareLayer(l - set.layers.lowerBound, layer, x: c.longitude, y: c.latitude) { return (damage, set.loaded) }
+                guard let unit = try locate(c, layer: l, context: context) else { continue }
+                if let damage = check.preparePlacemark(layer: l - set.layers.lowerBound, unit: unit) { return (damage, set.loaded) }
+                break
+            }
+        }
+        return nil
+    }
+
+    /// For a dataset checked on first use: decodes (once) the placemark an answer returns.
+    @inline(__always)
+    private func preparePlacemark(_ set: HotDataset, layer: Int, unit: Int) -> IndexCache.CacheDamage? {
+        guard let check = set.firstUse else { return nil }
+        return check._withUnsafeGuaranteedRef { $0.preparePlacemark(layer: layer, unit: unit) }
+    }
+
+    /// A query found dataset `s`'s (its index in `loaded`) index cache damaged before using the damaged bytes: its file is
+    /// removed, the engine is loaded again (that dataset rebuilt from its shapefiles and its cache
+    /// written again, the others from their caches), and this and every later query are answered by
+    /// the new engine. Out of line: never reached on an intact cache.
+    @inline(never)
+    private func recover(from damage: IndexCache.CacheDamage, dataset s: Int, coordinate: Coordinate,
+                         datum: Datum) throws(GeocoderError) -> Placemark? {
+        do {
+            try replacementEngine.withLock { (engine) throws in
+                guard engine == nil else { return }
+                let file = loaded[s].firstUse?.file
+                if let file { unlink(file) }
+                var again = options
+                again.verifyOnFirstUse = false  // checked whole now: a second damage would be a second rebuild
+                engine = try ReverseGeocoder(manifests: sources, options: again, skipped: [],
+                                             damaged: [loaded[s].manifest.name: damage.reason])
+                replacementWarning.withLock {
+                    $0 = ["index cache \(file ?? loaded[s].manifest.name) was damaged (\(damage.reason)); dataset \(loaded[s].manifest.name) rebuilt"]
+                }
+            }
+        } catch let error as GeocoderError {
+            throw error
+        } catch {
+            throw GeocoderError.brokenDataset(directory: ownDatasets[s].directory ?? loaded[s].manifest.name, reason: "\(error)")
+        }
+        replaced.store(true, ordering: .releasing)
+        return try replacementPlacemark(for: coordinate, datum: datum)
+    }
+
+    @inline(never)
+    private func replacementPlacemark(for coordinate: Coordinate, datum: Datum) throws(GeocoderError) -> Placemark? {
+        try replacementEngine.withLock { $0 }!.placemark(for: coordinate, datum: datum)
     }
 
     /// An invalid coordinate, as the public error. Out of line, like ``queryFailed(_:layer:)``: building
@@ -475,16 +638,7 @@ public final class ReverseGeocoder: Sendable {
         let c = datum == set.datum ? coordinate : Datum.convert(coordinate, from: datum, to: set.datum)
         if set.mask?._withUnsafeGuaranteedRef({ $0.isEmpty(x: c.longitude, y: c.latitude) }) ?? false { return -1 }
         for l in set.layers {
-            let unit: Int?
-            do {
-                unit = try context.withGuaranteedRef { (context) throws(GEOSError) in
-                    try hotLayers[l].layer.withGuaranteedRef { (layer) throws(GEOSError) in
-                        try layer.locate(x: c.longitude, y: c.latitude, in: context)
-                    }
-                }
-            } catch {
-                throw Self.queryFailed(error, layer: hotLayers[l].layer.takeUnretainedValue().file)
-            }
+            let unit = try locate(c, layer: l, context: context)
             if let unit { return Int32(hotLayers[l].placemarkBase + unit) }
         }
         return -1

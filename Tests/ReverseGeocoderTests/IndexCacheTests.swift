@@ -150,8 +150,7 @@ struct IndexCacheTests {
             // replayed from Tests/Fuzz/Corpus/index-cache/regression-overflowing-box.)
             let envelopes = meta.layers[0].envelopes.offset
             withUnsafeBytes(of: value) { for (k, b) in $0.enumerated() { bytes[envelopes + 8 * 6 + k] = b } }
-            func put(_ v: UInt64, _ at: Int) { withUnsafeBytes(of: v.littleEndian) { for (k, b) in $0.enumerated() { bytes[at + k] = b } } }
-            put(bytes[64..<metaOffset].withUnsafeBytes { ContentHash.of(bytes: $0) }, 48)
+            try IndexCache.reseal(&bytes)
             try Data(bytes).write(to: s.cacheFile)
             let g = try s.engine()
             #expect(g.datasets[0].cacheStatus == "rebuilt (damaged: layer 0: coordinates or boxes out of range)",

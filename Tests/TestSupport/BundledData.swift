@@ -12,6 +12,9 @@ public enum BundledData {
     public static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Data")
 
+    /// The index cache folder every ``geocoder(_:options:)`` of this process shares (its files are
+    /// there once a load of the dataset returned).
+    public static var cacheDirectory: URL { cache }
     private static let cache = ScratchDirectories.make(prefix: "rg-tests-cache", suffix: String(UUID().uuidString.prefix(8)))
     private static let lock = Mutex<Void>(())
 

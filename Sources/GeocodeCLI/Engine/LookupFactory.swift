@@ -36,14 +36,31 @@ public struct LookupFactory: Sendable {
     /// Behind `--worldview`: `iso` (default) or `dataset`.
     public static let worldviewVariable = "GEOCODE_WORLDVIEW"
 
+    /// How a command holds the index cache in memory: `GEOCODE_INDEX_MEMORY`.
+    public static let indexMemoryVariable = "GEOCODE_INDEX_MEMORY"
+
     /// The engine's options for a command: the index cache in `$GEOCODE_CACHE_DIR` (`off` for none), else
     /// the per-user cache directory, with the cell quadtree (the cache makes it cheap to start with).
     /// Without a cache, a single point is answered sooner without building the quadtree.
     /// `GEOCODE_CELL_SIZE` (degrees; 0 turns the quadtree off) overrides the cell size;
     /// `GEOCODE_MAX_DISTANCE` (metres, see ``MaxDistanceOption``) the coast fallback's reach.
+    ///
+    /// The cache's memory (`GEOCODE_INDEX_MEMORY`):
+    /// - one point (`manyQueries` false): mapped read-only, and each 16 KB block checked when the query
+    ///   first reads it (``ReverseGeocoder/Options/verifyOnFirstUse``): the quickest start;
+    /// - many points, by default (`private`): copied into 2 MB pages and checked whole: the fastest
+    ///   rows for one process, but each process holds its own copy;
+    /// - `shared`: mapped read-only and checked whole: every process on the machine shares the page
+    ///   cache's one copy (what the Spark integration sets: several executors per machine).
     public static func options(manyQueries: Bool, environment: [String: String]) -> ReverseGeocoder.Options {
         var options = ReverseGeocoder.Options(cacheDirectory: ReverseGeocoder.Options.defaultCacheDirectory(environment: environment),
                                               hugePages: manyQueries)
+        options.verifyOnFirstUse = !manyQueries
+        switch environment[indexMemoryVariable] {
+        case "shared": options.hugePages = false
+        case "private": options.hugePages = true
+        default: break
+        }
         if options.cacheDirectory == nil && !manyQueries { options.cellSize = nil }
         if let text = environment["GEOCODE_CELL_SIZE"], let size = Double(text), size >= 0 {
             options.cellSize = size > 0 ? size : nil

@@ -16,15 +16,20 @@ final class LoadedDataset: Sendable {
     let wgsGrid: WGS84Grid?
     /// Where no layer has a unit, over `reach` (nil when the layers have no cells).
     let emptyMask: EmptyMask?
+    /// For a dataset mapped from its index cache and checked as queries read it: what they must check.
+    let firstUse: DatasetFirstUse?
 
-    init(manifest: DatasetManifest, layers: [LayerIndex], info: DatasetInfo, wgsGrid: WGS84Grid?, emptyMask: EmptyMask?) {
+    /// `reach`: nil computes it from the layers' boxes; a lazily checked cache gives its recorded one.
+    init(manifest: DatasetManifest, layers: [LayerIndex], info: DatasetInfo, wgsGrid: WGS84Grid?, emptyMask: EmptyMask?,
+         reach: Box? = nil, firstUse: DatasetFirstUse? = nil) {
         self.manifest = manifest
         datum = manifest.datum
         self.layers = layers
-        reach = Self.reach(layers)
+        self.reach = reach ?? Self.reach(layers)
         self.info = info
         self.wgsGrid = wgsGrid
         self.emptyMask = emptyMask
+        self.firstUse = firstUse
     }
 
     /// A freshly built dataset, with its empty mask when its layers have cells, and its WGS-84 grid

@@ -10,18 +10,28 @@ final class LayerIndex: Sendable {
     let file: String
     /// One placemark per unit (record with geometry), fully resolved: coarser levels, fallback, dataset
     /// name. Kept in raw memory: reading one on the hot path then costs no reference counting of an array.
+    /// Empty for a layer checked on first use, whose placemarks `firstUse` decodes one by one.
     nonisolated(unsafe) private let placemarkTable: UnsafeMutablePointer<Placemark>
     /// Number of units (and placemarks).
     let unitCount: Int
     /// The placemarks as an array (a copy: for loading and writing, not for queries).
-    var placemarks: [Placemark] { Array(UnsafeBufferPointer(start: placemarkTable, count: unitCount)) }
+    var placemarks: [Placemark] {
+        guard let firstUse else { return Array(UnsafeBufferPointer(start: placemarkTable, count: unitCount)) }
+        return (0..<unitCount).map { u in
+            do { try firstUse.preparePlacemark(u) } catch { preconditionFailure("index cache: \(error)") }
+            return firstUse.placemark(u)!
+        }
+    }
     /// The polygons (multipolygon records contribute one per part), in unit order.
     let store: PolygonStore
-    /// The unit each polygon belongs to.
-    let partUnit: [Int32]
+    /// The unit each polygon belongs to (owned, or in the mapped index cache `owner` keeps alive).
+    nonisolated(unsafe) let partUnit: UnsafeBufferPointer<Int32>
+    private let owner: (any AnyObject & Sendable)?
     /// Index of `parts[0]` among all polygons of the geocoder: slot in each thread's prepared cache.
     let partOffset: Int
-    let tree: PackedRTree
+    /// The R-tree over the polygons' boxes; nil for a layer checked on first use (`firstUse` builds it
+    /// once the boxes are checked).
+    private let builtTree: PackedRTree?
     /// The cell quadtree answering most points without GEOS (nil when disabled).
     let cells: CellIndex?
     /// `cells` for the query path, unretained (`cells` owns it): passed on as a strong reference, it was
@@ -33,11 +43,24 @@ final class LayerIndex: Sendable {
     let places: PlaceTable?
     /// `places` for the query path, unretained (`places` owns it).
     let hotPlaces: Unmanaged<PlaceTable>?
+    /// For a layer mapped from the index cache and checked as queries read it (see ``LayerFirstUse``).
+    let firstUse: LayerFirstUse?
 
     /// A layer from its parts: the R-tree is built here (it takes milliseconds); `cells` is built by
     /// ``buildCells(store:partUnit:cellSize:)`` or mapped from the index cache.
-    init(level: AdminLevel?, file: String, placemarks: [Placemark], store: PolygonStore, partUnit: [Int32], partOffset: Int,
-         cells: CellIndex?, places: PlaceTable? = nil) {
+    convenience init(level: AdminLevel?, file: String, placemarks: [Placemark], store: PolygonStore, partUnit: [Int32], partOffset: Int,
+                     cells: CellIndex?, places: PlaceTable? = nil) {
+        let owned = UnsafeMutableBufferPointer<Int32>.allocate(capacity: max(1, partUnit.count))
+        _ = owned.initialize(from: partUnit)
+        self.init(level: level, file: file, placemarks: placemarks, store: store,
+                  partUnit: UnsafeBufferPointer(rebasing: owned[0..<partUnit.count]), owner: nil, partOffset: partOffset, cells: cells,
+                  places: places)
+    }
+
+    /// A layer whose unit table is `partUnit`: owned (freed in deinit) when `owner` is nil, else in
+    /// memory `owner` keeps alive (an index cache checked at load).
+    init(level: AdminLevel?, file: String, placemarks: [Placemark], store: PolygonStore, partUnit: UnsafeBufferPointer<Int32>,
+         owner: (any AnyObject & Sendable)?, partOffset: Int, cells: CellIndex?, places: PlaceTable? = nil) {
         precondition(places == nil || places!.count == placemarks.count, "one place per unit")
         self.level = level
         self.places = places
@@ -48,6 +71,7 @@ final class LayerIndex: Sendable {
         _ = UnsafeMutableBufferPointer(start: placemarkTable, count: placemarks.count).initialize(from: placemarks)
         self.store = store
         self.partUnit = partUnit
+        self.owner = owner
         self.partOffset = partOffset
         var builder = PackedRTree.Builder()
         var wrapped = false
@@ -56,20 +80,55 @@ final class LayerIndex: Sendable {
             builder.add(box)
             if box.maxX > 180 { wrapped = true }
         }
-        tree = builder.finish()
+        builtTree = builder.finish()
         hasWrappedParts = wrapped
         self.cells = cells
         hotCells = cells.map { Unmanaged.passUnretained($0) }
+        firstUse = nil
+    }
+
+    /// A layer of an index cache mapped but not checked: it reads nothing here, and every query checks
+    /// what it reads first (``LayerFirstUse``); `wrapped` comes from the cache's checked metadata.
+    init(level: AdminLevel?, file: String, units: Int, firstUse: LayerFirstUse, store: PolygonStore,
+         partUnit: UnsafeBufferPointer<Int32>, partOffset: Int, cells: CellIndex?, wrapped: Bool, places: PlaceTable?) {
+        precondition(places == nil || places!.count == units, "one place per unit")
+        self.level = level
+        self.places = places
+        hotPlaces = places.map { Unmanaged.passUnretained($0) }
+        self.file = file
+        unitCount = units
+        placemarkTable = .allocate(capacity: 1)
+        self.store = store
+        self.partUnit = partUnit
+        owner = firstUse
+        self.partOffset = partOffset
+        builtTree = nil
+        hasWrappedParts = wrapped
+        self.cells = cells
+        hotCells = cells.map { Unmanaged.passUnretained($0) }
+        self.firstUse = firstUse
     }
 
     deinit {
-        placemarkTable.deinitialize(count: unitCount)
+        if firstUse == nil { placemarkTable.deinitialize(count: unitCount) }
         placemarkTable.deallocate()
+        if owner == nil { UnsafeMutableRawPointer(mutating: partUnit.baseAddress)?.deallocate() }
+    }
+
+    /// The R-tree over the polygons' boxes, for the paths that walk it themselves (the nearest unit). A
+    /// layer checked on first use has it once ``LayerFirstUse/prepareTree()`` has checked the polygons.
+    var tree: PackedRTree {
+        guard let tree = builtTree ?? firstUse?.tree else { preconditionFailure("R-tree asked for before its check") }
+        return tree
     }
 
     /// Unit `unit`'s placemark.
     @inline(__always)
-    func placemark(_ unit: Int) -> Placemark { placemarkTable[unit] }
+    func placemark(_ unit: Int) -> Placemark {
+        guard let firstUse else { return placemarkTable[unit] }
+        // Decoded by the query's check (DatasetFirstUse.preparePlacemark) before it asks.
+        return firstUse.placemark(unit)!
+    }
 
     /// The cell quadtree (with its crossing lists) over a layer's polygons, leaves about `cellSize` wide.
     /// Fails when GEOS does (a polygon it cannot rebuild or prepare, a predicate it raises on).
@@ -116,6 +175,8 @@ final class LayerIndex: Sendable {
             }
         }
         context.candidates.removeAll(keepingCapacity: true)
+        // A layer checked on first use has its tree once the query's check built it (prepareTree).
+        guard let tree = builtTree ?? firstUse?.tree else { preconditionFailure("R-tree asked for before its check") }
         tree.search(x: x, y: y, into: &context.candidates)
         let direct = context.candidates.count
         // West of 180° the point may also be inside a unit stored east of 180° (see RingAssembler).

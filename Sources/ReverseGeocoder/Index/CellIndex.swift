@@ -27,7 +27,7 @@ final class CellIndex: Sendable {
     // nodes[16n ..< 16n+16], a 4 × 4 block of cells in rows from the south-west, (column + 4 · row). Its
     // 64 bytes are one cache line, so a query pays one miss per two levels. (The builder makes a plain
     // quadtree, four children per node; `widen` turns it into this.)
-    private static let tagNode: UInt32 = 0, tagUnit: UInt32 = 1, tagEmpty: UInt32 = 2, tagMixed: UInt32 = 3
+    static let tagNode: UInt32 = 0, tagUnit: UInt32 = 1, tagEmpty: UInt32 = 2, tagMixed: UInt32 = 3
     /// Everything the index is, as flat arrays and numbers: what the index cache writes and maps back.
     struct Layout {
         var originX: Double, originY: Double, size: Double
@@ -56,7 +56,7 @@ final class CellIndex: Sendable {
     /// The layer's polygons; the crossing lists index its vertices.
     let store: PolygonStore
     private let owner: (any AnyObject & Sendable)?
-    private let topLevels: Int
+    let topLevels: Int
     let originX: Double, originY: Double, size: Double
     let depth: Int
     private let scale: Double
@@ -73,13 +73,8 @@ final class CellIndex: Sendable {
     /// What is wrong with a layout read from the cache, or nil: every index it holds must point inside
     /// the array it indexes, so that a damaged file can never make a query read out of bounds.
     static func inconsistency(_ l: Layout, parts: Int, units: Int, vertices: Int) -> String? {
-        guard l.depth >= 1, l.depth <= 20, l.topLevels >= 1, l.topLevels <= l.depth, (l.depth - l.topLevels) % 2 == 0 else {
-            return "depth"
-        }
-        guard l.size > 0, l.size.isFinite, l.originX.isFinite, l.originY.isFinite else { return "extent" }
-        guard l.top.count == 1 << (2 * l.topLevels), l.nodes.count % 16 == 0 else { return "table sizes" }
-        guard l.mixedStart.count == l.mixedCells + 1, l.mixedStart.first == 0,
-              l.mixedStart.last.map(Int.init) == l.borders.count else { return "border cell table" }
+        if let why = shapeInconsistency(l) { return why }
+        guard l.mixedStart.first == 0, l.mixedStart.last.map(Int.init) == l.borders.count else { return "border cell table" }
         // Plain loops that fold into one flag: this runs over every array at each cached start.
         let nodeCount = UInt32(l.nodes.count / 16), units = UInt32(clamping: units), mixed = UInt32(l.mixedCells)
         // Branch-free: the limit for each tag (node, unit, empty, mixed), and nodes must point forward.
@@ -114,6 +109,18 @@ final class CellIndex: Sendable {
             }
         }
         guard ok else { return "edge" }
+        return nil
+    }
+
+    /// What is wrong with a layout's numbers and array sizes, or nil: all a query's arithmetic needs before
+    /// it reads an entry (``LayerFirstUse`` checks the entries it reads, ``inconsistency`` all of them).
+    static func shapeInconsistency(_ l: Layout) -> String? {
+        guard l.depth >= 1, l.depth <= 20, l.topLevels >= 1, l.topLevels <= l.depth, (l.depth - l.topLevels) % 2 == 0 else {
+            return "depth"
+        }
+        guard l.size > 0, l.size.isFinite, l.originX.isFinite, l.originY.isFinite else { return "extent" }
+        guard l.top.count == 1 << (2 * l.topLevels), l.nodes.count % 16 == 0 else { return "table sizes" }
+        guard l.mixedStart.count == l.mixedCells + 1, l.mixedCells >= 0 else { return "border cell table" }
         return nil
     }
 

@@ -20,14 +20,17 @@ final class WGS84Grid: Sendable {
     nonisolated(unsafe) private let noneBits: UnsafeMutableBufferPointer<UInt64>
     private let owner: (any AnyObject & Sendable)?
 
+    /// `readEntries`: false for entries not checked yet (``DatasetFirstUse`` checks each before a lookup
+    /// reads it); the `none` bits are then left clear, and every lookup reads its entry.
     init(originX: Double, originY: Double, cell: Double, columns: Int, rows: Int, entries: UnsafeBufferPointer<UInt32>,
-         owner: (any AnyObject & Sendable)?) {
+         owner: (any AnyObject & Sendable)?, readEntries: Bool = true) {
         self.originX = originX; self.originY = originY; self.cell = cell
         self.columns = columns; self.rows = rows
         self.entries = entries
         self.owner = owner
         noneBits = .allocate(capacity: max(1, (entries.count + 63) / 64))
         noneBits.initialize(repeating: 0)
+        guard readEntries else { return }
         for (i, e) in entries.enumerated() where WGS84GridEntry(rawValue: e) == .none { noneBits[i >> 6] |= 1 << UInt64(i & 63) }
     }
 

@@ -14,6 +14,8 @@ final class FileInMemory: @unchecked Sendable {
     // @unchecked: the mapping is read-only and never changes after init.
     let base: UnsafeRawPointer
     let count: Int
+    /// Copied into anonymous memory (private to this process), not mapped from the page cache.
+    let isCopy: Bool
 
     init(path: String, hugePages: Bool = false) throws {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -23,6 +25,7 @@ final class FileInMemory: @unchecked Sendable {
         guard fstat(fd, &st) == 0 else { throw GeocoderError.cannotOpen(file: path, reason: String(cString: strerror(errno))) }
         count = Int(st.st_size)
         guard count > 0 else { throw GeocoderError.corrupt(file: path, record: nil, reason: "empty file") }
+        isCopy = hugePages
         if !hugePages {
             guard let p = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0), p != MAP_FAILED else {
                 throw GeocoderError.cannotOpen(file: path, reason: "mmap: \(String(cString: strerror(errno)))")

@@ -19,18 +19,28 @@ import Glibc
 ///   a torn one. On load the body's checksum is verified, every array is checked against the file's size
 ///   and its indices against the arrays they index, so a truncated or damaged file is rebuilt, never
 ///   trusted.
-/// - **Memory**: the file is read whole into huge-page memory (see ``FileInMemory``): about 20 ms per
-///   100 MB, and the arrays are used in place, never decoded.
+/// - **Checksums**: one ``ContentHash`` per 16 KB block of every section, in a table the metadata's
+///   checksum covers (see ``CacheVerifier``). A load for many queries checks every block (both cores,
+///   memory speed); a load for a few (``ReverseGeocoder/Options/verifyOnFirstUse``) checks none and each
+///   query proves the blocks and indices it is about to read (``DatasetFirstUse``, ``LayerFirstUse``).
+/// - **Memory**: the file is copied into huge-page memory, or mapped read-only and so shared with every
+///   other process mapping it through the page cache (see ``FileInMemory``); the arrays are used in
+///   place, never decoded.
 struct IndexCache {
     let directory: URL
     /// Load into 2 MB pages (see ``FileInMemory``).
     var hugePages = false
+    /// Check nothing at load; each query checks what it reads (only when mapped, not copied).
+    var verifyOnFirstUse = false
 
     /// Bumped whenever what is stored, or what the engine computes from it, changes.
     /// 6: placemarks laid out by the field table (Placemark v2: sub-administrative area, time zone,
     /// water, provenance and languages per level).
     /// 7: overlay datasets (layers without a level) and each unit's place (nearest-place layers).
-    static let formatVersion: UInt32 = 7
+    /// 8: a checksum per 16 KB block of each section (``CacheVerifier``) instead of one over the whole
+    /// body, so a start can check only the blocks it reads; the dataset's reach and each layer's
+    /// antimeridian flag in the metadata, so a load computes nothing from unchecked sections.
+    static let formatVersion: UInt32 = 8
     private static let magic: [UInt8] = Array("GEOIDX\0\0".utf8)
     private static let headerSize = 64
 
@@ -43,10 +53,12 @@ struct IndexCache {
         var hash: UInt64
     }
 
-    /// Where an array lies in the file (byte offset, element count).
+    /// Where an array lies in the file (byte offset, element count), and the index of its first block's
+    /// checksum in the checksum table (its blocks' checksums follow in order).
     struct Section: Codable {
         var offset: Int
         var count: Int
+        var firstBlock: Int
     }
 
     struct CellsMeta: Codable {
@@ -67,6 +79,8 @@ struct IndexCache {
         var partUnit: Section
         var vertices: Section, ringStart: Section, partRings: Section, envelopes: Section
         var cells: CellsMeta?
+        /// Some polygon lies east of 180° (``LayerIndex/hasWrappedParts``).
+        var wrapped: Bool
     }
 
     struct GridMeta: Codable {
@@ -90,6 +104,11 @@ struct IndexCache {
         var sources: [SourceStamp]
         var info: DatasetInfo
         var layers: [LayerMeta]
+        /// ``LoadedDataset/reach``: minX, minY, maxX, maxY.
+        var reach: [Double]
+        /// The block checksum table (UInt64s; see ``CacheVerifier``), and the checksum of the table.
+        var checksums: Section
+        var checksumsHash: UInt64
     }
 
     /// Why a cache was not used (for `geocode info` and the tests); nil when it was.
@@ -173,19 +192,26 @@ struct IndexCache {
 
     // MARK: - Reading
 
-    /// The dataset from its cache file, or why not.
+    /// The dataset from its cache file, or why not. Throws ``GeocoderError/insufficientMemory(dataset:needed:available:reason:)``
+    /// when the file does not fit in the address space left (checked before mapping it); copied only
+    /// when it also fits in the memory available, else mapped (the kernel can drop mapped pages).
     func load(manifest: DatasetManifest, directory manifestDirectory: URL?, cellSize: Double?,
-              partOffset: Int) -> Result<LoadedDataset, Miss> {
+              partOffset: Int) throws -> Result<LoadedDataset, Miss> {
         let url = file(for: manifest, directory: manifestDirectory, cellSize: cellSize)
         guard FileManager.default.fileExists(atPath: url.path) else { return .failure(.absent) }
+        let size = Int(Self.fileStamp(url.path).size)
+        try MemoryBudget.check(size, resident: false, dataset: manifest.name, for: "mapping its index cache \(url.path)")
+        let copy = hugePages && (MemoryBudget.room(resident: true).map { $0.bytes >= size } ?? true)
         let mapped: FileInMemory
-        do { mapped = try FileInMemory(path: url.path, hugePages: hugePages) } catch { return .failure(.damaged("\(error)")) }
+        do { mapped = try FileInMemory(path: url.path, hugePages: copy) } catch { return .failure(.damaged("\(error)")) }
         do {
             let meta = try Self.readMeta(mapped)
             if let why = Self.staleness(meta, manifest: manifest, directory: manifestDirectory, cellSize: cellSize) {
                 return .failure(.stale(why))
             }
-            return .success(try Self.dataset(meta, mapped: mapped, manifest: manifest, partOffset: partOffset))
+            let lazy = verifyOnFirstUse && !mapped.isCopy
+            return .success(try Self.dataset(meta, mapped: mapped, file: url.path, manifest: manifest, partOffset: partOffset,
+                                             verifyOnFirstUse: lazy))
         } catch let e as CacheDamage {
             return .failure(.damaged(e.reason))
         } catch {
@@ -210,16 +236,13 @@ struct IndexCache {
         let metaLength = Int(raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
         let fileLength = Int(raw.loadUnaligned(fromByteOffset: 32, as: UInt64.self))
         let metaHash = raw.loadUnaligned(fromByteOffset: 40, as: UInt64.self)
-        let bodyHash = raw.loadUnaligned(fromByteOffset: 48, as: UInt64.self)
         guard fileLength == raw.count else { throw CacheDamage(reason: "\(raw.count) bytes, expected \(fileLength) (truncated?)") }
         guard metaOffset >= headerSize, metaLength >= 0, metaOffset <= raw.count - metaLength else {
             throw CacheDamage(reason: "metadata out of bounds")
         }
-        // The whole body is hashed (about 20 ms per 100 MB): a flipped bit in a coordinate would pass every
-        // structural check and answer wrongly, silently.
-        guard ContentHash.of(bytes: UnsafeRawBufferPointer(rebasing: raw[headerSize..<metaOffset])) == bodyHash else {
-            throw CacheDamage(reason: "checksum mismatch")
-        }
+        // The body's blocks are checked against the checksum table (CacheVerifier), which the metadata's
+        // checksum covers: a flipped bit in a coordinate would pass every structural check and answer
+        // wrongly, silently.
         let metaBytes = UnsafeRawBufferPointer(rebasing: raw[metaOffset..<(metaOffset + metaLength)])
         guard ContentHash.of(bytes: metaBytes) == metaHash else { throw CacheDamage(reason: "metadata checksum mismatch") }
         do {
@@ -247,9 +270,40 @@ struct IndexCache {
         return nil
     }
 
-    private static func dataset(_ meta: Meta, mapped: FileInMemory, manifest: DatasetManifest, partOffset: Int) throws -> LoadedDataset {
+    /// What is wrong with a layer's polygon arrays, or nil: the rules GEOS and the R-tree rely on.
+    static func polygonInconsistency(vertices: UnsafeBufferPointer<Double>, ringStart: UnsafeBufferPointer<UInt32>,
+                                     partRings: UnsafeBufferPointer<UInt32>, envelopes: UnsafeBufferPointer<Double>,
+                                     partUnit: UnsafeBufferPointer<Int32>, units: Int) -> String? {
+        let parts = partRings.count - 1
+        guard vertices.count % 2 == 0 && ringStart.count >= 1 && parts >= 0 else { return "empty arrays" }
+        guard envelopes.count == 4 * parts && partUnit.count == parts else { return "array sizes disagree" }
+        guard ringStart[0] == 0 && Int(ringStart[ringStart.count - 1]) == vertices.count / 2 else { return "ring table" }
+        for r in 0..<(ringStart.count - 1) {
+            let a = Int(ringStart[r]), b = Int(ringStart[r + 1])
+            // GEOS rebuilds rings from these: each closed, at least 4 vertices.
+            guard b - a >= 4 && b <= vertices.count / 2 else { return "ring \(r) malformed" }
+            guard vertices[2 * a] == vertices[2 * b - 2] && vertices[2 * a + 1] == vertices[2 * b - 1] else { return "ring \(r) not closed" }
+        }
+        guard parts == 0 || (partRings[0] == 0 && Int(partRings[parts]) == ringStart.count - 1) else { return "polygon table" }
+        // Boxes feed the R-tree's Hilbert sort and vertices GEOS: both must be the degrees the loader
+        // produces (|x| <= 720 after antimeridian unwrapping, |y| <= 90 and a hair), never NaN, never
+        // so large that a box's width overflows (the fuzzer found that one).
+        var sane = true
+        for v in envelopes { sane = sane && abs(v) <= 720 }
+        for k in stride(from: 0, to: vertices.count, by: 2) { sane = sane && abs(vertices[k]) <= 720 && abs(vertices[k + 1]) <= 91 }
+        for p in 0..<parts { sane = sane && envelopes[4 * p] <= envelopes[4 * p + 2] && envelopes[4 * p + 1] <= envelopes[4 * p + 3] }
+        guard sane else { return "coordinates or boxes out of range" }
+        for p in 0..<parts {
+            guard partRings[p + 1] > partRings[p] else { return "polygon \(p) has no ring" }
+            guard partUnit[p] >= 0 && Int(partUnit[p]) < units && (p == 0 || partUnit[p] >= partUnit[p - 1]) else { return "polygon \(p) unit" }
+        }
+        return nil
+    }
+
+    private static func dataset(_ meta: Meta, mapped: FileInMemory, file: String, manifest: DatasetManifest, partOffset: Int,
+                                verifyOnFirstUse lazy: Bool) throws -> LoadedDataset {
         let raw = UnsafeRawBufferPointer(start: mapped.base, count: mapped.count)
-        func array<T>(_ s: Section, _ type: T.Type, _ what: String) throws -> UnsafeBufferPointer<T> {
+        func buffer<T>(_ s: Section, _ type: T.Type, _ what: String) throws -> UnsafeBufferPointer<T> {
             let stride = MemoryLayout<T>.stride
             guard s.offset >= headerSize, s.count >= 0, s.offset % MemoryLayout<T>.alignment == 0,
                   s.count <= (raw.count - s.offset) / stride else {
@@ -260,106 +314,135 @@ struct IndexCache {
         func check(_ ok: Bool, _ what: @autoclosure () -> String) throws {
             if !ok { throw CacheDamage(reason: what()) }
         }
+        let table = try buffer(meta.checksums, UInt64.self, "checksum table")
+        try check(ContentHash.of(bytes: UnsafeRawBufferPointer(table)) == meta.checksumsHash, "checksum table mismatch")
+        let verifier = CacheVerifier(table: table, owner: mapped)
+        var regions: [CacheVerifier.Region] = []
+        func array<T>(_ s: Section, _ type: T.Type, _ what: String) throws -> LayerFirstUse.Array<T> {
+            let b = try buffer(s, type, what)
+            let region = CacheVerifier.Region(name: what, base: UnsafeRawPointer(b.baseAddress), bytes: b.count * MemoryLayout<T>.stride,
+                                              firstBlock: s.firstBlock)
+            try check(verifier.covers(region), "\(what): checksums out of bounds")
+            regions.append(region)
+            return LayerFirstUse.Array(buffer: b, region: region)
+        }
         let levels = manifest.role == .overlay ? manifest.layers.map(\.level)
             : manifest.layers.compactMap(\.level).sorted(by: >).map(Optional.some)
         guard meta.layers.map(\.level) == levels else {
             throw CacheDamage(reason: "its layers are not the manifest's")
         }
-        var layers: [LayerIndex] = []
-        var offset = partOffset
+        try check(meta.reach.count == 4 && meta.reach.allSatisfy { $0.isFinite && abs($0) <= 721 }, "dataset reach")
+        // Every section's place first (cheap: numbers from the metadata), then, for a load that will
+        // answer many points, every block at once, side by side.
+        var layerArrays: [LayerFirstUse.Arrays] = []
         for (i, l) in meta.layers.enumerated() {
             let name = "layer \(i)"
-            let vertices = try array(l.vertices, Double.self, "\(name) vertices")
-            let ringStart = try array(l.ringStart, UInt32.self, "\(name) rings")
-            let partRings = try array(l.partRings, UInt32.self, "\(name) polygons")
-            let envelopes = try array(l.envelopes, Double.self, "\(name) boxes")
-            let partUnit = try array(l.partUnit, Int32.self, "\(name) units")
-            let parts = partRings.count - 1
-            try check(vertices.count % 2 == 0 && ringStart.count >= 1 && parts >= 0, "\(name): empty arrays")
-            try check(envelopes.count == 4 * parts && partUnit.count == parts, "\(name): array sizes disagree")
-            try check(ringStart[0] == 0 && Int(ringStart[ringStart.count - 1]) == vertices.count / 2, "\(name): ring table")
-            for r in 0..<(ringStart.count - 1) {
-                let a = Int(ringStart[r]), b = Int(ringStart[r + 1])
-                // GEOS rebuilds rings from these: each closed, at least 4 vertices.
-                try check(b - a >= 4 && b <= vertices.count / 2, "\(name): ring \(r) malformed")
-                try check(vertices[2 * a] == vertices[2 * b - 2] && vertices[2 * a + 1] == vertices[2 * b - 1], "\(name): ring \(r) not closed")
-            }
-            try check(parts == 0 || (partRings[0] == 0 && Int(partRings[parts]) == ringStart.count - 1), "\(name): polygon table")
-            // Boxes feed the R-tree's Hilbert sort and vertices GEOS: both must be the degrees the loader
-            // produces (|x| <= 720 after antimeridian unwrapping, |y| <= 90 and a hair), never NaN, never
-            // so large that a box's width overflows (the fuzzer found that one).
-            var sane = true
-            for v in envelopes { sane = sane && abs(v) <= 720 }
-            for k in stride(from: 0, to: vertices.count, by: 2) { sane = sane && abs(vertices[k]) <= 720 && abs(vertices[k + 1]) <= 91 }
-            for p in 0..<parts { sane = sane && envelopes[4 * p] <= envelopes[4 * p + 2] && envelopes[4 * p + 1] <= envelopes[4 * p + 3] }
-            try check(sane, "\(name): coordinates or boxes out of range")
-            for p in 0..<parts {
-                try check(partRings[p + 1] > partRings[p], "\(name): polygon \(p) has no ring")
-                try check(partUnit[p] >= 0 && Int(partUnit[p]) < l.units && (p == 0 || partUnit[p] >= partUnit[p - 1]),
-                          "\(name): polygon \(p) unit")
-            }
-            let store = PolygonStore(vertices: vertices, ringStart: ringStart, partRings: partRings, envelopes: envelopes,
-                                     owner: mapped)
-            let placemarks = try readPlacemarks(l, dataset: meta.info.name, array: array)
-            try check(placemarks.count == l.units, "\(name): \(placemarks.count) placemarks for \(l.units) units")
-            var cells: CellIndex?
+            var a = LayerFirstUse.Arrays(
+                vertices: try array(l.vertices, Double.self, "\(name) vertices"), ringStart: try array(l.ringStart, UInt32.self, "\(name) rings"),
+                partRings: try array(l.partRings, UInt32.self, "\(name) polygons"), envelopes: try array(l.envelopes, Double.self, "\(name) boxes"),
+                partUnit: try array(l.partUnit, Int32.self, "\(name) units"), slots: try array(l.placemarkSlots, UInt32.self, "\(name) placemarks"),
+                text: try array(l.text, UInt32.self, "\(name) placemark text"))
             if let c = l.cells {
+                a.nodes = try array(c.nodes, UInt32.self, "\(name) cell nodes")
+                a.mixedStart = try array(c.mixedStart, UInt32.self, "\(name) border cell table")
+                a.top = try array(c.top, UInt32.self, "\(name) cell grid")
+                a.borders = try array(c.borders, UInt32.self, "\(name) crossing lists")
+            }
+            layerArrays.append(a)
+        }
+        let gridEntries = try meta.wgsGrid.map { try array($0.entries, UInt32.self, "WGS-84 grid") }
+        let maskWords = try meta.emptyMask.map { try array($0.words, UInt64.self, "empty mask") }
+        if !lazy { try verifier.verifyAll(regions) }
+
+        var layers: [LayerIndex] = [], firstUses: [LayerFirstUse] = []
+        var offset = partOffset
+        for (i, l) in meta.layers.enumerated() {
+            let name = "layer \(i)", a = layerArrays[i]
+            let parts = a.partRings.count - 1
+            try check(parts >= 0 && a.partUnit.count == parts && a.envelopes.count == 4 * parts && a.vertices.count % 2 == 0
+                      && a.vertices.count / 2 < Int(UInt32.max), "\(name): array sizes disagree")
+            if !lazy, let why = polygonInconsistency(vertices: a.vertices.buffer, ringStart: a.ringStart.buffer, partRings: a.partRings.buffer,
+                                                     envelopes: a.envelopes.buffer, partUnit: a.partUnit.buffer, units: l.units) {
+                throw CacheDamage(reason: "\(name): \(why)")
+            }
+            let store = PolygonStore(vertices: a.vertices.buffer, ringStart: a.ringStart.buffer, partRings: a.partRings.buffer,
+                                     envelopes: a.envelopes.buffer, owner: mapped)
+            var cells: CellIndex?
+            if let c = l.cells, let nodes = a.nodes, let mixedStart = a.mixedStart, let top = a.top, let borders = a.borders {
                 let layout = CellIndex.Layout(
                     originX: c.originX, originY: c.originY, size: c.size, depth: c.depth, topLevels: c.topLevels,
                     unitCells: c.unitCells, emptyCells: c.emptyCells, mixedCells: c.mixedCells,
-                    nodes: try array(c.nodes, UInt32.self, "\(name) cells"), mixedStart: try array(c.mixedStart, UInt32.self, "\(name) cells"),
-                    top: try array(c.top, UInt32.self, "\(name) cells"), borders: try array(c.borders, UInt32.self, "\(name) cells"))
-                if let why = CellIndex.inconsistency(layout, parts: parts, units: l.units, vertices: vertices.count / 2) {
+                    nodes: nodes.buffer, mixedStart: mixedStart.buffer, top: top.buffer, borders: borders.buffer)
+                // The numbers always (the query's arithmetic depends on them), the arrays when loading whole.
+                if let why = lazy ? CellIndex.shapeInconsistency(layout) : CellIndex.inconsistency(layout, parts: parts, units: l.units, vertices: a.vertices.count / 2) {
                     throw CacheDamage(reason: "\(name) cells: \(why)")
                 }
                 cells = CellIndex(layout: layout, store: store, owner: mapped)
             }
+            // A nearest-place layer's places: small (16 bytes a unit), checked whole here, for a lazy load
+            // too (they are read after the side-by-side check), so the distance every answer of the layer
+            // carries needs no check of its own.
             var places: PlaceTable?
             if let section = l.places {
                 let pairs = try array(section, Double.self, "\(name) places")
+                try verifier.verifyAll([pairs.region])
                 try check(pairs.count == 2 * l.units, "\(name): \(pairs.count / 2) places for \(l.units) units")
                 var coordinates: [Coordinate] = []
                 coordinates.reserveCapacity(l.units)
                 for u in 0..<l.units {
-                    let c = Coordinate(latitude: pairs[2 * u], longitude: pairs[2 * u + 1])
+                    let c = Coordinate(latitude: pairs.buffer[2 * u], longitude: pairs.buffer[2 * u + 1])
                     try check(c.isValid, "\(name): place \(u) out of range")
                     coordinates.append(c)
                 }
                 places = PlaceTable(coordinates)
             }
-            layers.append(LayerIndex(level: l.level, file: l.file, placemarks: placemarks, store: store,
-                                     partUnit: Array(partUnit), partOffset: offset, cells: cells, places: places))
+            if lazy {
+                let firstUse = LayerFirstUse(arrays: a, verifier: verifier, units: l.units, name: name, dataset: meta.info.name)
+                firstUses.append(firstUse)
+                layers.append(LayerIndex(level: l.level, file: l.file, units: l.units, firstUse: firstUse, store: store,
+                                         partUnit: a.partUnit.buffer, partOffset: offset, cells: cells, wrapped: l.wrapped, places: places))
+            } else {
+                let placemarks = try readPlacemarks(l, slots: a.slots.buffer, text: a.text.buffer, dataset: meta.info.name)
+                try check(placemarks.count == l.units, "\(name): \(placemarks.count) placemarks for \(l.units) units")
+                let layer = LayerIndex(level: l.level, file: l.file, placemarks: placemarks, store: store, partUnit: a.partUnit.buffer,
+                                       owner: mapped, partOffset: offset, cells: cells, places: places)
+                try check(layer.hasWrappedParts == l.wrapped, "\(name): antimeridian flag")
+                layers.append(layer)
+            }
             offset += parts
         }
         var grid: WGS84Grid?
-        if let g = meta.wgsGrid {
-            let entries = try array(g.entries, UInt32.self, "WGS-84 grid")
+        if let g = meta.wgsGrid, let entries = gridEntries?.buffer {
             let (cells, overflow) = g.columns.multipliedReportingOverflow(by: g.rows)
             try check(g.columns > 0 && g.rows > 0 && !overflow && entries.count == cells && g.cell > 0 && g.cell.isFinite
                       && g.originX.isFinite && g.originY.isFinite, "WGS-84 grid size")
-            // Every known entry names a layer and a unit that exist.
-            for e in entries.lazy.map(WGS84GridEntry.init(rawValue:)) where e.isUnit {
-                try check(e.layer >= 0 && e.layer < layers.count && e.unit < layers[e.layer].unitCount, "WGS-84 grid entry")
+            if !lazy {
+                // Every known entry names a layer and a unit that exist.
+                for e in entries.lazy.map(WGS84GridEntry.init(rawValue:)) where e.isUnit {
+                    try check(e.layer >= 0 && e.layer < layers.count && e.unit < layers[e.layer].unitCount, "WGS-84 grid entry")
+                }
             }
             grid = WGS84Grid(originX: g.originX, originY: g.originY, cell: g.cell, columns: g.columns, rows: g.rows,
-                             entries: entries, owner: mapped)
+                             entries: entries, owner: mapped, readEntries: !lazy)
         }
         var mask: EmptyMask?
-        if let m = meta.emptyMask {
-            let words = try array(m.words, UInt64.self, "empty mask")
+        if let m = meta.emptyMask, let words = maskWords?.buffer {
             try check(EmptyMask.isWellFormed(originX: m.originX, originY: m.originY, scaleX: m.scaleX, scaleY: m.scaleY,
                                              wordCount: words.count), "empty mask size")
             mask = EmptyMask(originX: m.originX, originY: m.originY, scaleX: m.scaleX, scaleY: m.scaleY, words: words, owner: mapped)
         }
-        return LoadedDataset(manifest: manifest, layers: layers, info: meta.info, wgsGrid: grid, emptyMask: mask)
+        let reach = Box(minX: meta.reach[0], minY: meta.reach[1], maxX: meta.reach[2], maxY: meta.reach[3])
+        let firstUse = lazy ? DatasetFirstUse(file: file, verifier: verifier, grid: gridEntries, mask: maskWords, layers: firstUses) : nil
+        let set = LoadedDataset(manifest: manifest, layers: layers, info: meta.info, wgsGrid: grid, emptyMask: mask,
+                                reach: lazy ? reach : nil, firstUse: firstUse)
+        try check(lazy || set.reach == reach, "dataset reach")
+        return set
     }
 
     /// Placemarks: laid out by the field table (see ``PlacemarkSlots``).
-    private static func readPlacemarks(_ l: LayerMeta, dataset: String,
-                                       array: (Section, UInt32.Type, String) throws -> UnsafeBufferPointer<UInt32>) throws -> [Placemark] {
-        let slots = try array(l.placemarkSlots, UInt32.self, "placemarks")
-        let text = try array(l.text, UInt32.self, "placemark text")  // bytes, stored in 4-byte words
-        let bytes = UnsafeRawBufferPointer(start: text.baseAddress, count: text.count * 4)
+    private static func readPlacemarks(_ l: LayerMeta, slots: UnsafeBufferPointer<UInt32>, text: UnsafeBufferPointer<UInt32>,
+                                       dataset: String) throws -> [Placemark] {
+        let bytes = UnsafeRawBufferPointer(start: text.baseAddress, count: text.count * 4)  // bytes, stored in 4-byte words
         guard slots.count == PlacemarkSlots.slotsPerPlacemark * l.units else { throw CacheDamage(reason: "placemark table size") }
         var result: [Placemark] = []
         result.reserveCapacity(l.units)
@@ -382,15 +465,17 @@ struct IndexCache {
         let url = file(for: manifest, directory: manifestDirectory, cellSize: cellSize)
         var body = Data()
         var position = Self.headerSize
+        var checksums: [UInt64] = []
         func put<T>(_ buffer: UnsafeBufferPointer<T>) -> Section {
             let alignment = 64  // a cache line: the cell index's nodes are one line each
             let pad = (alignment - position % alignment) % alignment
             body.append(Data(count: pad))
             position += pad
-            let section = Section(offset: position, count: buffer.count)
+            let section = Section(offset: position, count: buffer.count, firstBlock: checksums.count)
             if let base = buffer.baseAddress, buffer.count > 0 {
-                body.append(UnsafeBufferPointer(start: UnsafeRawPointer(base).assumingMemoryBound(to: UInt8.self),
-                                                count: buffer.count * MemoryLayout<T>.stride))
+                let bytes = UnsafeRawBufferPointer(start: base, count: buffer.count * MemoryLayout<T>.stride)
+                body.append(bytes.assumingMemoryBound(to: UInt8.self))
+                checksums += CacheVerifier.checksums(of: bytes)
             }
             position += buffer.count * MemoryLayout<T>.stride
             return section
@@ -408,7 +493,7 @@ struct IndexCache {
             var meta = LayerMeta(level: layer.level, file: layer.file, units: layer.unitCount,
                                  places: layer.places.map { put($0.pairs) }, placemarkSlots: put(slots), text: put(words), partUnit: put(layer.partUnit),
                                  vertices: put(s.vertices), ringStart: put(s.ringStart), partRings: put(s.partRings),
-                                 envelopes: put(s.envelopes), cells: nil)
+                                 envelopes: put(s.envelopes), cells: nil, wrapped: layer.hasWrappedParts)
             if let c = layer.cells?.layout {
                 meta.cells = CellsMeta(originX: c.originX, originY: c.originY, size: c.size, depth: c.depth, topLevels: c.topLevels,
                                        unitCells: c.unitCells, emptyCells: c.emptyCells, mixedCells: c.mixedCells,
@@ -423,9 +508,15 @@ struct IndexCache {
         let mask = set.emptyMask.map {
             MaskMeta(originX: $0.originX, originY: $0.originY, scaleX: $0.scaleX, scaleY: $0.scaleY, words: put($0.words))
         }
+        // The table last: put() adds no checksums of its own for it; the metadata's hash covers it.
+        let table = checksums
+        let tableSection = put(table)
         let meta = Meta(format: Self.formatVersion, wgsGrid: grid, emptyMask: mask, dataset: manifest.name, manifestHash: Self.manifestHash(manifest),
                         cellSize: cellSize, sources: try Self.stamps(Self.sourcePaths(manifest, directory: manifestDirectory)),
-                        info: set.info, layers: layers)
+                        info: set.info, layers: layers,
+                        reach: [set.reach.minX, set.reach.minY, set.reach.maxX, set.reach.maxY],
+                        checksums: Section(offset: tableSection.offset, count: tableSection.count, firstBlock: 0),
+                        checksumsHash: table.withUnsafeBytes { ContentHash.of(bytes: $0) })
         let metaData = try JSONEncoder().encode(meta)
         let metaOffset = position
         var header = Data(Self.magic)
@@ -436,7 +527,7 @@ struct IndexCache {
         word(UInt64(metaData.count))
         word(UInt64(metaOffset + metaData.count))
         word(ContentHash.of(data: metaData))
-        word(ContentHash.of(data: body))
+        word(UInt64(0))  // formats before 7: the body's checksum; now the block table's, in the metadata
         header.append(Data(count: Self.headerSize - header.count))
         var file = header
         file.append(body)

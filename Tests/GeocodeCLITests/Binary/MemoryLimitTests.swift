@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+
+/// A dataset too large for the memory the process may have fails with a message naming the dataset and
+/// the bytes it needs, and exit status 4, instead of an allocation trap or an OOM kill: checked before
+/// allocating. The bound is a real `ulimit -v` (RLIMIT_AS), set by a shell that then runs the binary.
+@Suite(.serialized)
+struct MemoryLimitTests {
+    /// Runs `geocode ARGS` under `ulimit -v kilobytes` on the bundled data, with its own cache folder.
+    static func run(limit kilobytes: Int, _ arguments: [String], cache: URL) async throws -> GeocodeBinary.Result {
+        let command = "ulimit -v \(kilobytes) && exec \"$0\" \"$@\""
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command, GeocodeBinary.url.path] + arguments
+        process.environment = GeocodeBinary.environment(TrackAndInfoTests.realData.merging(["GEOCODE_CACHE_DIR": cache.path]) { $1 })
+        let out = try TemporaryDirectory.shared.newFile("stdout"), err = try TemporaryDirectory.shared.newFile("stderr")
+        let outHandle = try FileHandle(forWritingTo: out), errHandle = try FileHandle(forWritingTo: err)
+        process.standardOutput = outHandle
+        process.standardError = errHandle
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let status = await process.exitStatus()
+        try outHandle.close()
+        try errHandle.close()
+        return GeocodeBinary.Result(status: status, stdout: try Data(contentsOf: out), stderr: try Data(contentsOf: err))
+    }
+
+    /// The bytes in "it needs N bytes" and the MB in "M MB in use" of the message.
+    static func numbers(_ message: String) -> (needed: Int, inUse: Int)? {
+        guard let n = message.range(of: "it needs "), let b = message[n.upperBound...].firstIndex(of: " "),
+              let needed = Int(message[n.upperBound..<b]),
+              let u = message.range(of: " MB in use") else { return nil }
+        let digits = message[..<u.lowerBound].reversed().prefix { $0.isNumber }
+        guard let inUse = Int(String(digits.reversed())) else { return nil }
+        return (needed, inUse)
+    }
+
+    @Test func aBuildThatCannotFitIsRefusedNamingTheDatasetAndItsBytes() async throws {
+        let cache = try TemporaryDirectory.shared.newFolder("memory-build")
+        // 250 MB of address space: the binary takes about half; building China's index needs ~450 MB.
+        let r = try await Self.run(limit: 250_000, ["39.9087", "116.3975"], cache: cache)
+        #expect(r.status == 4, "\(r.err)")
+        #expect(r.err.contains("dataset china does not fit in memory: it needs "), "\(r.err)")
+        #expect(r.err.contains("building its index from "), "\(r.err)")
+        #expect(r.err.contains("limit: ulimit -v 250000 KB"), "\(r.err)")
+        let n = try #require(Self.numbers(r.err), "\(r.err)")
+        // Estimated from China's 25 MB of .shp (18 bytes per byte, measured), above the limit.
+        #expect(n.needed > 250_000 * 1024 - n.inUse << 20 && n.needed > 400 << 20 && n.needed < 600 << 20, "\(r.err)")
+        #expect(r.out.isEmpty)
+    }
+
+    @Test func aCacheThatCannotBeMappedIsRefusedNamingTheDatasetAndItsBytes() async throws {
+        let cache = try TemporaryDirectory.shared.newFolder("memory-map")
+        let warm = try await GeocodeBinary.run(["index"], environment: TrackAndInfoTests.realData.merging(["GEOCODE_CACHE_DIR": cache.path]) { $1 })
+        #expect(warm.status == 0, "\(warm.err)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: cache.path).filter { $0.hasPrefix("china-") }
+        let size = try #require(files.first.flatMap { try? FileManager.default.attributesOfItem(atPath: cache.appendingPathComponent($0).path)[.size] as? Int })
+        // What the binary itself takes, from the refusal of a build (first test's bound).
+        let probe = try await Self.run(limit: 250_000, ["39.9087", "116.3975"], cache: try TemporaryDirectory.shared.newFolder("memory-probe"))
+        let inUse = try #require(Self.numbers(probe.err)?.inUse, "\(probe.err)")
+        // Room for the binary and half the cache file: mapping it must be refused, not tried.
+        let limit = (inUse << 10) + size / 2048
+        let r = try await Self.run(limit: limit, ["39.9087", "116.3975"], cache: cache)
+        #expect(r.status == 4, "\(r.err)")
+        #expect(r.err.contains("dataset china does not fit in memory: it needs \(size) bytes"), "\(r.err)")
+        #expect(r.err.contains("mapping its index cache \(cache.path)/china-"), "\(r.err)")
+        // With room, the same cache answers.
+        let ok = try await Self.run(limit: limit + 4 * size / 1024, ["39.9087", "116.3975"], cache: cache)
+        #expect(ok.status == 0, "\(ok.err)")
+        #expect(ok.out.contains("东城区"), "\(ok.out)")
+    }
+}
