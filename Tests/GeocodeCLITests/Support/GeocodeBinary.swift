@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs the built executable the way a user would: `geocode-testgrid` (the same CLI with TestSupport's grid
 /// instead of the engine) by default, the product `geocode` itself when a test asks for the real engine
@@ -37,8 +38,9 @@ struct GeocodeBinary {
     }
 
     /// One index cache for the whole test run, so the real engine's tests neither write into the user's
-    /// ~/.cache nor depend on what is there.
-    static let cacheDirectory: URL = try! TemporaryDirectory.shared.newFolder("index-cache")
+    /// ~/.cache nor depend on what is there: the in-process engine tests' (``BundledData``), so the
+    /// bundled datasets' indexes are built once per run, not once for them and again for the CLI's.
+    static var cacheDirectory: URL { BundledData.cacheDirectory }
 
     /// The environment for a run: the test grid, no GEOCODE_DATA from the developer's shell, and the
     /// test run's own index cache.
