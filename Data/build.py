@@ -922,12 +922,16 @@ def main(argv=None):
     log.time("china written")
 
     # names tables (Data/build_names.py): written beside the shapefiles, listed in the manifests
-    for ddir, man, table in ((wdir, wman, build_names.world_table(cr, sr)),
+    wtable = build_names.world_table(cr, sr)
+    for ddir, man, table in ((wdir, wman, wtable),
                              (cdir, cman, build_names.china_table(provs, cities, dists, CHINA_COUNTRY["code"], log))):
         n = build_names.write_table(os.path.join(ddir, NAMES_FILE), table)
         man["names"] = NAMES_FILE
         log(f"names: {os.path.basename(ddir)}/{NAMES_FILE}: {n['units']} units, {n['names']} names, "
             f"{n['languages']} languages, {n['bytes']} bytes")
+    missing = build_names.world_units_without_names(wtable, cr, sr)
+    log(f"names: world units without a names line: countries {missing['country'] or 'none'}; "
+        f"provinces {len(missing['province'])}")
     log.time("names written")
 
     # file list with sizes and hashes (the manifests themselves excluded)
