@@ -1,8 +1,9 @@
 extension Placemark {
-    /// Whether `other` names the same place as this placemark: every level's unit (name, code, language,
-    /// other-language names, kind of provenance), the time zone, the water and the dataset are equal.
-    /// Only the distances of ``Provenance/nearestPlace(metres:)`` and ``Provenance/nearestUnit(metres:)``
-    /// may differ.
+    /// Whether `other` names the same place as this placemark: every level's unit (name, code, language
+    /// of the name, kind of provenance), the time zone, the water and the dataset are equal. The
+    /// distances of ``Provenance/nearestPlace(metres:)`` and ``Provenance/nearestUnit(metres:)`` may
+    /// differ, and so may the units' other-language names (``Unit/names``), which the `Codable` form
+    /// does not keep: a placemark read back from a file is the same place as the one saved.
     ///
     /// `==` compares those distances too, so two fixes inside one locality cell (built from populated
     /// places) give unequal placemarks: the distance to the place changes on every fix. Whoever asks
@@ -14,7 +15,7 @@ extension Placemark {
               dataset == other.dataset else { return false }
         for level in AdminLevel.allCases {
             let a = self[level], b = other[level]
-            guard a.name == b.name, a.code == b.code, a.language == b.language, a.names == b.names,
+            guard a.name == b.name, a.code == b.code, a.language == b.language,
                   a.provenance.kind == b.provenance.kind else { return false }
         }
         return true
