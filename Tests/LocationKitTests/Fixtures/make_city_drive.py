@@ -10,13 +10,15 @@ The cells are GeoNames places (CC BY 4.0, www.geonames.org, via PyPI geonamescac
 cut into the arrondissements' cells, so the drive crosses many cells, and inside each one the
 nearest-place distance changes on every fix. Deterministic: the same Data/ gives byte-identical files.
 """
-import datetime, json, math, os, sys, tempfile
+import json, os, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "Data"))
 import make_oracle  # noqa: E402
 import shapely  # noqa: E402
+sys.path.insert(0, HERE)
+from make_drive import haversine, points, write_gpx  # noqa: E402  (the engine's earth radius, 6371008.8 m)
 
 NAME = "paris-drive"
 # Place de la Concorde -> Rue de Rivoli -> Bastille -> Boulevard Beaumarchais / du Temple -> République
@@ -29,25 +31,6 @@ STEP_M = 40.0
 MIN_RUN = 2  # fixes per cell at least: a cell seen once would be a border graze, not a crossing
 MIN_BORDER_M = 0.5  # a route point this close to a cell border is left out (float ties are not what this
                     # test is about); the fixture lists them
-EARTH_RADIUS = 6371008.8  # the engine's (PlaceTable.earthRadius)
-
-
-def haversine(a, b):
-    p1, p2 = math.radians(a[0]), math.radians(b[0])
-    dp, dl = p2 - p1, math.radians(b[1] - a[1])
-    h = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
-    return 2 * EARTH_RADIUS * math.asin(min(1, math.sqrt(h)))
-
-
-def points():
-    out = []
-    for a, b in zip(WAYPOINTS, WAYPOINTS[1:]):
-        n = max(1, round(haversine(a, b) / STEP_M))
-        for k in range(n):
-            t = k / n
-            out.append((round(a[0] + (b[0] - a[0]) * t, 7), round(a[1] + (b[1] - a[1]) * t, 7)))
-    out.append(WAYPOINTS[-1])
-    return out
 
 
 def main():
@@ -57,7 +40,7 @@ def main():
         layer = loc.layers[0]
         place = loc.m["layers"][0]["place"]
         fixes, kept, dropped = [], [], []
-        for lat, lon in points():
+        for lat, lon in points(WAYPOINTS, STEP_M):
             p = make_oracle.answer(datasets, lat, lon)
             i = layer.find(shapely.Point(lon, lat))
             if p is None or p["dataset"] != "localities" or i is None:
@@ -79,15 +62,7 @@ def main():
     short = [r for r in runs if r[2] < MIN_RUN]
     if short:
         sys.exit(f"route unsuitable: short runs {short}")
-    with open(os.path.join(HERE, NAME + ".gpx"), "w", encoding="utf-8") as f:
-        f.write('<?xml version="1.0" encoding="UTF-8"?>\n')
-        f.write('<gpx version="1.1" creator="make_city_drive.py" xmlns="http://www.topografix.com/GPX/1/1">\n')
-        f.write(' <trk><name>Central Paris</name><trkseg>\n')
-        for i, (lat, lon) in enumerate(kept):
-            when = datetime.datetime.fromtimestamp(1700000000 + 5 * i, datetime.timezone.utc)
-            t = when.strftime("%Y-%m-%dT%H:%M:%SZ")
-            f.write(f'  <trkpt lat="{lat}" lon="{lon}"><time>{t}</time><hdop>1.0</hdop></trkpt>\n')
-        f.write(' </trkseg></trk>\n</gpx>\n')
+    write_gpx(os.path.join(HERE, NAME + ".gpx"), kept, "Central Paris", "make_city_drive.py", 5)
     expected = {"about": ("locality cell (localityCode = GeoNames geonameid) of every trkpt and the haversine "
                           "metres to its place, by shapely on the bundled Data/ via make_city_drive.py; "
                           "places: GeoNames, CC BY 4.0"),
