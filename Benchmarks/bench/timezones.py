@@ -22,6 +22,7 @@ import argparse
 import importlib.metadata
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -184,6 +185,7 @@ def main():
         f.write("\n".join(lines) + "\n")
     os.replace(a.out + ".tmp", a.out)
     print("\n".join(lines))
+    shutil.rmtree(work, ignore_errors=True)  # the points and the index cache: some 100 MB per run
 
 
 if __name__ == "__main__":
