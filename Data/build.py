@@ -122,6 +122,15 @@ class BuildError(Exception):
     pass
 
 
+def run_script(main):
+    """Runs a build script's main(): a BuildError ends it with one line on stderr and exit code 1."""
+    try:
+        main()
+    except BuildError as e:
+        print(f"BUILD FAILED: {e}", file=sys.stderr)
+        sys.exit(1)
+
+
 # ---------------------------------------------------------------------------------------------
 # Log: deterministic lines go to OUT/build_log.txt; timings only to stderr.
 # ---------------------------------------------------------------------------------------------
@@ -290,13 +299,27 @@ def sha256(path: str) -> str:
 # ---------------------------------------------------------------------------------------------
 # World (Natural Earth via QGIS)
 # ---------------------------------------------------------------------------------------------
-def ogr_layer(layer: str, tmp: str) -> list[dict]:
-    """Converts one GeoPackage layer to GeoJSON with ogr2ogr (17 significant digits: exact doubles)."""
-    out = os.path.join(tmp, layer + ".geojson")
+def ogr_features(src: str, tmp: str, layer: str | None = None) -> list[dict]:
+    """GeoJSON features of a GDAL source (one layer of a GeoPackage, or a shapefile) in file order, via
+    ogr2ogr with 17 significant digits (exact doubles). ogr2ogr is a reader independent of
+    write_shapefile below, which is why the oracles read the bundled files through it too."""
+    out = os.path.join(tmp, (layer or os.path.basename(src)) + ".geojson")
     subprocess.run(["ogr2ogr", "-f", "GeoJSON", "-lco", "SIGNIFICANT_FIGURES=17", "-lco", "RFC7946=NO",
-                    out, WORLD_GPKG, layer], check=True)
+                    out, src] + ([layer] if layer else []), check=True)
     with open(out, encoding="utf-8") as f:
         return json.load(f)["features"]
+
+
+def ogr_layer(layer: str, tmp: str) -> list[dict]:
+    """One layer of the QGIS Natural Earth GeoPackage as GeoJSON features."""
+    return ogr_features(WORLD_GPKG, tmp, layer)
+
+
+def read_shapefile(path: str, tmp: str):
+    """Geometries and records (None fields as "") of a shapefile in file order, via ogr2ogr."""
+    feats = ogr_features(path, tmp)
+    return ([shape(ft["geometry"]) for ft in feats],
+            [{k: (v or "") for k, v in ft["properties"].items()} for ft in feats])
 
 
 def norm_name(s: str) -> str:
@@ -857,6 +880,28 @@ def write_json(path: str, obj):
         f.write("\n")
 
 
+def write_dataset_manifest(ddir: str, manifest: dict):
+    """Writes DIR/manifest.json: `manifest` plus the `files` list, every other file of the folder with its
+    size and SHA-256 (the engine checks them on load). Call it after the last data file is written."""
+    files = sorted(f for f in os.listdir(ddir) if f != "manifest.json")
+    manifest["files"] = {f: {"bytes": os.path.getsize(os.path.join(ddir, f)), "sha256": sha256(os.path.join(ddir, f))}
+                         for f in files}
+    write_json(os.path.join(ddir, "manifest.json"), manifest)
+
+
+def log_sizes(dirs, log) -> int:
+    """Logs the size of every file of the dataset folders (manifests included) and their total."""
+    total = 0
+    for ddir in dirs:
+        for f in sorted(os.listdir(ddir)):
+            n = os.path.getsize(os.path.join(ddir, f))
+            total += n
+            log(f"size {os.path.basename(ddir)}/{f}: {n} bytes")
+    label = " + ".join(os.path.basename(d) + "/" for d in dirs)
+    log(f"size total {label}: {total} bytes ({total / 1e6:.2f} MB)")
+    return total
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True, help="output directory (gets china/ and world/)")
@@ -922,27 +967,21 @@ def main(argv=None):
     log.time("china written")
 
     # names tables (Data/build_names.py): written beside the shapefiles, listed in the manifests
-    for ddir, man, table in ((wdir, wman, build_names.world_table(cr, sr)),
+    wtable = build_names.world_table(cr, sr)
+    for ddir, man, table in ((wdir, wman, wtable),
                              (cdir, cman, build_names.china_table(provs, cities, dists, CHINA_COUNTRY["code"], log))):
         n = build_names.write_table(os.path.join(ddir, NAMES_FILE), table)
         man["names"] = NAMES_FILE
         log(f"names: {os.path.basename(ddir)}/{NAMES_FILE}: {n['units']} units, {n['names']} names, "
             f"{n['languages']} languages, {n['bytes']} bytes")
+    missing = build_names.world_units_without_names(wtable, cr, sr)
+    log(f"names: world units without a names line: countries {missing['country'] or 'none'}; "
+        f"provinces {len(missing['province'])}")
     log.time("names written")
 
-    # file list with sizes and hashes (the manifests themselves excluded)
     for ddir, man in ((cdir, cman), (wdir, wman)):
-        files = sorted(f for f in os.listdir(ddir) if f != "manifest.json")
-        man["files"] = {f: {"bytes": os.path.getsize(os.path.join(ddir, f)), "sha256": sha256(os.path.join(ddir, f))}
-                        for f in files}
-        write_json(os.path.join(ddir, "manifest.json"), man)
-    total = 0
-    for ddir in (cdir, wdir):
-        for f in sorted(os.listdir(ddir)):
-            n = os.path.getsize(os.path.join(ddir, f))
-            total += n
-            log(f"size {os.path.basename(ddir)}/{f}: {n} bytes")
-    log(f"size total china/ + world/: {total} bytes ({total / 1e6:.2f} MB)")
+        write_dataset_manifest(ddir, man)
+    log_sizes((cdir, wdir), log)
     if not args.no_timezones:
         # The time-zone overlay (its own script, its own section of this log; see build_timezones.py).
         sys.modules.setdefault("build", sys.modules[__name__])  # one BuildError class when run as a script
@@ -960,8 +999,7 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except BuildError as e:
-        print(f"BUILD FAILED: {e}", file=sys.stderr)
-        sys.exit(1)
+    # The scripts main() imports (build_timezones, build_localities) `import build`: let them get this
+    # module, so that their BuildError is the one run_script catches.
+    sys.modules.setdefault("build", sys.modules[__name__])
+    run_script(main)

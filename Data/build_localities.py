@@ -27,7 +27,6 @@ import math
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -36,7 +35,7 @@ import shapely
 import shapely.affinity
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import build  # noqa: E402  (shapefile writer, sha256, name normalisation, iso-codes location)
+import build  # noqa: E402  (shapefile reader and writer, manifests, name normalisation, iso-codes location)
 import geonames_places as gp  # noqa: E402
 
 DEFAULT_THRESHOLD = 15000  # the finest GeoNames extract that fits the 25 MB budget (Data/README.md)
@@ -50,17 +49,6 @@ GENERIC_WORDS = re.compile(r"\b(province|provincia|region|regiao|state|estado|go
                            r"republic|division|parish|voivodeship|kraj|canton|city)\b")
 
 log = build.Log()
-
-
-def read_shapefile(path: str, tmp: str):
-    """Geometries and records in file order via ogr2ogr (17 significant digits: exact doubles)."""
-    out = os.path.join(tmp, os.path.basename(path) + ".geojson")
-    subprocess.run(["ogr2ogr", "-f", "GeoJSON", "-lco", "SIGNIFICANT_FIGURES=17", "-lco", "RFC7946=NO",
-                    out, path], check=True)
-    with open(out, encoding="utf-8") as f:
-        feats = json.load(f)["features"]
-    return ([shapely.geometry.shape(ft["geometry"]) for ft in feats],
-            [{k: (v or "") for k, v in ft["properties"].items()} for ft in feats])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -216,7 +204,7 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
     wshp = os.path.join(out, "world", "world_province.shp")
     build.check(os.path.exists(wshp), f"{wshp} missing: run build.py first")
     with tempfile.TemporaryDirectory(prefix="localities-") as tmp:
-        pgeoms, precs = read_shapefile(wshp, tmp)
+        pgeoms, precs = build.read_shapefile(wshp, tmp)
     pgeoms = np.array(pgeoms, dtype=object)
     lon = np.array([p["lon"] for p in places])
     lat = np.array([p["lat"] for p in places])
@@ -326,16 +314,8 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
                         "country": {"name": "country", "code": "iso_a2"}}},
         ],
     }
-    files = sorted(f for f in os.listdir(d) if f != "manifest.json")
-    manifest["files"] = {f: {"bytes": os.path.getsize(os.path.join(d, f)), "sha256": build.sha256(os.path.join(d, f))}
-                         for f in files}
-    build.write_json(os.path.join(d, "manifest.json"), manifest)
-    total = 0
-    for f in sorted(os.listdir(d)):
-        n = os.path.getsize(os.path.join(d, f))
-        total += n
-        log(f"size localities/{f}: {n} bytes")
-    log(f"size total localities/: {total} bytes ({total / 1e6:.2f} MB)")
+    build.write_dataset_manifest(d, manifest)
+    build.log_sizes([d], log)
     with open(os.path.join(out, "build_log_localities.txt"), "w", encoding="utf-8", newline="\n") as f:
         f.write("\n".join(log.lines) + "\n")
     return d
@@ -352,8 +332,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except build.BuildError as e:
-        print(f"BUILD FAILED: {e}", file=sys.stderr)
-        sys.exit(1)
+    build.run_script(main)

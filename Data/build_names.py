@@ -15,6 +15,10 @@ Data/README.md, "Names tables"):
   (checked); a name may contain `=` (only the first one splits).
 * Lines sorted by level (coarse first) then code: byte-identical output for identical inputs.
 
+The world table (also the localities dataset's) lists every ISO 3166-1 country and every ISO 3166-2
+subdivision, not only the world dataset's own units: the localities know units the generalized world
+lacks. China's lists its own units (its only country code is CN).
+
 Sources, all language-tagged:
 * ISO 3166-1 country names: Debian iso-codes `iso_3166-1.json` (`common_name` where given, else `name`:
   English, tag `en`) and its gettext catalogues `/usr/share/locale/<locale>/LC_MESSAGES/iso_3166-1.mo`
@@ -137,18 +141,26 @@ def write_table(path: str, table: dict[tuple[str, str], dict[str, str]]) -> dict
 
 
 def world_table(crecs, srecs) -> dict:
-    """Names of the world dataset's countries (ISO 3166-1) and provinces (ISO 3166-2), by their codes."""
+    """Names of every ISO 3166-1 country and every ISO 3166-2 subdivision, by their codes.
+
+    All of them, not only the world dataset's own units: the table also serves the localities dataset
+    (its manifest points at ../world/names.tsv), whose countries and admin-1 codes come from GeoNames and
+    include units Natural Earth's generalized world lacks (Vatican City VA; 223 ISO 3166-2 codes such as
+    Kenya's counties). A line for a code no dataset writes costs bytes only. The records are checked
+    against the table: a world unit with an ISO code the table lacks is logged by the caller."""
     c1 = iso1_names()
     c2, _ = iso2_names()
-    table = {}
-    for r in crecs:
-        if r["iso_a2"] in c1:
-            table[("country", r["iso_a2"])] = dict(c1[r["iso_a2"]])
-    for r in srecs:
-        code = r["iso3166_2"]
-        if code and c2.get(code):
-            table[("province", code)] = dict(c2[code])
+    table = {("country", a2): dict(names) for a2, names in c1.items()}
+    table.update({("province", code): dict(names) for code, names in c2.items() if names})
     return table
+
+
+def world_units_without_names(table, crecs, srecs) -> dict[str, list[str]]:
+    """The world dataset's country and province codes the table has no line for (they answer in the
+    dataset's own names only): for the build log."""
+    return {"country": sorted({r["iso_a2"] for r in crecs if ("country", r["iso_a2"]) not in table}),
+            "province": sorted({r["iso3166_2"] for r in srecs
+                                if r["iso3166_2"] and ("province", r["iso3166_2"]) not in table})}
 
 
 # --- China ------------------------------------------------------------------------------------------

@@ -37,7 +37,7 @@ import shapely
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import build as base  # noqa: E402  (Data/build.py: shapefile writer, checks, hashing, JSON)
-from build import BuildError, check  # noqa: E402
+from build import check  # noqa: E402
 
 # Pinned: the newest the PyPI index reachable here offers (issue 16 named timezonefinder 9.2.0 /
 # timezonefinder-data 4.2026.5, which `pip index versions` does not list here); see Data/README.md.
@@ -250,16 +250,8 @@ def write_dataset(out: str, names, geoms, tol, vers, log):
                            f"coverage_simplify tolerance {tol} degrees (GEOS {vers['geos']})"),
         "layers": [{"file": "timezones.shp", "fields": {"timeZone": {"name": "tzid"}}}],
     }
-    files = sorted(os.listdir(d))
-    manifest["files"] = {f: {"bytes": os.path.getsize(os.path.join(d, f)), "sha256": base.sha256(os.path.join(d, f))}
-                         for f in files}
-    base.write_json(os.path.join(d, "manifest.json"), manifest)
-    total = 0
-    for f in sorted(os.listdir(d)):
-        n = os.path.getsize(os.path.join(d, f))
-        total += n
-        log(f"size timezones/{f}: {n} bytes")
-    log(f"size total timezones/: {total} bytes ({total / 1e6:.2f} MB)")
+    base.write_dataset_manifest(d, manifest)
+    base.log_sizes([d], log)
     log.time("timezones: written")
     return d
 
@@ -307,8 +299,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except BuildError as e:
-        print(f"BUILD FAILED: {e}", file=sys.stderr)
-        sys.exit(1)
+    base.run_script(main)

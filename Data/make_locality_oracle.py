@@ -31,7 +31,6 @@ import shapely
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import build  # noqa: E402
-import build_localities as bl  # noqa: E402
 import geonames_places as gp  # noqa: E402
 
 SEED = 20261202
@@ -102,7 +101,7 @@ def main():
     with open(os.path.join(ldir, "manifest.json"), encoding="utf-8") as f:
         man = json.load(f)
     with tempfile.TemporaryDirectory(prefix="loc-oracle-") as tmp:
-        geoms, recs = bl.read_shapefile(os.path.join(ldir, "localities.shp"), tmp)
+        geoms, recs = build.read_shapefile(os.path.join(ldir, "localities.shp"), tmp)
     cells = Cells(geoms, recs)
     print(f"cells: {len(recs)}", flush=True)
 

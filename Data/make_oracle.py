@@ -26,7 +26,6 @@ import argparse
 import json
 import math
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -184,17 +183,6 @@ class Dataset:
                 "subLocality": dist[0], "subLocalityCode": dist[1], "dataset": self.m["name"]}
 
 
-def read_shapefile(path: str, tmp: str):
-    """Geometries and records of a shapefile in file order, via ogr2ogr (an independent reader)."""
-    out = os.path.join(tmp, os.path.basename(path) + ".geojson")
-    subprocess.run(["ogr2ogr", "-f", "GeoJSON", "-lco", "SIGNIFICANT_FIGURES=17", "-lco", "RFC7946=NO",
-                    out, path], check=True)
-    with open(out, encoding="utf-8") as f:
-        feats = json.load(f)["features"]
-    return ([shapely.geometry.shape(ft["geometry"]) for ft in feats],
-            [{k: (v or "") for k, v in ft["properties"].items()} for ft in feats])
-
-
 def load_bundled(data: str, tmp: str) -> list[Dataset]:
     out = []
     for name in ("china", "localities", "world"):
@@ -204,7 +192,7 @@ def load_bundled(data: str, tmp: str) -> list[Dataset]:
             m = json.load(f)
         layers = []
         for l in m["layers"]:
-            g, r = read_shapefile(os.path.join(data, name, l["file"]), tmp)
+            g, r = build.read_shapefile(os.path.join(data, name, l["file"]), tmp)
             layers.append(Layer(l["level"], l["fields"], g, r))
         out.append(Dataset(m, layers))
     return sorted(out, key=lambda d: d.m["priority"])

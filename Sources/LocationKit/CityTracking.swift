@@ -89,7 +89,9 @@ public struct CityChangeHysteresis: Sendable, Hashable {
 /// The city state machine of ``CityChangeHysteresis``; pure, so it is tested on its own.
 struct CityTracker: Sendable {
     struct Outcome: Equatable, Sendable {
-        /// The current placemark changed (adopted, new district in the same city, or new city).
+        /// The current place changed (adopted, new district in the same city, or new city). A placemark
+        /// that differs only in its nearest-place or nearest-unit distance is no change
+        /// (``Placemark/isSamePlace(as:)``).
         var currentChanged = false
         /// Set when the city changed: (from, to).
         var cityChange: (from: Placemark, to: Placemark)? = nil
@@ -146,7 +148,10 @@ struct CityTracker: Sendable {
         if city == currentCity {
             confirmedThisRun = true
             candidate = nil
-            let changed = placemark != current
+            // The place, not the placemark: in a locality cell built from populated places the distance
+            // to the place changes on every fix, which is no change to save or report. `current` still
+            // takes the latest placemark, so it carries the latest distance.
+            let changed = current.map { !placemark.isSamePlace(as: $0) } ?? true
             current = placemark
             return Outcome(currentChanged: changed)
         }

@@ -167,7 +167,9 @@ public final class LocationManager: @unchecked Sendable {
     public var location: Location? { snapshot.withLock { $0.location } }
 
     /// The placemark shown to the user: the latest placemark in the current city (see
-    /// ``CityChangeHysteresis``). Restored from ``currentPlacemarkStore`` when a run starts.
+    /// ``CityChangeHysteresis``), with the latest fix's nearest-place distance. Restored from
+    /// ``currentPlacemarkStore`` when a run starts; saved there only when the place changes (not when
+    /// only that distance does: ``Placemark/isSamePlace(as:)``).
     public var currentPlacemark: Placemark? { snapshot.withLock { $0.currentPlacemark } }
 
     /// True while a run (continuous, significant-change or one-shot) is going.

@@ -48,16 +48,19 @@ struct LanguageTests {
     }
 
     @Test func severalLanguagesFallBackInOrder() async throws {
-        // isiXhosa has a name for France, none for Île-de-France (the localities' admin-1, ISO FR-IDF);
-        // nor has French (iso-codes gives no fr entry where the ISO name is already French): the data's
-        // own name, language not recorded.
+        // isiXhosa has a name for France, none for Île-de-France (the localities' admin-1, ISO FR-IDF):
+        // the next language, French, names it (iso-codes' fr catalogue; the names table lists every
+        // ISO 3166-2 code, not only the world dataset's own provinces).
         let r = try await Self.run(["--json", "--lang", "xh,fr", "48.8566", "2.3522"])
         #expect(r.status == 0, "\(r.err)")
         let p = try Self.placemark(r)
         #expect(p["country"] as? String == "Franisi")  // iso-codes xh (isiXhosa) for France
         #expect(p["countryLanguage"] as? String == "xh")
         #expect(p["administrativeArea"] as? String == "Île-de-France")
-        #expect(p["administrativeAreaLanguage"] is NSNull)
+        #expect(p["administrativeAreaLanguage"] as? String == "fr")
+        // The locality (a GeoNames place) has names in neither: the data's own, language not recorded.
+        #expect(p["locality"] is String)
+        #expect(p["localityLanguage"] is NSNull)
     }
 
     @Test func anUnknownLanguageIsAUsageErrorListingTheAvailableOnes() async throws {

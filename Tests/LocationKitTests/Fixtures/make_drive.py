@@ -30,15 +30,29 @@ def haversine(a, b):
     return 2 * r * math.asin(min(1, math.sqrt(h)))
 
 
-def points():
+def points(waypoints=WAYPOINTS, step_m=STEP_M):
+    """The route: each leg cut into pieces of about step_m metres, coordinates rounded to 1e-7 degrees."""
     out = []
-    for a, b in zip(WAYPOINTS, WAYPOINTS[1:]):
-        n = max(1, round(haversine(a, b) / STEP_M))
+    for a, b in zip(waypoints, waypoints[1:]):
+        n = max(1, round(haversine(a, b) / step_m))
         for k in range(n):
             t = k / n
             out.append((round(a[0] + (b[0] - a[0]) * t, 7), round(a[1] + (b[1] - a[1]) * t, 7)))
-    out.append(WAYPOINTS[-1])
+    out.append(waypoints[-1])
     return out
+
+
+def write_gpx(path, pts, name, creator, seconds_per_fix):
+    """One track segment, a trkpt per point, timestamps seconds_per_fix apart from 2023-11-14T22:13:20Z."""
+    with open(path, "w", encoding="utf-8") as f:
+        f.write('<?xml version="1.0" encoding="UTF-8"?>\n')
+        f.write(f'<gpx version="1.1" creator="{creator}" xmlns="http://www.topografix.com/GPX/1/1">\n')
+        f.write(f' <trk><name>{name}</name><trkseg>\n')
+        for i, (lat, lon) in enumerate(pts):
+            when = datetime.datetime.fromtimestamp(1700000000 + seconds_per_fix * i, datetime.timezone.utc)
+            t = when.strftime("%Y-%m-%dT%H:%M:%SZ")
+            f.write(f'  <trkpt lat="{lat}" lon="{lon}"><time>{t}</time><hdop>1.0</hdop></trkpt>\n')
+        f.write(' </trkseg></trk>\n</gpx>\n')
 
 
 def main():
@@ -58,15 +72,7 @@ def main():
     short = [r for r in runs if r[1] < MIN_RUN]
     if short or any(c is None for c in cities):
         sys.exit(f"route unsuitable: short runs {short}, unknown cities {cities.count(None)}")
-    with open(os.path.join(HERE, "beijing-tianjin.gpx"), "w", encoding="utf-8") as f:
-        f.write('<?xml version="1.0" encoding="UTF-8"?>\n')
-        f.write('<gpx version="1.1" creator="make_drive.py" xmlns="http://www.topografix.com/GPX/1/1">\n')
-        f.write(' <trk><name>Beijing to Tianjin</name><trkseg>\n')
-        for i, (lat, lon) in enumerate(pts):
-            when = datetime.datetime.fromtimestamp(1700000000 + 10 * i, datetime.timezone.utc)
-            t = when.strftime("%Y-%m-%dT%H:%M:%SZ")
-            f.write(f'  <trkpt lat="{lat}" lon="{lon}"><time>{t}</time><hdop>1.0</hdop></trkpt>\n')
-        f.write(' </trkseg></trk>\n</gpx>\n')
+    write_gpx(os.path.join(HERE, "beijing-tianjin.gpx"), pts, "Beijing to Tianjin", "make_drive.py", 10)
     expected = {"about": "city (localityCode) of every trkpt by shapely on the bundled Data/, via make_drive.py",
                 "cities": cities, "runs": runs, "changes": [[a[0], b[0]] for a, b in zip(runs, runs[1:])]}
     with open(os.path.join(HERE, "beijing-tianjin.expected.json"), "w", encoding="utf-8") as f:

@@ -21,7 +21,11 @@ LANGS = {"de": "de", "fr": "fr", "ja": "ja", "ru": "ru", "ar": "ar", "zh-CN": "z
 # Points whose subdivision names the test checks: (label, lat, lon, ISO 3166-2 code, locales)
 SUBDIVISIONS = [("Munich", 48.1374, 11.5755, "DE-BY"), ("Vienna", 48.2082, 16.3738, "AT-9"),
                 ("Osaka", 34.6937, 135.5023, "JP-27"), ("Sydney", -33.8688, 151.2093, "AU-NSW"),
-                ("Toronto", 43.6532, -79.3832, "CA-ON")]
+                ("Toronto", 43.6532, -79.3832, "CA-ON"),
+                # Answered by the localities (GeoNames admin-1 coded to ISO 3166-2), with codes the world
+                # dataset's provinces do not have: the names table must list every ISO 3166-2 code.
+                ("Paris", 48.85341, 2.3488, "FR-IDF"), ("London", 51.50853, -0.12574, "GB-ENG"),
+                ("Palermo", 38.1166, 13.3636, "IT-82"), ("Kisumu", -0.10221, 34.76171, "KE-17")]
 
 
 def catalogue(locale, domain):
