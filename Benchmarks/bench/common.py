@@ -108,7 +108,9 @@ def prepare_layer(dataset_dir: str, work: str) -> dict:
     fields[level] = {"name": fields[level].get("name"), "code": BENCH_FIELD}
     if fields[level]["name"] is None:
         del fields[level]["name"]
-    bench_manifest = {k: v for k, v in manifest.items() if k not in ("layers", "files")}
+    # Without the names table: its path is relative to the dataset's folder, not this one, and the
+    # benchmark asks for codes, not translated names.
+    bench_manifest = {k: v for k, v in manifest.items() if k not in ("layers", "files", "names")}
     bench_manifest["name"] = manifest["name"]
     bench_manifest["layers"] = [{"file": os.path.abspath(os.path.join(ldir, name + ".shp")), "level": level, "fields": fields}]
     # The engine checks each source file against the manifest's sha256 when it builds an index: the
