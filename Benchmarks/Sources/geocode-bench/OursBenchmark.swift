@@ -52,6 +52,8 @@ struct OursBenchmark {
             guard let m = Double(text), m >= 0 else { throw UsageError("--max-distance takes metres >= 0, not \(text)") }
             options.maxDistance = m
         }
+        // --lang TAG[,TAG...]: the preferred languages of every answer's names (the CLI's --lang).
+        if let text = o.optional("lang") { options.preferredLanguages = text.split(separator: ",").map(String.init) }
         self.options = options
         loadOnly = o.optional("load-only") == "yes"
         overlayURLs = (o.optional("overlay") ?? "").split(separator: ",").map { URL(fileURLWithPath: String($0)) }
