@@ -39,10 +39,11 @@ struct OverlaySpeedPathTests: Sendable {
         var rng = SplitMix(seed: 16_007)
         let datums: [Datum] = [.wgs84, .gcj02, .bd09]
         var checked = 0
-        for i in stride(from: 0, to: edge.count, by: max(1, edge.count / 1500)) {
+        // About 250 cells (each near-coast search takes milliseconds: the whole test stays under a minute).
+        for i in stride(from: 0, to: edge.count, by: max(1, edge.count / 250)) {
             let (c, r) = edge[i]
             // A corner of the cell and a random point in it: the corners are nearest the near neighbours.
-            for (fx, fy) in [(0.0, 0.0), (1.0, 1.0), (rng.unit(), rng.unit())] {
+            for (fx, fy) in [rng.unit() < 0.5 ? (0.0, 0.0) : (1.0, 1.0), (rng.unit(), rng.unit())] {
                 let x = min(180, -180 + (Double(c) + fx) * w), y = min(90, -90 + (Double(r) + fy) * h)
                 let p = Coordinate(latitude: y, longitude: x)
                 guard mask.isFar(x: x, y: y) else { continue }
@@ -53,7 +54,7 @@ struct OverlaySpeedPathTests: Sendable {
                 }
             }
         }
-        #expect(checked > 3000)
+        #expect(checked > 1000)
     }
 
     @Test func gcj02TimeZoneIsTheConvertedPointsZone() async throws {
