@@ -2,6 +2,7 @@
 //
 //   geocode-bench ours  --manifest M.json --points P.f64 --datum wgs84|gcj02 [--answers A.i32] [--answers-country C.txt]
 //                       [--threads N] [--passes K] [--rounds R] [--latency N] [--cell-size DEGREES|off]
+//                       [--overlay M2.json[,M3.json...]] [--lang TAG[,TAG...]] [--cache DIR]
 //   geocode-bench brute --polygons G.wkb --points P.f64 [--limit N] [--answers A.i32]
 //   geocode-bench cold-start --data DIR [--datum D] LAT LON
 //   geocode-bench exact --manifest M.json --points P1.f64[,P2.f64...] --datum D
