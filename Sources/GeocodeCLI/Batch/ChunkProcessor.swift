@@ -38,9 +38,24 @@ struct ChunkProcessor: Sendable {
         }
         result.output.reserveCapacity(chunk.bytes.count + expectedRows * 48 + 64)
         result.rowEnds.reserveCapacity(expectedRows)
+        let noQuotes: Bool
+        if case .lines = chunk.framing { noQuotes = true } else { noQuotes = false }
         chunk.bytes.withUnsafeBufferPointer { b in
             var index = 0
             chunk.forEachRecord(in: b) { span in
+                // Nearly every row: a plain row with a good coordinate, carried verbatim (no record built).
+                // A lookup error sends the row to the general path, which asks again and flags it.
+                if let row = decoder.plainCoordinate(b, span.range, noQuotes: noQuotes),
+                   case .success(let placemark) = Result(catching: { () throws(GeocoderError) in
+                       try lookup.placemark(for: row.coordinate, datum: datum)
+                   }) {
+                    if placemark?.hasAdministrativeUnit ?? false { result.found += 1 } else { result.notFound += 1 }
+                    encoder.encodePlainRow(b, span.range, fields: row.fields, placemark: placemark, cache: &cache,
+                                           into: &result.output)
+                    result.rowEnds.append(result.output.count)
+                    index += 1
+                    return
+                }
                 var record = decoder.decode(b, span.range)
                 var placemark: Placemark?
                 if let coordinate = record.coordinate {

@@ -103,7 +103,7 @@ public enum DecimalNumber {
     /// The shape nearly every coordinate has, `[+-]? digits [sep digits]` with at most 19 digits and no
     /// exponent, in one tight loop; nil for anything else (then the general pass decides, and rejects).
     @inline(__always)
-    private static func plain(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ separator: UInt8) -> Double? {
+    static func plain(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ separator: UInt8) -> Double? {
         var i = start
         let negative = p[i] == UInt8(ascii: "-")
         if negative || p[i] == UInt8(ascii: "+") { i += 1 }
