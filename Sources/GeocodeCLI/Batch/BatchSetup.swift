@@ -71,7 +71,7 @@ struct BatchSetup {
         let coordsSpec = ColumnSpec(options.coordsColumn)
         let commaPossible = delimiter != UInt8(ascii: ",")
         func isNumber(_ text: String) -> Bool {
-            DecimalNumber.parse(text) != nil || (commaPossible && DecimalComma.parse(text) != nil)
+            DecimalNumber.parse(text, decimalComma: commaPossible) != nil
         }
         let hasHeader: Bool
         if let header = options.header {
