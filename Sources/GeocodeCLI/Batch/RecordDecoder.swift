@@ -262,6 +262,17 @@ struct RecordDecoder: Sendable {
         return (.missing("the object has no key \(names)"), nil, nil)
     }
 
+    /// The latitude and longitude keys an NDJSON object has (as written), if it has both.
+    func coordinateKeys(_ b: UnsafeBufferPointer<UInt8>, _ span: Range<Int>) -> (lat: String, lon: String)? {
+        var scanner = JSONScanner(b, range: span)
+        scanner.skipWhitespace()
+        guard let members = try? scanner.objectMembers() else { return nil }
+        guard let lat = jsonValue(b, members, keys: schema.latKeys, anyCase: schema.latKeysAreDefaults).key,
+              let lon = jsonValue(b, members, keys: schema.lonKeys, anyCase: schema.lonKeysAreDefaults).key else { return nil }
+        return (String(decoding: JSONScanner.decodeString(b, lat), as: UTF8.self),
+                String(decoding: JSONScanner.decodeString(b, lon), as: UTF8.self))
+    }
+
     /// `key "lat"`, for messages.
     private func keyLabel(_ b: UnsafeBufferPointer<UInt8>, _ key: Range<Int>?) -> String {
         guard let key else { return "" }
@@ -349,8 +360,9 @@ struct RecordDecoder: Sendable {
             return .number(v, text: .bytes(raw))
         }
         record.content = .feature(members: members, properties: properties, position: (lon: position[0].1, lat: position[1].1))
-        switch CoordinateCheck.coordinate(lat: value(position[1]), latWhere: "coordinates[1]",
-                                          lon: value(position[0]), lonWhere: "coordinates[0]") {
+        let (latIndex, lonIndex) = schema.geojsonLatFirst ? (0, 1) : (1, 0)
+        switch CoordinateCheck.coordinate(lat: value(position[latIndex]), latWhere: "coordinates[\(latIndex)]",
+                                          lon: value(position[lonIndex]), lonWhere: "coordinates[\(lonIndex)]") {
         case .success(let c): record.coordinate = c
         case .failure(let e): record.error = e.message
         }
