@@ -35,40 +35,58 @@ final class CSVFramer: RecordFramer {
     static let unframedMinimumRecords = 64
 
     /// The next chunk as ``RawChunk/Framing/lines(firstLine:)``, when the bytes ahead allow it: no quote
-    /// and no CR from the cursor to a line end about `targetBytes` on. The reader then only looks for those
-    /// two bytes and counts lines (memchr and a vectorized count: a few instructions per row), instead of
-    /// finding each record: with 2 workers, per-row work on the one reader thread caps the speed-up.
-    /// Nil: a quote or CR comes too soon; the state machine below cuts this chunk.
+    /// and no CR from the cursor to a line end about `targetBytes` on (or `maxRecords` lines on, as for a
+    /// framed chunk: a pipe that delivers fewer bytes than `targetBytes` still gets its chunks). The
+    /// reader then only looks for those two bytes and counts lines (memchr and 8 bytes at a time: a few
+    /// instructions a row), instead of finding each record: with 2 workers, per-row work on the one
+    /// reader thread caps the speed-up. Nil: a quote or CR comes too soon; the state machine below cuts
+    /// this chunk.
     private func unframedChunk(targetBytes: Int, maxRecords: Int) throws(CLIError) -> RawChunk? {
-        while input.count - input.cursor < targetBytes, try input.fill() {}
-        let start = input.cursor
-        let limit = min(input.count, start + targetBytes)
-        guard limit > start else { return nil }
-        let atEnd = input.isAtEOF && limit == input.count
+        // Offsets from the cursor (the chunk's start), which stay valid when fill() moves the buffer.
+        var counted = 0, lines = 0
         var cut: (end: Int, lines: Int)?
-        input.withBytes { b in
-            let p = b.baseAddress!
-            let stop = Self.nextQuoteOrCR(p, from: start, to: limit)
-            var end: Int
-            if atEnd && stop == limit {
-                end = limit   // the rest of the input, its last line with or without an LF
-            } else {
-                // Just after the last LF before the quote or CR (lines are short: a short walk back).
+        while cut == nil {
+            let available = input.count - input.cursor
+            let regionEnd = min(available, targetBytes)
+            var stop = regionEnd
+            var quit = false
+            input.withBytes { b in
+                let p = b.baseAddress! + input.cursor
+                stop = Self.nextQuoteOrCR(p, from: counted, to: regionEnd)
+                let (n, capped) = Self.countLines(p, from: counted, to: stop, limit: maxRecords - lines)
+                if let capped {
+                    cut = (capped, maxRecords)
+                    return
+                }
+                lines += n
+                counted = stop
+                guard stop < regionEnd || regionEnd == targetBytes else { return }
+                // A quote or CR, or the target size: end just after the last LF before it (lines are
+                // short: a short walk back). A quote early in the chunk: the framer below takes the
+                // quoted part as one chunk, so a file with quotes in every row does not turn into tiny ones.
                 var i = stop
-                while i > start && p[i - 1] != 0x0A { i -= 1 }
-                end = i
-                // A quote early in the chunk: the framer below handles the quoted part as one chunk, so
-                // a file with quotes in every row does not turn into tiny chunks.
-                if end == start || (stop < limit && end - start < targetBytes / 2) { return }
+                while i > 0 && p[i - 1] != 0x0A { i -= 1 }
+                if i == 0 || (stop < regionEnd && i < targetBytes / 2) {
+                    quit = true
+                } else {
+                    cut = (i, lines)
+                }
             }
-            let (lines, capped) = Self.countLines(p, from: start, to: end, limit: maxRecords)
-            cut = (capped ?? end, lines)
+            if quit { return nil }
+            if cut != nil { break }
+            if try !input.fill() {
+                // End of input: the rest, its last line with or without an LF.
+                let rest = input.count - input.cursor
+                guard rest > 0 else { return nil }
+                cut = (rest, lines)
+            }
         }
-        guard let (end, lines) = cut else { return nil }
+        let (end, count) = cut!
         let firstLine = line
-        line += lines
-        input.cursor = end
-        let bytes = input.take(upTo: end)
+        line += count
+        let endIndex = input.cursor + end
+        input.cursor = endIndex
+        let bytes = input.take(upTo: endIndex)
         return RawChunk(sequence: 0, bytes: bytes, framing: .lines(firstLine: firstLine), inputOffset: input.offset)
     }
 
