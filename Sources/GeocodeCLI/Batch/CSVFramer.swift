@@ -42,52 +42,59 @@ final class CSVFramer: RecordFramer {
     /// reader thread caps the speed-up. Nil: a quote or CR comes too soon; the state machine below cuts
     /// this chunk.
     private func unframedChunk(targetBytes: Int, maxRecords: Int) throws(CLIError) -> RawChunk? {
-        // Offsets from the cursor (the chunk's start), which stay valid when fill() moves the buffer.
-        var counted = 0, lines = 0
-        var cut: (end: Int, lines: Int)?
-        while cut == nil {
-            let available = input.count - input.cursor
-            let regionEnd = min(available, targetBytes)
-            var stop = regionEnd
-            var quit = false
-            input.withBytes { b in
-                let p = b.baseAddress! + input.cursor
-                stop = Self.nextQuoteOrCR(p, from: counted, to: regionEnd)
-                let (n, capped) = Self.countLines(p, from: counted, to: stop, limit: maxRecords - lines)
-                if let capped {
-                    cut = (capped, maxRecords)
-                    return
+        while true {
+            // Offsets from the cursor (the chunk's start), which stay valid when fill() moves the buffer.
+            var counted = 0, lines = 0
+            var cut: (end: Int, lines: Int)?
+            while cut == nil {
+                let available = input.count - input.cursor
+                let regionEnd = min(available, targetBytes)
+                var stop = regionEnd
+                var quit = false
+                input.withBytes { b in
+                    let p = b.baseAddress! + input.cursor
+                    stop = Self.nextQuoteOrCR(p, from: counted, to: regionEnd)
+                    let (n, capped) = Self.countLines(p, from: counted, to: stop, limit: maxRecords - lines)
+                    if let capped {
+                        cut = (capped, maxRecords)
+                        return
+                    }
+                    lines += n
+                    counted = stop
+                    guard stop < regionEnd || regionEnd == targetBytes else { return }
+                    // A quote or CR, or the target size: end just after the last LF before it (lines are
+                    // short: a short walk back). A quote early in the chunk: the framer below takes the
+                    // quoted part as one chunk, so a file with quotes in every row does not turn into tiny ones.
+                    var i = stop
+                    while i > 0 && p[i - 1] != 0x0A { i -= 1 }
+                    if i == 0 || (stop < regionEnd && i < targetBytes / 2) {
+                        quit = true
+                    } else {
+                        cut = (i, lines)
+                    }
                 }
-                lines += n
-                counted = stop
-                guard stop < regionEnd || regionEnd == targetBytes else { return }
-                // A quote or CR, or the target size: end just after the last LF before it (lines are
-                // short: a short walk back). A quote early in the chunk: the framer below takes the
-                // quoted part as one chunk, so a file with quotes in every row does not turn into tiny ones.
-                var i = stop
-                while i > 0 && p[i - 1] != 0x0A { i -= 1 }
-                if i == 0 || (stop < regionEnd && i < targetBytes / 2) {
-                    quit = true
-                } else {
-                    cut = (i, lines)
+                if quit { return nil }
+                if cut != nil { break }
+                if try !input.fill() {
+                    // End of input: the rest, its last line with or without an LF.
+                    let rest = input.count - input.cursor
+                    guard rest > 0 else { return nil }
+                    cut = (rest, lines)
                 }
             }
-            if quit { return nil }
-            if cut != nil { break }
-            if try !input.fill() {
-                // End of input: the rest, its last line with or without an LF.
-                let rest = input.count - input.cursor
-                guard rest > 0 else { return nil }
-                cut = (rest, lines)
+            let (end, count) = cut!
+            let firstLine = line
+            line += count
+            let endIndex = input.cursor + end
+            input.cursor = endIndex
+            if end == count {
+                // Only empty lines: no record, so no chunk (as the state machine skips them); go on after them.
+                input.discard()
+                continue   // a loop, not a call: a file of blank lines is a long run of them
             }
+            let bytes = input.take(upTo: endIndex)
+            return RawChunk(sequence: 0, bytes: bytes, framing: .lines(firstLine: firstLine), inputOffset: input.offset)
         }
-        let (end, count) = cut!
-        let firstLine = line
-        line += count
-        let endIndex = input.cursor + end
-        input.cursor = endIndex
-        let bytes = input.take(upTo: endIndex)
-        return RawChunk(sequence: 0, bytes: bytes, framing: .lines(firstLine: firstLine), inputOffset: input.offset)
     }
 
     /// LFs in `from..<to`; when they reach `limit`, also the index just after the `limit`-th (the count is

@@ -74,6 +74,21 @@ import Testing
         #expect(got.contains { $0.0 == "17,\"4\n8\",2" })
     }
 
+    /// Runs of empty lines alone (at the end, or longer than a chunk) make no chunk without records.
+    @Test(arguments: [(1 << 20, 4096), (5, 64)])
+    func csvUnframedBlankRunsMakeNoEmptyChunk(readSize: Int, chunkBytes: Int) throws {
+        let text = "lat,lon\n1,2\n" + String(repeating: "\n", count: 10_000) + "3,4\n" + String(repeating: "\n", count: 300)
+        let framer = CSVFramer(input: try input(text, readSize: readSize), delimiter: UInt8(ascii: ","))
+        _ = try framer.nextChunk(targetBytes: 1, maxRecords: 1)
+        var got: [(String, Int)] = []
+        while let chunk = try framer.nextChunk(targetBytes: chunkBytes, maxRecords: 100) {
+            #expect(!chunk.records.isEmpty)
+            for r in chunk.records { got.append((String(decoding: chunk.bytes[r.range], as: UTF8.self), r.line)) }
+        }
+        #expect(got.map(\.0) == ["1,2", "3,4"])
+        #expect(got.map(\.1) == [2, 10_003])
+    }
+
     @Test func lineCountMatchesBruteForce() {
         var bytes: [UInt8] = []
         var generator = SystemRandomNumberGenerator()
