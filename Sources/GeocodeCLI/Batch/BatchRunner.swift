@@ -57,6 +57,8 @@ struct BatchRunner {
         for notice in setup.notices { context.stderr.write("geocode: warning: \(notice)\n") }
         if let sample = setup.sample, let warning = ColumnGuess.warning(sample: sample, schema: setup.schema, lookup: lookup) {
             context.stderr.write("geocode: warning: \(warning)\n")
+        } else if setup.sample == nil, let warning = ColumnGuess.warning(json: setup.pending, schema: setup.schema, lookup: lookup) {
+            context.stderr.write("geocode: warning: \(warning)\n")
         }
         // The output is created only now that everything that can be checked up front has been.
         let sink = try openSink()

@@ -26,6 +26,8 @@ struct BatchSchema: Sendable {
     var coordsColumn: Int?
     /// `--lon-first`: a pair column (and headerless default columns) give longitude first.
     var lonFirst = false
+    /// GeoJSON positions read as `[lat, lon]`: only the swapped-coordinates check tries this (no option).
+    var geojsonLatFirst = false
     /// The header record exactly as read (without its line end): delimited output repeats it byte for byte.
     var headerRecord: [UInt8]?
     /// Output header for headerless input (names for the input columns, then the added ones); nil with

@@ -71,7 +71,7 @@ struct BatchSetup {
         let coordsSpec = ColumnSpec(options.coordsColumn)
         let commaPossible = delimiter != UInt8(ascii: ",")
         func isNumber(_ text: String) -> Bool {
-            DecimalNumber.parse(text) != nil || (commaPossible && DecimalComma.parse(text) != nil)
+            DecimalNumber.parse(text, decimalComma: commaPossible) != nil
         }
         let hasHeader: Bool
         if let header = options.header {
@@ -231,7 +231,18 @@ struct BatchSetup {
                 break
             }
         }
+        try readAhead(framer, into: &pending, options: options)
         return BatchSetup(framer: framer, schema: schema, pending: pending, preamble: [], closing: { _ in [] })
+    }
+
+    /// Up to ``ColumnGuess/rows`` records for the swapped-coordinates check, from a file only: a pipe may
+    /// be a live feed, whose first records must not wait for a thousand more (it gets the check over what
+    /// was read already).
+    private static func readAhead(_ framer: any RecordFramer, into pending: inout [RawChunk], options: BatchOptions) throws(CLIError) {
+        guard options.sampleWaits else { return }
+        while pending.count < ColumnGuess.rows, let chunk = try framer.nextChunk(targetBytes: 1, maxRecords: 1) {
+            pending.append(chunk)
+        }
     }
 
     /// A key of the first object that holds a coordinate word among others (`pickup_latitude`), when
@@ -283,6 +294,7 @@ struct BatchSetup {
                 }
             }
         }
+        try readAhead(framer, into: &pending, options: options)
         let sameFormat = schema.output == .geojson
         return BatchSetup(framer: framer, schema: schema, pending: pending, preamble: sameFormat ? prefix : [],
                           closing: { trailer in sameFormat ? [0x0A] + trailer + (trailer.last == 0x0A ? [] : [0x0A]) : [] })

@@ -31,10 +31,31 @@ struct ChunkProcessor: Sendable {
         var result = ProcessedChunk(sequence: chunk.sequence, output: [], rowEnds: [], problems: [], notices: [],
                                     inputOffset: chunk.inputOffset)
         // Output rows are usually a bit longer than input rows; one reservation avoids most regrowth.
-        result.output.reserveCapacity(chunk.bytes.count + chunk.records.count * 48 + 64)
-        result.rowEnds.reserveCapacity(chunk.records.count)
+        let expectedRows: Int
+        switch chunk.framing {
+        case .spans(let spans): expectedRows = spans.count
+        case .lines: expectedRows = chunk.bytes.count / 16 + 1
+        }
+        result.output.reserveCapacity(chunk.bytes.count + expectedRows * 48 + 64)
+        result.rowEnds.reserveCapacity(expectedRows)
+        let noQuotes: Bool
+        if case .lines = chunk.framing { noQuotes = true } else { noQuotes = false }
         chunk.bytes.withUnsafeBufferPointer { b in
-            for (index, span) in chunk.records.enumerated() {
+            var index = 0
+            chunk.forEachRecord(in: b) { span in
+                // Nearly every row: a plain row with a good coordinate, carried verbatim (no record built).
+                // A lookup error sends the row to the general path, which asks again and flags it.
+                if let row = decoder.plainCoordinate(b, span.range, noQuotes: noQuotes),
+                   case .success(let placemark) = Result(catching: { () throws(GeocoderError) in
+                       try lookup.placemark(for: row.coordinate, datum: datum)
+                   }) {
+                    if placemark?.hasAdministrativeUnit ?? false { result.found += 1 } else { result.notFound += 1 }
+                    encoder.encodePlainRow(b, span.range, fields: row.fields, placemark: placemark, cache: &cache,
+                                           into: &result.output)
+                    result.rowEnds.append(result.output.count)
+                    index += 1
+                    return
+                }
                 var record = decoder.decode(b, span.range)
                 var placemark: Placemark?
                 if let coordinate = record.coordinate {
@@ -55,6 +76,7 @@ struct ChunkProcessor: Sendable {
                 encoder.encode(b, record, placemark: placemark, first: chunk.sequence == 0 && index == 0,
                                line: span.line, notices: &result.notices, cache: &cache, into: &result.output)
                 result.rowEnds.append(result.output.count)
+                index += 1
             }
         }
         return result

@@ -5,13 +5,18 @@ import GeoModel
 ///
 /// Keyed by the placemark's identity (its storage object): the engine answers each thread with that
 /// thread's own copy of a unit's placemark, so every row in one unit hits the same entry. An entry keeps
-/// its placemark alive, so no other placemark can take its identity while it is cached. Direct-mapped
-/// (a colliding placemark replaces the entry) and bounded: memory stays flat whatever the input.
+/// its placemark alive, so no other placemark can take its identity while it is cached. Two-way
+/// set-associative (a new placemark evicts the older of its set's two) and bounded: memory stays flat
+/// whatever the input. Sized for the world job: with the time zones and localities, 1 M uniform points
+/// meet tens of thousands of distinct placemarks (one per unit, zone and locality combination), and a
+/// miss costs some 4,000 instructions (callgrind: a 16 k direct-mapped table missed on 9 % of the rows
+/// of 200 k, 380 instructions a row on average).
 /// Owned by one worker thread (never shared, so no lock and no shared reference count).
 struct PlacemarkBytesCache {
-    private static let slots = 1 << 14   // the hash's top 14 bits; more than the world's admin-1 units
+    private static let setBits = 15
+    private static let slots = 2 << setBits   // two entries per set: ~3 MB of tables per worker
     /// Bytes held at most; past this the cache starts over.
-    private static let arenaLimit = 4 << 20
+    private static let arenaLimit = 16 << 20
 
     private var identities: [ObjectIdentifier?]
     private var placemarks: [Placemark?]
@@ -48,15 +53,24 @@ struct PlacemarkBytesCache {
             return
         }
         let identity = placemark.storageIdentity
-        // The object's address, spread over the slots (Fibonacci hashing: allocations are 16-byte aligned).
-        let slot = Int(truncatingIfNeeded: (UInt64(UInt(bitPattern: identity)) &* 0x9E37_79B9_7F4A_7C15) >> 50)
+        // The object's address, spread over the sets (Fibonacci hashing: allocations are 16-byte aligned).
+        let set = Int(truncatingIfNeeded: (UInt64(UInt(bitPattern: identity)) &* 0x9E37_79B9_7F4A_7C15) >> (64 - Self.setBits))
+        var slot = set << 1
         if identities[slot] != identity {
-            if arena.count > Self.arenaLimit { clear() }
-            let start = arena.count
-            encode(placemark, &arena)
-            identities[slot] = identity
-            placemarks[slot] = placemark
-            ranges[slot] = start..<arena.count
+            if identities[slot | 1] == identity {
+                slot |= 1
+            } else {
+                // A miss: the newest entry goes first, the one it displaces second, the older one out.
+                if arena.count > Self.arenaLimit { clear() }
+                identities[slot | 1] = identities[slot]
+                placemarks[slot | 1] = placemarks[slot]
+                ranges[slot | 1] = ranges[slot]
+                let start = arena.count
+                encode(placemark, &arena)
+                identities[slot] = identity
+                placemarks[slot] = placemark
+                ranges[slot] = start..<arena.count
+            }
         }
         let range = ranges[slot]
         arena.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }

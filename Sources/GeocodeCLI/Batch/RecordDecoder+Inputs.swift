@@ -4,7 +4,7 @@ extension RecordDecoder {
     /// A coordinate value's number, with a decimal comma when the schema says so.
     @inline(__always)
     func number(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
-        schema.decimalComma ? DecimalComma.parse(bytes) : DecimalNumber.parse(bytes)
+        DecimalNumber.parse(bytes, decimalComma: schema.decimalComma)
     }
 
     func number(_ text: String) -> Double? {

@@ -107,6 +107,77 @@ struct RecordDecoder: Sendable {
         return record
     }
 
+    /// A plain row's coordinate and field count, without a ``DecodedRecord``: the worker's fused path for
+    /// rows carried verbatim (``carriesRowsVerbatim``). Nil for anything else: a quote, a field with a
+    /// space at either end, too few or too many fields, a number in any other shape than
+    /// `[+-]digits[.digits]` (e.g. an exponent), a coordinate out of range. The row then takes
+    /// ``decode(_:_:)``, which gives the same answer or the message, so this path only has to be right
+    /// when it answers. `noQuotes`: the chunk holds no quote (an unframed chunk), so none is looked for.
+    @inline(__always)
+    func plainCoordinate(_ b: UnsafeBufferPointer<UInt8>, _ span: Range<Int>, noQuotes: Bool) -> PlainRow? {
+        guard carriesRowsVerbatim else { return nil }
+        let delimiter = schema.delimiter, space = UInt8(ascii: " ")
+        let latColumn = schema.latColumn, lonColumn = schema.lonColumn, columnCount = schema.columnCount
+        let p = b.baseAddress!
+        var lat = 0..<0, lon = 0..<0
+        var field = 0, start = span.lowerBound
+        let end = span.upperBound
+        while true {
+            let i = noQuotes ? Self.nextByte(delimiter, p, from: start, to: end)
+                             : Self.nextByteOrQuote(delimiter, p, from: start, to: end)
+            if i < 0 { return nil }   // a quote
+            if i > start && (p[start] == space || p[i - 1] == space) { return nil }
+            if field == latColumn { lat = start..<i } else if field == lonColumn { lon = start..<i }
+            field += 1
+            if i >= end { break }
+            start = i + 1
+        }
+        guard field <= columnCount, field > latColumn, field > lonColumn,
+              !lat.isEmpty, !lon.isEmpty else { return nil }
+        let separator = schema.decimalComma ? UInt8(ascii: ",") : UInt8(ascii: ".")
+        guard let la = DecimalNumber.plain(p, lat.lowerBound, lat.upperBound, separator),
+              let lo = DecimalNumber.plain(p, lon.lowerBound, lon.upperBound, separator),
+              abs(la) <= 90, abs(lo) <= 180 else { return nil }
+        return PlainRow(coordinate: Coordinate(latitude: la, longitude: lo), fields: field)
+    }
+
+    /// What ``plainCoordinate(_:_:noQuotes:)`` finds.
+    struct PlainRow {
+        var coordinate: Coordinate
+        var fields: Int
+    }
+
+    /// The index of the first `byte` in `from..<to`, or `to`. Eight bytes at a time: fields are ~10 bytes,
+    /// so this is one or two steps where a byte loop takes ten.
+    @inline(__always)
+    static func nextByte(_ byte: UInt8, _ p: UnsafePointer<UInt8>, from: Int, to: Int) -> Int {
+        let pattern = UInt64(byte) &* 0x0101_0101_0101_0101
+        let raw = UnsafeRawPointer(p)
+        var i = from
+        while i + 8 <= to {
+            let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) ^ pattern
+            // The lowest set high bit marks the first zero byte exactly (bits above it may be false hits).
+            let hits = (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080
+            if hits != 0 { return i + hits.trailingZeroBitCount >> 3 }
+            i += 8
+        }
+        while i < to && p[i] != byte { i += 1 }
+        return i
+    }
+
+    /// ``nextByte(_:_:from:to:)`` that also stops at a quote: -1 when a quote comes first.
+    @inline(__always)
+    static func nextByteOrQuote(_ byte: UInt8, _ p: UnsafePointer<UInt8>, from: Int, to: Int) -> Int {
+        var i = from
+        while i < to {
+            let c = p[i]
+            if c == byte { return i }
+            if c == UInt8(ascii: "\"") { return -1 }
+            i += 1
+        }
+        return i
+    }
+
     /// THE place where a coordinate's text becomes a number, for every input format (a field's bytes, a
     /// JSON number's, a JSON string's content): `--decimal-comma` is honoured here.
     @inline(__always)
@@ -189,6 +260,17 @@ struct RecordDecoder: Sendable {
         }
         let names = keys.map { "\"\(String(decoding: $0, as: UTF8.self))\"" }.joined(separator: ", ")
         return (.missing("the object has no key \(names)"), nil, nil)
+    }
+
+    /// The latitude and longitude keys an NDJSON object has (as written), if it has both.
+    func coordinateKeys(_ b: UnsafeBufferPointer<UInt8>, _ span: Range<Int>) -> (lat: String, lon: String)? {
+        var scanner = JSONScanner(b, range: span)
+        scanner.skipWhitespace()
+        guard let members = try? scanner.objectMembers() else { return nil }
+        guard let lat = jsonValue(b, members, keys: schema.latKeys, anyCase: schema.latKeysAreDefaults).key,
+              let lon = jsonValue(b, members, keys: schema.lonKeys, anyCase: schema.lonKeysAreDefaults).key else { return nil }
+        return (String(decoding: JSONScanner.decodeString(b, lat), as: UTF8.self),
+                String(decoding: JSONScanner.decodeString(b, lon), as: UTF8.self))
     }
 
     /// `key "lat"`, for messages.
@@ -278,8 +360,9 @@ struct RecordDecoder: Sendable {
             return .number(v, text: .bytes(raw))
         }
         record.content = .feature(members: members, properties: properties, position: (lon: position[0].1, lat: position[1].1))
-        switch CoordinateCheck.coordinate(lat: value(position[1]), latWhere: "coordinates[1]",
-                                          lon: value(position[0]), lonWhere: "coordinates[0]") {
+        let (latIndex, lonIndex) = schema.geojsonLatFirst ? (0, 1) : (1, 0)
+        switch CoordinateCheck.coordinate(lat: value(position[latIndex]), latWhere: "coordinates[\(latIndex)]",
+                                          lon: value(position[lonIndex]), lonWhere: "coordinates[\(lonIndex)]") {
         case .success(let c): record.coordinate = c
         case .failure(let e): record.error = e.message
         }

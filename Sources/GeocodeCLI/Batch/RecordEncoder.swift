@@ -171,6 +171,22 @@ struct RecordEncoder: Sendable {
         appendLineEnding(&out)
     }
 
+    /// The output row of a plain row that geocoded without error (``RecordDecoder/plainCoordinate(_:_:noQuotes:)``):
+    /// what ``encodeDelimited`` writes for a `.plainRow` record with no error, without building one.
+    @inline(__always)
+    func encodePlainRow(_ b: UnsafeBufferPointer<UInt8>, _ span: Range<Int>, fields: Int, placemark: Placemark?,
+                        cache: inout PlacemarkBytesCache, into out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: b[span]))
+        let columnCount = carriedCells
+        if fields < columnCount {
+            for _ in fields..<columnCount { out.append(delimiter) }
+        }
+        if columnCount > 0 && hasFields { out.append(delimiter) }
+        cache.append(placemark, to: &out)
+        if columnCount > 0 || hasFields { out.append(delimiter) }
+        appendLineEnding(&out)
+    }
+
     private static let idKey = Array("id".utf8)
 
     @inline(__always)

@@ -2,27 +2,17 @@ import CZlib
 
 /// One zlib deflate stream writing a single gzip member, owned here from `deflateInit2` to `deflateEnd`.
 final class GzipDeflater {
-    private let stream: UnsafeMutablePointer<z_stream>
+    private let owner: ZlibStream
+    private var stream: UnsafeMutablePointer<z_stream> { owner.pointer }
     private var output = [UInt8](repeating: 0, count: 256 << 10)
 
     /// `level` 1...9; 6 is gzip's own default (a fair trade: most of 9's size at a fraction of its time).
     init(level: Int32 = 6) throws(CompressionError) {
-        stream = .allocate(capacity: 1)
-        stream.initialize(to: z_stream())
         // 16 + 15: write a gzip header and trailer; memLevel 8 is zlib's default.
-        let status = deflateInit2_(stream, level, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY,
-                                   ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
-        guard status == Z_OK else {
-            stream.deinitialize(count: 1)
-            stream.deallocate()
-            throw CompressionError(kind: .setup, operation: "deflateInit2", message: "zlib status \(status)")
-        }
-    }
-
-    deinit {
-        deflateEnd(stream)
-        stream.deinitialize(count: 1)
-        stream.deallocate()
+        owner = try ZlibStream(operation: "deflateInit2",
+                               start: { deflateInit2_($0, level, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY,
+                                                      ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) },
+                               end: { deflateEnd($0) })
     }
 
     /// Compresses `bytes`; `emit` receives compressed output as it fills up.

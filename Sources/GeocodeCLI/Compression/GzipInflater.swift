@@ -6,24 +6,14 @@ import CZlib
 /// and calls ``reset()``. zlib checks each member's CRC-32 and length itself; a mismatch is
 /// ``CompressionError/Kind/corrupt``.
 final class GzipInflater {
-    private let stream: UnsafeMutablePointer<z_stream>
+    private let owner: ZlibStream
+    private var stream: UnsafeMutablePointer<z_stream> { owner.pointer }
 
     init() throws(CompressionError) {
-        stream = .allocate(capacity: 1)
-        stream.initialize(to: z_stream())
         // 16 + 15: a gzip wrapper (not zlib, not raw deflate) with the largest window.
-        let status = inflateInit2_(stream, 16 + MAX_WBITS, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
-        guard status == Z_OK else {
-            stream.deinitialize(count: 1)
-            stream.deallocate()
-            throw CompressionError(kind: .setup, operation: "inflateInit2", message: "zlib status \(status)")
-        }
-    }
-
-    deinit {
-        inflateEnd(stream)
-        stream.deinitialize(count: 1)
-        stream.deallocate()
+        owner = try ZlibStream(operation: "inflateInit2",
+                               start: { inflateInit2_($0, 16 + MAX_WBITS, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) },
+                               end: { inflateEnd($0) })
     }
 
     /// Bytes of the current member consumed so far.
@@ -63,5 +53,5 @@ final class GzipInflater {
         }
     }
 
-    private var message: String? { stream.pointee.msg.map { String(cString: $0) } }
+    private var message: String? { owner.message }
 }

@@ -21,7 +21,7 @@ struct CoordinatePair: Equatable, Sendable {
     private static func plainPair(_ text: String, decimalComma: Bool) -> (Double, Double)? {
         func number(_ s: Substring) -> Double? {
             let t = String(s).trimmingSpaces
-            return decimalComma ? DecimalComma.parse(t) : DecimalNumber.parse(t)
+            return DecimalNumber.parse(t, decimalComma: decimalComma)
         }
         let semicolons = text.split(separator: ";", omittingEmptySubsequences: false)
         if semicolons.count == 2 {

@@ -15,8 +15,10 @@ public enum DecimalNumber {
     /// Longest number accepted (after trimming). Real coordinates are under 30 characters.
     static let maxLength = 100
 
-    /// The value of `bytes`, or nil when they are not a decimal number. `decimalComma`: the fraction is
-    /// separated by `,` instead of `.` (`48,8566`).
+    /// The value of `bytes`, or nil when they are not a decimal number. `decimalComma`: the fraction may
+    /// also be separated by `,` (`48,8566`), as European spreadsheets write it; still at most one
+    /// separator, so `48`, `48.85` and `1e3` read as always, and `1.234,5` or `1,2,3` are not numbers.
+    /// The one parser of every coordinate path, decimal comma or not.
     public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, decimalComma: Bool = false) -> Double? {
         var start = 0, end = bytes.count
         while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
@@ -48,7 +50,7 @@ public enum DecimalNumber {
             digits += 1
             i += 1
         }
-        if i < end, bytes[i] == separator {
+        if i < end, bytes[i] == UInt8(ascii: ".") || bytes[i] == separator {
             i += 1
             while i < end, isDigit(bytes[i]) {
                 let d = bytes[i] &- 0x30
@@ -93,7 +95,7 @@ public enum DecimalNumber {
         return withUnsafeTemporaryAllocation(of: CChar.self, capacity: length + 1) { buffer -> Double? in
             for k in 0..<length {
                 let c = bytes[start + k]
-                buffer[k] = CChar(bitPattern: c == separator ? UInt8(ascii: ".") : c)
+                buffer[k] = CChar(bitPattern: c == UInt8(ascii: ",") ? UInt8(ascii: ".") : c)
             }
             buffer[length] = 0
             return strtod(buffer.baseAddress!, nil)
@@ -103,7 +105,7 @@ public enum DecimalNumber {
     /// The shape nearly every coordinate has, `[+-]? digits [sep digits]` with at most 19 digits and no
     /// exponent, in one tight loop; nil for anything else (then the general pass decides, and rejects).
     @inline(__always)
-    private static func plain(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ separator: UInt8) -> Double? {
+    static func plain(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ separator: UInt8) -> Double? {
         var i = start
         let negative = p[i] == UInt8(ascii: "-")
         if negative || p[i] == UInt8(ascii: "+") { i += 1 }

@@ -335,6 +335,47 @@ import Testing
         #expect(!r.err.contains("warning"), "\(r.err)")
     }
 
+    @Test func swappedNDJSONKeysAreWarnedAboutOnceAndFixedByNamingThem() async throws {
+        // As written: no object gives a place (lon 45.5 is in no country of the grid, lat 120.5 is out of
+        // range); with the keys the other way round all three do.
+        let asIs = try await run(["swapped-keys.ndjson", "--fields", "country"])
+        #expect(asIs.status == 0)
+        let warnings = asIs.err.split(separator: "\n").filter { $0.hasPrefix("geocode: warning:") }
+        #expect(warnings.count == 1, "\(asIs.err)")
+        #expect(warnings.first?.contains("none of the first 3 objects gives a place") == true, "\(asIs.err)")
+        #expect(warnings.first?.contains("3 of 3 do: if that is how the file is laid out, add --lat-col lon --lon-col lat") == true,
+                "\(asIs.err)")
+        #expect(asIs.out.split(separator: "\n").count == 3)   // the run goes on as asked: one row per object
+        let fixed = try await run(["swapped-keys.ndjson", "--fields", "country", "--lat-col", "lon", "--lon-col", "lat"])
+        #expect(!fixed.err.contains("warning"), "\(fixed.err)")
+        let countries = try fixed.out.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])["country"] as? String
+        }
+        #expect(countries == ["Testland", "Gridonia", "Testland"])
+    }
+
+    @Test func latLonGeoJSONPositionsAreWarnedAbout() async throws {
+        let r = try await run(["lat-lon-points.geojson", "--fields", "country", "-F", "csv"])
+        #expect(r.status == 0)
+        let warnings = r.err.split(separator: "\n").filter { $0.hasPrefix("geocode: warning:") }
+        #expect(warnings.count == 1, "\(r.err)")
+        #expect(warnings.first?.contains("none of the first 3 features gives a place") == true, "\(r.err)")
+        #expect(warnings.first?.contains("with the Point coordinates read as [lat, lon], 3 of 3 do") == true, "\(r.err)")
+        #expect(warnings.first?.contains("GeoJSON's order is [lon, lat]") == true, "\(r.err)")
+        // Nothing is changed: the positions are read as RFC 7946 says, so no country.
+        let rows = DelimitedRows.parse(r.out)
+        #expect(rows.count == 4)
+        #expect(rows.dropFirst().map { $0[4] } == ["", "", ""])
+    }
+
+    @Test func noWarningForJSONWhoseFirstRecordsAreFound() async throws {
+        let r = try await run(["nested.ndjson", "--lat-col", "location.lat", "--lon-col", "location.lon", "--fields", "country"])
+        #expect(!r.err.contains("warning"), "\(r.err)")
+        let ok = try await GeocodeBinary.run(["batch", "-", "--fields", "country", "-f", "ndjson"],
+                                             input: "{\"lat\":45.5,\"lon\":12.25}\n{\"lat\":12.25,\"lon\":45.5}\n")
+        #expect(!ok.err.contains("warning"), "\(ok.err)")
+    }
+
     func tool(_ path: String, _ arguments: [String]) async throws -> GeocodeBinary.Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)

@@ -46,7 +46,11 @@ import Testing
         #expect(DecimalNumber.parse("48,8566", decimalComma: true) == 48.8566)
         #expect(DecimalNumber.parse(" -2,3522 ", decimalComma: true) == -2.3522)
         #expect(DecimalNumber.parse("1,5e2", decimalComma: true) == 150)
-        #expect(DecimalNumber.parse("48.8566", decimalComma: true) == nil)
+        // A point still reads in a decimal-comma file (one parser for both: `48` and `48.85` as always);
+        // both separators in one number do not.
+        #expect(DecimalNumber.parse("48.8566", decimalComma: true) == 48.8566)
+        #expect(DecimalNumber.parse("1.234,5", decimalComma: true) == nil)
+        #expect(DecimalNumber.parse("1,234.5", decimalComma: true) == nil)
         #expect(DecimalNumber.parse("48,8566") == nil)
         // The strtod fallback gets a '.', whatever the file wrote.
         #expect(DecimalNumber.parse("0,12345678901234567890123", decimalComma: true) == strtod("0.12345678901234567890123", nil))

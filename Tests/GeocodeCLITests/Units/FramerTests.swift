@@ -38,6 +38,76 @@ import Testing
         #expect(framer.usesCRLF == true)
     }
 
+    /// LF-only text with blank lines, quoted fields (one holding an LF), a long quote-free run and no
+    /// final LF: the unframed fast path (the worker frames) must give the records and lines that the
+    /// record-by-record state machine gives, wherever reads and chunks fall.
+    @Test(arguments: [(1 << 20, 4096), (7, 300), (100, 1 << 20), (1 << 20, 1 << 20)])
+    func csvUnframedChunksMatchFramedOnes(readSize: Int, chunkBytes: Int) throws {
+        var text = "id,lat,lon\n"
+        for i in 0..<3000 {
+            switch i % 997 {
+            case 5: text += "\n\n"
+            case 17: text += "\(i),\"4\n8\",2\n"
+            case 400: text += "\"q\(i)\",1,2\n"
+            default: text += "\(i),\(i % 90).5,-\(i % 180).25\n"
+            }
+        }
+        text += "last,1,2"
+        let expected = try records(CSVFramer(input: try input(text, readSize: readSize), delimiter: UInt8(ascii: ",")),
+                                   chunkBytes: chunkBytes, chunkRecords: 1)
+        let framer = CSVFramer(input: try input(text, readSize: readSize), delimiter: UInt8(ascii: ","))
+        var got: [(String, Int)] = []
+        var unframed = 0
+        // The header alone first, as the setup reads it (this decides the line ending).
+        let header = try #require(try framer.nextChunk(targetBytes: 1, maxRecords: 1))
+        got.append((String(decoding: header.bytes[header.records[0].range], as: UTF8.self), header.records[0].line))
+        while let chunk = try framer.nextChunk(targetBytes: chunkBytes, maxRecords: 500) {
+            if case .lines = chunk.framing { unframed += 1 }
+            #expect(chunk.records.count <= 500)
+            for record in chunk.records { got.append((String(decoding: chunk.bytes[record.range], as: UTF8.self), record.line)) }
+        }
+        #expect(unframed > 0)
+        #expect(got.count == expected.count)
+        #expect(got.map(\.0) == expected.map(\.0))
+        #expect(got.map(\.1) == expected.map(\.1))
+        #expect(got.last?.0 == "last,1,2")
+        #expect(got.contains { $0.0 == "17,\"4\n8\",2" })
+    }
+
+    /// Runs of empty lines alone (at the end, or longer than a chunk) make no chunk without records.
+    @Test(arguments: [(1 << 20, 4096), (5, 64)])
+    func csvUnframedBlankRunsMakeNoEmptyChunk(readSize: Int, chunkBytes: Int) throws {
+        let text = "lat,lon\n1,2\n" + String(repeating: "\n", count: 10_000) + "3,4\n" + String(repeating: "\n", count: 300)
+        let framer = CSVFramer(input: try input(text, readSize: readSize), delimiter: UInt8(ascii: ","))
+        _ = try framer.nextChunk(targetBytes: 1, maxRecords: 1)
+        var got: [(String, Int)] = []
+        while let chunk = try framer.nextChunk(targetBytes: chunkBytes, maxRecords: 100) {
+            #expect(!chunk.records.isEmpty)
+            for r in chunk.records { got.append((String(decoding: chunk.bytes[r.range], as: UTF8.self), r.line)) }
+        }
+        #expect(got.map(\.0) == ["1,2", "3,4"])
+        #expect(got.map(\.1) == [2, 10_003])
+    }
+
+    @Test func lineCountMatchesBruteForce() {
+        var bytes: [UInt8] = []
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<5000 { bytes.append(Bool.random(using: &generator) ? 0x0A : UInt8.random(in: 0...255, using: &generator)) }
+        bytes.withUnsafeBufferPointer { b in
+            for (from, to) in [(0, 5000), (3, 4097), (1, 9), (0, 0), (77, 2300)] {
+                let brute = b[from..<to].filter { $0 == 0x0A }.count
+                #expect(CSVFramer.countLines(b.baseAddress!, from: from, to: to, limit: Int.max).count == brute)
+                guard brute > 2 else { continue }
+                let limit = brute / 2
+                let (count, cappedAt) = CSVFramer.countLines(b.baseAddress!, from: from, to: to, limit: limit)
+                #expect(count == limit)
+                let end = try! #require(cappedAt)
+                #expect(b[end - 1] == 0x0A)
+                #expect(b[from..<end].filter { $0 == 0x0A }.count == limit)
+            }
+        }
+    }
+
     @Test(arguments: geometries)
     func ndjsonLinesSkipBlanks(readSize: Int, chunkBytes: Int, chunkRecords: Int) throws {
         let text = "{\"a\":1}\r\n\n   \n{\"b\":\"x\\ny\"}\nlast"

@@ -90,12 +90,12 @@ import Testing
     }
 
     @Test func decimalComma() {
-        #expect(DecimalComma.parse("48,8566") == 48.8566)
-        #expect(DecimalComma.parse("-0,5") == -0.5)
-        #expect(DecimalComma.parse("48") == 48)
-        #expect(DecimalComma.parse("48.5") == 48.5)
-        #expect(DecimalComma.parse(" 12,25 ") == 12.25)
-        for bad in ["1,2,3", "1.234,5", "1,2.3", ",", "abc"] { #expect(DecimalComma.parse(bad) == nil, "\(bad)") }
+        #expect(DecimalNumber.parse("48,8566", decimalComma: true) == 48.8566)
+        #expect(DecimalNumber.parse("-0,5", decimalComma: true) == -0.5)
+        #expect(DecimalNumber.parse("48", decimalComma: true) == 48)
+        #expect(DecimalNumber.parse("48.5", decimalComma: true) == 48.5)
+        #expect(DecimalNumber.parse(" 12,25 ", decimalComma: true) == 12.25)
+        for bad in ["1,2,3", "1.234,5", "1,2.3", ",", "abc"] { #expect(DecimalNumber.parse(bad, decimalComma: true) == nil, "\(bad)") }
     }
 
     @Test func utf8Check() {

@@ -8,6 +8,8 @@ import TestSupport
 @Suite struct PipelineBoundaryTests {
     static let geometries: [(readSize: Int, chunkBytes: Int, chunkRecords: Int, threads: Int)] = [
         (4, 1, 1, 3), (5, 7, 2, 2), (13, 64, 3, 1), (64, 1 << 20, 1000, 4),
+        // Chunks of 64+ records go unframed (the worker finds the lines): small ones, cut everywhere.
+        (3, 50, 64, 2),
     ]
 
     @Test(arguments: GoldenCase.all, geometries.indices)
