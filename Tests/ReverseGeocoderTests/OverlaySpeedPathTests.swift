@@ -48,8 +48,13 @@ struct OverlaySpeedPathTests: Sendable {
                 let p = Coordinate(latitude: y, longitude: x)
                 guard mask.isFar(x: x, y: y) else { continue }
                 for datum in datums {
-                    let near = try g.nearestUnit(p, datum: datum, context: context)
-                    #expect(near == nil, "far point \(y), \(x) (\(datum)) has \(near?.country ?? "?") within reach")
+                    var found: String?
+                    switch try g.nearestUnit(p, datum: datum, context: context) {
+                    case .none: found = nil
+                    case .found(let near): found = near.country ?? "?"
+                    case .damaged(let damage, _): found = "damage: \(damage.reason)"
+                    }
+                    #expect(found == nil, "far point \(y), \(x) (\(datum)) has \(found ?? "") within reach")
                     checked += 1
                 }
             }
