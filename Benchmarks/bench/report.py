@@ -553,8 +553,14 @@ def further_results() -> list[str]:
         if name.endswith(".md"):
             with open(os.path.join(folder, name), encoding="utf-8") as f:
                 text = f.read().strip()
-            # One level down: each file's own title becomes a section of RESULTS.md.
-            L += ["\n".join(("#" + line) if line.startswith("#") else line for line in text.split("\n")), ""]
+            # One level down: each file's own title becomes a section of RESULTS.md (headings only: a
+            # `#` comment inside a fenced code block is the command's, and stays as written).
+            out, fenced = [], False
+            for line in text.split("\n"):
+                if line.startswith("```"):
+                    fenced = not fenced
+                out.append("#" + line if line.startswith("#") and not fenced else line)
+            L += ["\n".join(out), ""]
     return L
 
 
