@@ -167,4 +167,26 @@ struct CacheDamageTests {
             #expect(!status.contains("checksum"), "\(status)")
         }
     }
+    /// Fuzz regression (index-cache, `Corpus/index-cache/regression-negative-units`): a resealed file
+    /// whose metadata gives a layer a negative (or any wrong) unit count. A lazy load reads no placemark
+    /// yet, and every thread sized its placemark table by that count: a crash on the first query. The
+    /// count is now checked against the placemark table's size at load, lazy or not.
+    @Test(arguments: [-3, 7])
+    func aWrongUnitCountIsDamage(_ units: Int) async throws {
+        try await offPool {
+            let s = Setup("damage-units\(units)")
+            let fresh = try ReverseGeocoder(manifests: [(s.manifest, nil)], options: .init(cellSize: s.cellSize))
+            _ = try s.engine(firstUse: false)
+            var file = [UInt8](try Data(contentsOf: s.cacheFile))
+            var meta = try IndexCache.meta(ofFile: file)
+            meta.layers[0].units = units
+            try IndexCache.reseal(&file, meta: meta)
+            try Data(file).write(to: s.cacheFile)
+            let g = try s.engine(firstUse: true)
+            #expect(g.datasets[0].cacheStatus == "rebuilt (damaged: layer 0: placemark table size)")
+            let points = s.points
+            #expect(try Self.answers(g, points, datum: .gcj02) == Self.answers(fresh, points, datum: .gcj02))
+        }
+    }
 }
+

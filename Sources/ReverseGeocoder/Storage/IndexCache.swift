@@ -361,6 +361,9 @@ struct IndexCache {
             let parts = a.partRings.count - 1
             try check(parts >= 0 && a.partUnit.count == parts && a.envelopes.count == 4 * parts && a.vertices.count % 2 == 0
                       && a.vertices.count / 2 < Int(UInt32.max), "\(name): array sizes disagree")
+            // The unit count sizes every thread's placemark table: a lazy load checks no placemark yet, so
+            // the count is checked against the placemark table's size here (the fuzzer found a negative one).
+            try check(l.units >= 0 && a.slots.count == PlacemarkSlots.slotsPerPlacemark * l.units, "\(name): placemark table size")
             if !lazy, let why = polygonInconsistency(vertices: a.vertices.buffer, ringStart: a.ringStart.buffer, partRings: a.partRings.buffer,
                                                      envelopes: a.envelopes.buffer, partUnit: a.partUnit.buffer, units: l.units) {
                 throw CacheDamage(reason: "\(name): \(why)")
