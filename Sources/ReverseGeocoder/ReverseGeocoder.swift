@@ -534,10 +534,10 @@ public final class ReverseGeocoder: Sendable {
         return check._withUnsafeGuaranteedRef { $0.preparePlacemark(layer: layer, unit: unit) }
     }
 
-    /// A query found dataset `s`'s (its index in `loaded`) index cache damaged before using the damaged bytes: its file is
-    /// removed, the engine is loaded again (that dataset rebuilt from its shapefiles and its cache
-    /// written again, the others from their caches), and this and every later query are answered by
-    /// the new engine. Out of line: never reached on an intact cache.
+    /// A query found the index cache of dataset `s` (its index in `loaded`) damaged before using the
+    /// damaged bytes: its file is removed, the engine is loaded again (that dataset rebuilt from its
+    /// shapefiles and its cache written again, the others from their caches), and this and every later
+    /// query are answered by the new engine. Out of line: never reached on an intact cache.
     @inline(never)
     private func recover(from damage: IndexCache.CacheDamage, dataset s: Int, coordinate: Coordinate,
                          datum: Datum) throws(GeocoderError) -> Placemark? {

@@ -1,4 +1,5 @@
 import Foundation
+import GeoModel
 import TestSupport
 import Testing
 @testable import ReverseGeocoder
@@ -36,14 +37,14 @@ struct OverlaySpeedPathTests: Sendable {
             }
         }
         #expect(edge.count > 1000)
-        var rng = SplitMix(seed: 16_007)
+        var rng = SplitMix64(seed: 16_007)
         let datums: [Datum] = [.wgs84, .gcj02, .bd09]
         var checked = 0
         // About 250 cells (each near-coast search takes milliseconds: the whole test stays under a minute).
         for i in stride(from: 0, to: edge.count, by: max(1, edge.count / 250)) {
             let (c, r) = edge[i]
             // A corner of the cell and a random point in it: the corners are nearest the near neighbours.
-            for (fx, fy) in [rng.unit() < 0.5 ? (0.0, 0.0) : (1.0, 1.0), (rng.unit(), rng.unit())] {
+            for (fx, fy) in [rng.unitInterval() < 0.5 ? (0.0, 0.0) : (1.0, 1.0), (rng.unitInterval(), rng.unitInterval())] {
                 let x = min(180, -180 + (Double(c) + fx) * w), y = min(90, -90 + (Double(r) + fy) * h)
                 let p = Coordinate(latitude: y, longitude: x)
                 guard mask.isFar(x: x, y: y) else { continue }
@@ -69,14 +70,14 @@ struct OverlaySpeedPathTests: Sendable {
     static func gcj02Body() throws {
         let full = try BundledData.geocoder(datasets: ["china", "timezones"])
         let zones = try BundledData.geocoder("timezones")
-        var rng = SplitMix(seed: 16_016)
+        var rng = SplitMix64(seed: 16_016)
         var answered = 0
         for _ in 0..<20_000 {
             // China's box in GCJ-02 numbers, as the benchmark's points, and a band around Xinjiang's
             // Urumqi/Shanghai border, where the zone changes inside the box.
-            let c = rng.unit() < 0.7
-                ? Coordinate(latitude: 3.84 + rng.unit() * 49.73, longitude: 73.5 + rng.unit() * 61.6)
-                : Coordinate(latitude: 35 + rng.unit() * 15, longitude: 85 + rng.unit() * 15)
+            let c = rng.unitInterval() < 0.7
+                ? Coordinate(latitude: 3.84 + rng.unitInterval() * 49.73, longitude: 73.5 + rng.unitInterval() * 61.6)
+                : Coordinate(latitude: 35 + rng.unitInterval() * 15, longitude: 85 + rng.unitInterval() * 15)
             let got = try full.placemark(for: c, datum: .gcj02)?.timeZone
             let wgs = Datum.convert(c, from: .gcj02, to: .wgs84)
             let want = try zones.placemark(for: wgs, datum: .wgs84)?.timeZone
@@ -85,19 +86,4 @@ struct OverlaySpeedPathTests: Sendable {
         }
         #expect(answered == 20_000)
     }
-}
-
-/// A small seeded generator (SplitMix64), so the points are the same on every run.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

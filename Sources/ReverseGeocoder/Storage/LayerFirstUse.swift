@@ -199,7 +199,8 @@ final class LayerFirstUse: Sendable {
     func preparePlacemark(_ u: Int) throws(Damage) {
         if decoded.withLock({ $0[u] != nil }) { return }
         let spp = PlacemarkSlots.slotsPerPlacemark
-        try check(u >= 0 && u < units && arrays.slots.count == spp * units, "placemark table size")
+        // The table's size against `units` was checked at load (IndexCache.dataset).
+        try check(u >= 0 && u < units, "placemark table size")
         try verify(arrays.slots, (u * spp)..<((u + 1) * spp))
         try verifier.verifyAll([arrays.text.region])  // small (names), and any slot may point anywhere in it
         let bytes = UnsafeRawBufferPointer(start: arrays.text.buffer.baseAddress, count: arrays.text.count * 4)
