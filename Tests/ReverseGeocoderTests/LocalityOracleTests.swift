@@ -24,6 +24,7 @@ struct LocalityOracleTests: Sendable {
         var locality: String?
         var localityCode: String?
         var subAdministrativeArea: String?
+        var subAdministrativeAreaCode: String?
         var administrativeArea: String?
         var administrativeAreaCode: String?
         var country: String?
@@ -31,12 +32,13 @@ struct LocalityOracleTests: Sendable {
 
         init(_ p: Placemark) {
             locality = p.locality; localityCode = p.localityCode; subAdministrativeArea = p.subAdministrativeArea
+            subAdministrativeAreaCode = p.subAdministrativeAreaCode
             administrativeArea = p.administrativeArea; administrativeAreaCode = p.administrativeAreaCode
             country = p.country; isoCountryCode = p.isoCountryCode
         }
 
         var description: String {
-            [locality, localityCode, subAdministrativeArea, administrativeArea, administrativeAreaCode, country,
+            [locality, localityCode, subAdministrativeArea, subAdministrativeAreaCode, administrativeArea, administrativeAreaCode, country,
              isoCountryCode].map { $0 ?? "nil" }.joined(separator: " | ")
         }
     }
@@ -48,6 +50,9 @@ struct LocalityOracleTests: Sendable {
         var lon: Double
         var geonamesCountry: String?
         var geonamesAdmin1: String?
+        /// The ISO 3166-2 code of GeoNames' admin-1 by an independent mapping (pycountry, exact name,
+        /// first-order), null where there is none.
+        var geonamesAdmin1Iso: String?
         var expect: Expected?
     }
 
@@ -56,9 +61,20 @@ struct LocalityOracleTests: Sendable {
         var countryAgrees: Int
         var placesWithGeoNamesAdmin1Name: Int
         var admin1Agrees: Int
+        var placesWithAdmin1IsoMapping: Int
+        var admin1CodeAgrees: Int
+        var subAdministrativeAreaNamed: Int
+        var subAdministrativeAreaCoded: Int
     }
 
-    struct About: Decodable { var sample: Sample }
+    struct About: Decodable {
+        var sample: Sample
+        /// Countries where ISO 3166-2's top level groups the units GeoNames calls admin-1 (Indonesia's
+        /// geographical units over its provinces): there admin-1 is ISO's second level.
+        var groupedCountries: [String]
+        /// Every ISO 3166-2 code of the answers and its parent (pycountry), null for a top-level one.
+        var isoParents: [String: String?]
+    }
     struct Fixture: Decodable { var about: About; var points: [Point] }
 
     static let fixture: Result<Fixture, Error> = Result {
@@ -141,6 +157,62 @@ struct LocalityOracleTests: Sendable {
         }
     }
 
+    /// Admin-1 ISO codes against the independent GeoNames admin-1 → ISO 3166-2 mapping (pycountry, exact
+    /// name, first-order), and the subAdministrativeArea coverage, on the sampled places: at least what
+    /// shapely found on this sample.
+    @Test func admin1CodesAgreeAndSubAdministrativeAreasAreFilled() async throws {
+        try await offPool {
+            let got = try LocalityOracleTests().answers(kind: "place")
+            let sample = try Self.fixture.get().about.sample
+            let mapped = got.filter { $0.0.geonamesAdmin1Iso != nil }
+            let agree = mapped.filter { $0.1?.administrativeAreaCode == $0.0.geonamesAdmin1Iso }.count
+            #expect(mapped.count == sample.placesWithAdmin1IsoMapping)
+            #expect(agree >= sample.admin1CodeAgrees && Double(agree) >= 0.95 * Double(mapped.count),
+                    "admin-1 code agrees on \(agree) of \(mapped.count)")
+            let named = got.filter { $0.1?.subAdministrativeArea != nil }.count
+            let coded = got.filter { $0.1?.subAdministrativeAreaCode != nil }.count
+            #expect(named >= sample.subAdministrativeAreaNamed && coded >= sample.subAdministrativeAreaCoded)
+            // A code never comes without the name it codes.
+            #expect(!got.contains { $0.1?.subAdministrativeAreaCode != nil && $0.1?.subAdministrativeArea == nil })
+        }
+    }
+
+    /// Every administrativeAreaCode the engine gives is first-order by ISO 3166-2's parent chain (checked
+    /// against pycountry's parents in the fixture, not against the build's), and every ISO
+    /// subAdministrativeAreaCode is a child of the answer's administrativeAreaCode; a US county code is
+    /// its 5-digit FIPS code under a US state.
+    @Test func codesAreFirstOrderAndSubCodesNestInThem() async throws {
+        try await offPool {
+            let about = try Self.fixture.get().about
+            let grouped = Set(about.groupedCountries)
+            var checked = 0, subChecked = 0
+            for kind in ["place", "random"] {
+                for (p, e) in try LocalityOracleTests().answers(kind: kind) {
+                    guard let e else { continue }
+                    if let code = e.administrativeAreaCode {
+                        let known = about.isoParents.keys.contains(code)
+                        let parent = about.isoParents[code] ?? nil
+                        let firstOrder = parent == nil
+                            || (grouped.contains(e.isoCountryCode ?? "") && (about.isoParents[parent!] ?? nil) == nil)
+                        #expect(known && firstOrder, "(\(p.lat), \(p.lon)) \(e.locality ?? "nil"): \(code) has parent \(parent ?? "none")")
+                        checked += 1
+                    }
+                    if let sub = e.subAdministrativeAreaCode {
+                        if e.isoCountryCode == "US" {
+                            #expect(sub.count == 5 && sub.allSatisfy(\.isASCII) && Int(sub) != nil && e.administrativeAreaCode?.hasPrefix("US-") == true,
+                                    "\(e.locality ?? "nil"): county \(sub)")
+                        } else {
+                            #expect((about.isoParents[sub] ?? nil) == e.administrativeAreaCode,
+                                    "\(e.locality ?? "nil"): \(sub) under \(about.isoParents[sub] ?? nil ?? "none"), admin-1 \(e.administrativeAreaCode ?? "nil")")
+                        }
+                        subChecked += 1
+                    }
+                }
+            }
+            #expect(checked > 3000 && subChecked > 500, "\(checked) admin-1 codes, \(subChecked) sub codes checked")
+        }
+    }
+
     /// What a user tries first, at GeoNames' own coordinates of each place: the locality is the place (name
     /// and geonameid from GeoNames), the admin-1 is GeoNames' first-order division with its ISO 3166-2
     /// code (Île-de-France, not Paris; England, not Westminster), and ISO 3166-1 gives TW, HK and RE their
@@ -159,6 +231,13 @@ struct LocalityOracleTests: Sendable {
                 (25.05306, 121.52639, "Taipei", "1668341", "Taiwan", nil, "TW"),
                 (22.27832, 114.17469, "Hong Kong", "1819729", nil, nil, "HK"),
                 (-20.88231, 55.4504, "Saint-Denis", "935264", "Reunion", nil, "RE"),
+                // First order where GeoNames' name is also a finer ISO unit's: the county, not a municipality
+                // (EE-431 before); the autonomous community, not the province (ES-M); the region, not its
+                // capital's district (CZ-724).
+                (59.43696, 24.75353, "Tallinn", "588409", "Harju", "EE-37", "EE"),
+                (40.4165, -3.70256, "Madrid", "3117735", "Madrid", "ES-MD", "ES"),
+                (49.22645, 17.67065, "Zlín", "3061370", "Zlín", "CZ-72", "CZ"),
+                (52.22977, 21.01178, "Warsaw", "756135", "Masovian Voivodeship", "PL-14", "PL"),
             ]
             for (lat, lon, city, id, admin1, code, cc) in cases {
                 let p = try #require(try g.placemark(for: Coordinate(latitude: lat, longitude: lon), datum: .wgs84), "\(city)")
@@ -168,6 +247,31 @@ struct LocalityOracleTests: Sendable {
                 #expect(p.administrativeArea == admin1 && p.administrativeAreaCode == code,
                         "\(city): \(p.administrativeArea ?? "nil") \(p.administrativeAreaCode ?? "nil")")
                 #expect(p.isoCountryCode == cc, "\(city): \(p.isoCountryCode ?? "nil")")
+            }
+        }
+    }
+
+    /// subAdministrativeArea is GeoNames' admin-2 (its name as GeoNames spells it) with the code of the same
+    /// unit where a source has one: the ISO 3166-2 child of the admin-1 (Paris FR-75 under FR-IDF, Roma
+    /// IT-RM, the province ES-M under the community ES-MD), a US county's FIPS code; none where no source
+    /// codes it (Greater London is no ISO unit; Tallinn's GeoNames name is the genitive "Tallinna linn").
+    @Test func subAdministrativeAreaIsGeoNamesAdmin2WithItsCode() async throws {
+        try await offPool {
+            let g = try Self.geocoder.get()
+            let cases: [(Double, Double, String, String, String?)] = [
+                (48.85341, 2.3488, "Paris", "Paris", "FR-75"),
+                (41.89193, 12.51133, "Rome", "Citta metropolitana di Roma Capitale", "IT-RM"),
+                (40.4165, -3.70256, "Madrid", "Provincia de Madrid", "ES-M"),
+                (34.05223, -118.24368, "Los Angeles", "Los Angeles County", "06037"),
+                (51.50853, -0.12574, "London", "Greater London", nil),
+                (59.43696, 24.75353, "Tallinn", "Tallinna linn", nil),
+            ]
+            for (lat, lon, city, admin2, code) in cases {
+                let p = try #require(try g.placemark(for: Coordinate(latitude: lat, longitude: lon), datum: .wgs84), "\(city)")
+                #expect(p.locality == city && p.subAdministrativeArea == admin2 && p.subAdministrativeAreaCode == code,
+                        "\(city): \(p.subAdministrativeArea ?? "nil") \(p.subAdministrativeAreaCode ?? "nil")")
+                // The level is the place's, like the locality: its distance is the distance to the place.
+                #expect(p.provenance(at: .subAdministrativeArea)?.kind == .nearestPlace, "\(city)")
             }
         }
     }
