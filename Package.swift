@@ -38,7 +38,9 @@ let package = Package(
         // Positions from receivers and files: parsers (pure) and sources (I/O). Needs only GeoModel's values.
         .target(name: "LocationSources", dependencies: ["GeoModel"]),
         // The CoreLocation-style facade: filters positions, asks any PlacemarkProvider, emits events.
-        .target(name: "LocationKit", dependencies: ["GeoModel", "LocationSources"]),
+        .target(name: "LocationKit", dependencies: ["GeoModel", "LocationSources", "CCurlLoader"]),
+        // The HTTP reporter's wall to libcurl, loaded with dlopen when first used (not linked: see its header).
+        .target(name: "CCurlLoader", linkerSettings: [.linkedLibrary("dl")]),
         // The CLI as a library (argument parsing, batch formats, commands) so tests can reach it...
         .target(name: "GeocodeCLI", dependencies: ["GeoModel", "ReverseGeocoder", "LocationSources", "LocationKit",
                                                   "CZlib", "CZstd"]),

@@ -2,7 +2,8 @@
 # Packs what executors need into Integrations/spark/dist/, for spark-submit --files/--archives:
 #   dist/geocode               the CLI, with the Swift runtime linked in (--static-swift-stdlib)
 #   dist/geocode-libs.tar.gz   every shared library it loads except glibc's: GEOS, shapelib, libstdc++,
-#                              and what the static Swift Foundation needs (libxml2, ICU, zlib, lzma);
+#                              and what the static Swift Foundation needs (libxml2, ICU, zlib, lzma;
+#                              not libcurl, which the reporter loads with dlopen only to report over HTTP);
 #                              lib_dir="geocode-libs" puts them first on LD_LIBRARY_PATH
 #   dist/geocode-data.tar.gz   the data directory (default: Data/), unpacked as the --data directory
 # Run it on the executors' OS and CPU architecture (e.g. in their container image): glibc still comes
@@ -15,14 +16,14 @@ data="${1:-$root/Data}"
 dist="$here/dist"
 rm -rf "$dist/libs"
 mkdir -p "$dist/libs"
-# The static Foundation links its system libraries by name: URLSession (LocationKit's reporter) needs
-# libcurl's development symlink, which only the -dev package installs.
+# The static Foundation links its system libraries by name: FoundationXML (GPX) needs libxml2's
+# development symlink, which only the -dev package installs.
 log="$here/.build-static/build.log"
 mkdir -p "$here/.build-static"
 if ! (cd "$root" && swift build -c release --product geocode --static-swift-stdlib --scratch-path "$here/.build-static") 2>&1 | tee "$log"; then
   missing=$(grep -o 'cannot find -l[A-Za-z0-9_+.-]*' "$log" | sed 's/cannot find -l//' | sort -u | tr '\n' ' ')
   if [ -n "$missing" ]; then
-    echo "bundle.sh: the static link needs the development files of: $missing(Debian 12: libcurl4-openssl-dev for curl; libgeos-dev, libshp-dev)" >&2
+    echo "bundle.sh: the static link needs the development files of: $missing(Debian 12: libxml2-dev for xml2; libgeos-dev, libshp-dev)" >&2
   fi
   echo "bundle.sh: the release build failed (log: $log)" >&2
   exit 1

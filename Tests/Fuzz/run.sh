@@ -32,22 +32,36 @@ modules_for() {
     case "$1" in
         nmea|nmea-stream|gpx|gpsd) echo "GeoModel LocationSources" ;;
         manifest|shapefile|index-cache) echo "GeoModel ReverseGeocoder" ;;
-        csv|ndjson|geojson) echo "GeoModel ReverseGeocoder LocationSources LocationKit GeocodeCLI TestSupport" ;;
+        csv|ndjson|geojson) echo "GeoModel ReverseGeocoder LocationSources CCurlLoader LocationKit GeocodeCLI TestSupport" ;;
         *) echo "unknown harness '$1' (try: ${HARNESSES[*]})" >&2; exit 2 ;;
     esac
 }
 
 SWIFTC=${SWIFTC:-swiftc}
+CLANG=${CLANG:-$(dirname "$(command -v "$SWIFTC")")/clang}
 # The Swift runtime's own crash backtracer fights AddressSanitizer's; libFuzzer reports crashes itself.
 export SWIFT_BACKTRACE=enable=no
 export LSAN_OPTIONS="suppressions=$HERE/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 # -O: speed is coverage. Bounds and overflow checks stay on (they are off only with -Ounchecked).
 FLAGS=(-sanitize=fuzzer,address -O -g -swift-version 6 -parse-as-library -use-ld=lld -package-name OfflineGeocoder
-       -I "$B/modules" -I "$ROOT/Sources/CGEOS" -I "$ROOT/Sources/CShapelib" -I "$ROOT/Sources/CZlib" -I "$ROOT/Sources/CZstd")
+       -I "$B/modules" -I "$ROOT/Sources/CGEOS" -I "$ROOT/Sources/CShapelib" -I "$ROOT/Sources/CZlib" -I "$ROOT/Sources/CZstd"
+       -I "$ROOT/Sources/CCurlLoader/include")
 
 # Rebuilds a module when its sources, the compiler or the flags changed (a hash of all three).
+# Our one C target (LocationKit's libcurl loader): compiled with clang, instrumented like the rest.
+build_c_module() {
+    local name=$1 dir="$ROOT/Sources/$1" stamp
+    mkdir -p "$B/modules"
+    stamp=$( { cat "$dir"/*.c "$dir"/include/*.h; echo "$CLANG"; } | sha256sum | cut -c1-16)
+    if [ -f "$B/modules/$name.o" ] && [ "$(cat "$B/modules/$name.stamp" 2>/dev/null)" = "$name $stamp" ]; then return; fi
+    echo "fuzz: compiling C module $name" >&2
+    nice -n "$NICE" "$CLANG" -O1 -g -fsanitize=fuzzer-no-link,address -I "$dir/include" -c "$dir"/*.c -o "$B/modules/$name.o"
+    echo "$name $stamp" > "$B/modules/$name.stamp"
+}
+
 build_module() {
     local name=$1 dir="$ROOT/Sources/$1"; shift
+    [ -f "$dir/include/module.modulemap" ] && { build_c_module "$name"; return; }
     # The test support module (the grid double the batch harnesses use) lives beside the tests.
     [ "$name" = TestSupport ] && dir="$ROOT/Tests/TestSupport"
     local deps=("$@")
@@ -68,7 +82,7 @@ build_module() {
 }
 
 build() {
-    local h=$1 mods objs=() libs=(-lgeos_c -lshp -lz -lzstd)
+    local h=$1 mods objs=() libs=(-lgeos_c -lshp -lz -lzstd -ldl)
     mods=$(modules_for "$h")
     local done_mods=()
     for m in $mods; do build_module "$m" "${done_mods[@]}"; done_mods+=("$m"); objs+=("$B/modules/$m.o"); done

@@ -128,7 +128,7 @@ final class ReportServer: @unchecked Sendable {
         self.child = child
     }
 
-    /// libcurl (under URLSession on Linux) sends even loopback requests through `http_proxy` unless
+    /// libcurl sends even loopback requests through `http_proxy` unless
     /// `no_proxy` lists the host. When a proxy is set in the environment, add loopback to `no_proxy`,
     /// once, before the first request of any test.
     static let loopbackBypassesProxy: Void = {

@@ -143,9 +143,7 @@ struct IndexCacheTests {
             let s = Setup("absurd\(value)".filter { $0.isLetter || $0.isNumber })
             let fresh = try s.engine()
             var bytes = [UInt8](try Data(contentsOf: s.cacheFile))
-            func word(_ at: Int) -> Int { (0..<8).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
-            let metaOffset = word(16)
-            let meta = try JSONDecoder().decode(IndexCache.Meta.self, from: Data(bytes[metaOffset...]))
+            let meta = try IndexCache.meta(ofFile: bytes)
             // The second polygon's maxX. (The fuzzer's own input, which spreads two boxes to ±1e308, is
             // replayed from Tests/Fuzz/Corpus/index-cache/regression-overflowing-box.)
             let envelopes = meta.layers[0].envelopes.offset

@@ -11,7 +11,7 @@ import Foundation
 /// dwell, the reporter's 100 m / 10 s rule) do not read this clock: they measure time on the fixes'
 /// own timestamps, so a log replayed faster than real time behaves as it did when it was recorded.
 /// The reporter's HTTP request timeout is not on this clock either: it is a property of the network
-/// connection, enforced by `URLSession`.
+/// connection, enforced by libcurl.
 ///
 /// Why a protocol of ours and not Swift's `Clock`: every timer here must run on a serial dispatch
 /// queue (the owner's state lives there). With `Clock`, each timer would be a `Task` sleeping on the

@@ -49,10 +49,11 @@ public final class PositionReporter: @unchecked Sendable {
     public enum Destination: Sendable, Hashable, CustomStringConvertible {
         /// POST a JSON array of reports to the URL, with these extra headers (e.g. Authorization).
         ///
-        /// On Linux, `URLSession` runs on libcurl, which takes proxies from the `http_proxy`,
-        /// `https_proxy` and `no_proxy` environment variables (a session's
-        /// `connectionProxyDictionary` is ignored there): a collector on the local network behind a
-        /// proxied environment must be listed in `no_proxy`.
+        /// Sent with libcurl, loaded when the first request is made (a system without libcurl gets
+        /// each delivery failing with that reason, and the reports stay queued). libcurl takes proxies
+        /// from the `http_proxy`, `https_proxy` and `no_proxy` environment variables: a collector on
+        /// the local network behind a proxied environment must be listed in `no_proxy`. Redirects are
+        /// followed with the POST kept.
         case http(URL, headers: [String: String] = [:])
         /// Append one report per line (NDJSON) to a local file, fsynced.
         case file(URL)
@@ -124,7 +125,7 @@ public final class PositionReporter: @unchecked Sendable {
         public var maximumInterval: TimeInterval?
         /// Most reports per request (default 100).
         public var maximumBatch: Int
-        /// Seconds an HTTP request may take (default 30).
+        /// Seconds an HTTP request may take, connecting included (default 30).
         public var requestTimeout: TimeInterval
         public var retry: RetryPolicy
         /// Bytes after which the queue starts a new segment file (default 1 MiB).

@@ -1,8 +1,6 @@
 import Dispatch
+import CCurlLoader
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -25,23 +23,34 @@ struct DeliveryFailure: Error, Sendable, Hashable, CustomStringConvertible {
     var description: String { message }
 }
 
-/// POSTs each batch as a JSON array to a URL with `URLSession`; 2xx is delivered, anything else (other
+/// POSTs each batch as a JSON array to a URL with libcurl; 2xx is delivered, anything else (other
 /// statuses, connection refused or reset, timeouts) is a failure to retry.
-final class HTTPReportSink: ReportSink {
+///
+/// libcurl is loaded on the first send (`CCurlLoader`), not linked, so a process that never reports
+/// over HTTP never loads it: linked (as Foundation's `URLSession` is), it and its ~30 libraries cost
+/// every start of `geocode` a quarter of a one-point run. Requests run one at a time on the sink's
+/// own serial queue; libcurl takes proxies from `http_proxy`, `https_proxy` and `no_proxy`, follows
+/// redirects (keeping the POST) and verifies TLS certificates with the system's store.
+final class HTTPReportSink: ReportSink, @unchecked Sendable {
+    // @unchecked: `cancelFlag` is written with an atomic store (invalidate) and read with atomic loads
+    // by the transfer; everything else is immutable.
     let url: URL
     let headers: [String: String]
     let timeout: TimeInterval
-    private let session: URLSession
+    private let queue = DispatchQueue(label: "LocationKit.HTTPReportSink")
+    private let cancelFlag: UnsafeMutablePointer<Int32>
 
     init(url: URL, headers: [String: String], timeout: TimeInterval) {
         self.url = url
         self.headers = headers
         self.timeout = timeout
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = timeout * 2
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        session = URLSession(configuration: configuration)
+        cancelFlag = .allocate(capacity: 1)
+        cancelFlag.initialize(to: 0)
+    }
+
+    deinit {
+        // Every transfer's closure holds the sink, so none is running now.
+        cancelFlag.deallocate()
     }
 
     /// The request body: `[` report `,` report ... `]`, each report's stored JSON unchanged.
@@ -56,46 +65,67 @@ final class HTTPReportSink: ReportSink {
     }
 
     func send(_ batch: [QueuedReport], completion: @escaping @Sendable (Result<Void, DeliveryFailure>) -> Void) {
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
-        request.httpMethod = "POST"
-        request.httpBody = Self.body(batch)
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let url = self.url
-        session.dataTask(with: request) { _, response, error in
-            if let error {
-                completion(.failure(DeliveryFailure(message: "POST \(url): \(Self.describe(error))")))
-            } else if let status = (response as? HTTPURLResponse)?.statusCode, (200..<300).contains(status) {
-                completion(.success(()))
-            } else {
-                let status = (response as? HTTPURLResponse).map { "HTTP \($0.statusCode)" } ?? "no HTTP response"
-                completion(.failure(DeliveryFailure(message: "POST \(url): \(status)")))
-            }
-        }.resume()
+        let body = Self.body(batch)
+        queue.async {
+            completion(self.post(body).mapError { DeliveryFailure(message: "POST \(self.url): \($0)") })
+        }
     }
 
     func invalidate() {
-        session.invalidateAndCancel()
+        geocode_curl_cancel(cancelFlag)
     }
 
-    /// Words for a URLSession error: Foundation on Linux often gives only a domain and a code.
-    private static func describe(_ error: any Error) -> String {
-        let ns = error as NSError
-        if let text = ns.userInfo[NSLocalizedDescriptionKey] as? String, !text.isEmpty { return text }
-        if let code = (error as? URLError)?.code {
-            switch code {
-            case .timedOut: return "timed out (no answer within the request timeout)"
-            case .cannotConnectToHost: return "cannot connect to the server"
-            case .cannotFindHost, .dnsLookupFailed: return "cannot find the server"
-            case .networkConnectionLost: return "the connection was lost"
-            case .notConnectedToInternet: return "not connected to a network"
-            case .badServerResponse, .zeroByteResource: return "the server sent no valid response"
-            case .cancelled: return "cancelled"
-            default: break
+    /// One blocking POST; the failure is its reason in words.
+    private func post(_ body: Data) -> Result<Void, Reason> {
+        var lines = ["Content-Type: application/json"]
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) where name.lowercased() != "content-type" {
+            lines.append("\(name): \(value)")
+        }
+        if let value = headers.first(where: { $0.key.lowercased() == "content-type" })?.value {
+            lines[0] = "Content-Type: \(value)"
+        }
+        var status = 0
+        var message = [CChar](repeating: 0, count: 512)
+        let milliseconds = Int(min(timeout * 1000, Double(Int32.max)).rounded(.up))
+        let code = withCStrings(lines) { headerPointers in
+            body.withUnsafeBytes { bytes in
+                geocode_curl_post(url.absoluteString, headerPointers, headerPointers.count, bytes.baseAddress, bytes.count,
+                                  milliseconds, cancelFlag, &status, &message, message.count)
             }
         }
-        return "\(ns.domain) \(ns.code)"
+        let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        switch code {
+        case 0: return (200..<300).contains(status) ? .success(()) : .failure(Reason("HTTP \(status)"))
+        case -1: return .failure(Reason(text))
+        default: return .failure(Reason(Self.describe(code: code, message: text)))
+        }
     }
+
+    /// A failure's words.
+    struct Reason: Error, CustomStringConvertible {
+        var description: String
+        init(_ text: String) { description = text }
+    }
+
+    /// Words for libcurl's commonest failures (with its own message for the detail), else its message.
+    private static func describe(code: Int32, message: String) -> String {
+        switch Int(code) {
+        case Int(GEOCODE_CURLE_OPERATION_TIMEDOUT): return "timed out (no answer within the request timeout): \(message)"
+        case Int(GEOCODE_CURLE_COULDNT_CONNECT): return "cannot connect to the server: \(message)"
+        case Int(GEOCODE_CURLE_COULDNT_RESOLVE_HOST): return "cannot find the server: \(message)"
+        case Int(GEOCODE_CURLE_SEND_ERROR), Int(GEOCODE_CURLE_RECV_ERROR): return "the connection was lost: \(message)"
+        case Int(GEOCODE_CURLE_GOT_NOTHING): return "the server sent no valid response: \(message)"
+        case Int(GEOCODE_CURLE_ABORTED_BY_CALLBACK): return "cancelled"
+        default: return message.isEmpty ? "libcurl error \(code)" : message
+        }
+    }
+}
+
+/// Runs `body` with C strings for `strings`, kept alive for the call.
+private func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+    let copies = strings.map { strdup($0) }
+    defer { copies.forEach { free($0) } }
+    return body(copies.map { UnsafePointer($0) })
 }
 
 /// Appends each batch to a local NDJSON file (one report's JSON per line) and fsyncs it.

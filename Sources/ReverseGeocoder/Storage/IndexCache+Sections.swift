@@ -30,7 +30,7 @@ extension IndexCache {
         guard bytes.count >= 64, offset >= 64, length >= 0, offset + length <= bytes.count else {
             throw CacheDamage(reason: "metadata out of bounds")
         }
-        return try JSONDecoder().decode(Meta.self, from: Data(bytes[offset..<(offset + length)]))
+        return try CompactDecoder.decode(Meta.self, from: Array(bytes[offset..<(offset + length)]))
     }
 
     /// Writes every checksum of a cache file again (block table, its hash, the metadata's), as a writer
@@ -51,7 +51,7 @@ extension IndexCache {
         }
         checksums.withUnsafeBytes { raw in for (k, b) in raw.enumerated() { bytes[table.offset + k] = b } }
         meta.checksumsHash = checksums.withUnsafeBytes { ContentHash.of(bytes: $0) }
-        let metaData = [UInt8](try JSONEncoder().encode(meta))
+        let metaData = try CompactEncoder.encode(meta)
         func put(_ v: UInt64, _ at: Int) { withUnsafeBytes(of: v.littleEndian) { for (k, b) in $0.enumerated() { bytes[at + k] = b } } }
         let metaOffset = Int(bytes[16..<24].enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) })
         bytes = Array(bytes[..<metaOffset]) + metaData

@@ -6,7 +6,9 @@
 // - mode 0: raw 32-bit pokes into the body, the checksums recomputed so the damage gets past them
 //   (a file written by a broken writer);
 // - mode 1: the metadata's section offsets and counts set to fuzzed values (checksums recomputed);
-// - mode 2: the input bytes are the whole file (truncations, garbage, wrong headers).
+// - mode 2: the input bytes are the whole file (truncations, garbage, wrong headers);
+// - mode 3 (a first byte of 240 or more, so the older seeds keep their modes): raw byte pokes into the
+//   binary metadata (CompactDecoder's input) with the metadata's checksum recomputed.
 //
 // Invariants:
 // - loading never crashes and never throws: a bad file is reported as damaged (or stale) and rebuilt,
@@ -109,7 +111,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = bytes(data, size)
     var file = f.template
     let metaOffset = Int(readLE64(file, 16))
-    let mode = input.first.map { Int($0) % 3 } ?? 0
+    let mode = input.first.map { $0 >= 240 ? 3 : Int($0) % 3 } ?? 0
     let rest = input.dropFirst()
     switch mode {
     case 0:
@@ -123,7 +125,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         reseal(&file)
     case 1:
         // Section edits through the metadata: pick a layer field by number and set offset / count.
-        guard var meta = try? JSONDecoder().decode(IndexCache.Meta.self, from: Data(file[metaOffset...])) else {
+        guard var meta = try? IndexCache.meta(ofFile: file) else {
             violation("the template's metadata does not decode")
         }
         var k = rest.startIndex
@@ -155,6 +157,16 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             k += 9
         }
         reseal(&file, meta: meta)
+    case 3:
+        // Pokes: (offset, byte) pairs into the metadata, then its checksum (header word at 40) made to match.
+        let metaLength = file.count - metaOffset
+        var k = rest.startIndex
+        while k + 3 <= rest.endIndex, metaLength > 0 {
+            let offset = (Int(rest[k]) << 8 | Int(rest[k + 1])) % metaLength
+            file[metaOffset + offset] = rest[k + 2]
+            k += 3
+        }
+        le(file[metaOffset...].withUnsafeBytes { ContentHash.of(bytes: $0) }, into: &file, at: 40)
     default:
         file = Array(rest)
     }
