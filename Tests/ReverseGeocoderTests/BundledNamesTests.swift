@@ -108,6 +108,21 @@ struct BundledNamesTests {
         }
     }
 
+    /// A second-level ISO 3166-2 unit as the sub-administrative area (Paris, FR-75, under Île-de-France) is
+    /// named in other languages too, from the table's ISO entries. Expected names: Debian iso-codes 4.15's
+    /// own gettext catalogues (`iso_3166-2`), read with Python's gettext.
+    @Test func aSecondLevelISOSubdivisionIsTranslated() async throws {
+        try await offPool {
+            let g = try BundledDataTests.geocoder.get()
+            let p = try #require(try g.placemark(latitude: 48.85341, longitude: 2.3488))
+            #expect(p.administrativeAreaCode == "FR-IDF" && p.subAdministrativeAreaCode == "FR-75")
+            for (tag, expected) in [("ja", "パリ"), ("ru", "Париж"), ("cs", "Paříž")] {
+                let l = p.localized(to: [tag])
+                #expect(l.subAdministrativeArea == expected && l.language(at: .subAdministrativeArea) == tag, "\(tag)")
+            }
+        }
+    }
+
     /// China: Chinese is the dataset's own names, English from iso-codes (provinces) and GeoNames (cities).
     @Test func chinaInChineseAndEnglish() async throws {
         try await offPool { try Self.chinaBody() }

@@ -258,6 +258,12 @@ struct DatasetLoader: Sendable {
             if names.isEmpty, level == .city, p.provenance(at: .city) == .provinceFallback {
                 names = table.names(at: .province, code: code)
             }
+            // An ISO 3166-2 code names one subdivision at whatever depth ISO puts it: the table lists
+            // them all at province level, and a second-level one (FR-75) is a sub-administrative area
+            // here. Only ISO codes (with their "-"): other codes (US county FIPS) are not the table's.
+            if names.isEmpty, level == .subAdministrativeArea, code.contains("-") {
+                names = table.names(at: .province, code: code)
+            }
             if !names.isEmpty { p[level].names = names }
         }
         return p
