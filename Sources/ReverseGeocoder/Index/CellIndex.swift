@@ -275,10 +275,12 @@ final class CellIndex: Sendable {
         return state ?? .empty
     }
 
-    /// Edges (of all candidates together) a border cell below the base level may hold before it is split
-    /// again. Measured on China's district layer at 1, 4, 16 and 24 × the bundled vertex count (see
-    /// Benchmarks/results/growth.md): fewer makes the tree and its build grow faster than the queries gain.
-    static let defaultMaxEdges = 16
+    /// Edges (of all candidates together, so a border shared by two units counts twice) a border cell
+    /// below the base level may hold before it is split again. Measured on China's districts segmentized
+    /// to 23 M vertices (Benchmarks/results/growth.md): 16 → 123 ns per point, 100 s build, 800 MB cache;
+    /// 32 → 150 ns, 61 s, 667 MB; 64 → 187 ns, 53 s, 551 MB; no splitting below the base (before) 367 ns,
+    /// 24 s, 401 MB. The bundled data hardly splits (41 MB either way).
+    static let defaultMaxEdges = 32
 
     /// Builds the index over a layer's polygons. `unitOf[p]` is polygon p's unit; `containsProperly(p, x, y)`
     /// an exact interior test of polygon p (GEOS). Cells that edges cross are split to `baseDepth`, and
