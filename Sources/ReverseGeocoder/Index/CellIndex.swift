@@ -277,9 +277,10 @@ final class CellIndex: Sendable {
 
     /// Edges (of all candidates together, so a border shared by two units counts twice) a border cell
     /// below the base level may hold before it is split again. Measured on China's districts segmentized
-    /// to 23 M vertices (Benchmarks/results/growth.md): 16 → 123 ns per point, 100 s build, 800 MB cache;
-    /// 32 → 150 ns, 61 s, 667 MB; 64 → 187 ns, 53 s, 551 MB; no splitting below the base (before) 367 ns,
-    /// 24 s, 401 MB. The bundled data hardly splits (41 MB either way).
+    /// to 23 M vertices (Benchmarks/results/growth.md; on a loaded machine, so the times are high):
+    /// 16 → 123 ns per point, 100 s build, 800 MB cache; 32 → 150 ns, 61 s, 667 MB; 64 → 187 ns, 53 s,
+    /// 551 MB; no splitting below the base (before, on a quieter machine) 367 ns, 24 s, 401 MB. The
+    /// bundled data hardly splits (41 MB either way).
     static let defaultMaxEdges = 32
 
     /// Builds the index over a layer's polygons. `unitOf[p]` is polygon p's unit; `containsProperly(p, x, y)`
@@ -488,7 +489,7 @@ final class CellIndex: Sendable {
                     mixedCells.append((Int32(childColumn), Int32(childRow), Int8(level + 1)))
                 } else {
                     let childNode = nodes.count / 4
-                    nodes += [0, 0, 0, 0]
+                    nodes.append(contentsOf: repeatElement(0, count: 4))  // no temporary array per node
                     nodes[slot] = CellIndex.tagNode << 30 | UInt32(childNode)
                     subdivide(node: childNode, x0: cx0, y0: cy0, side: half, level: level + 1, column: childColumn,
                               row: childRow, frame: childFrame)

@@ -184,17 +184,26 @@ struct CrossingLists {
                     }
                 }
             }
-            for b in buckets.indices { buckets[b].sort { $0.x0 < $1.x0 } }
+            // Sorted by x0, with the row's widest edge: a sweep from x starts at the first edge whose x0
+            // is at least x - widest (every edge before it ends left of x), not at the row's west end, so
+            // the many cells along one row (a border that runs east-west) do not each scan the whole row.
+            var widest = [Double](repeating: 0, count: buckets.count)
+            for b in buckets.indices {
+                buckets[b].sort { $0.x0 < $1.x0 }
+                // Widened: a larger value only starts the sweep earlier, so rounding cannot skip an edge.
+                widest[b] = buckets[b].reduce(0) { max($0, $1.x1 - $1.x0) } * (1 + 1e-9) + 1e-9
+            }
             for e in byPart[p] {
                 let entry = entries[e]
                 let l = levels.firstIndex(of: entry.level)!
-                let bucket = buckets[bucketBase[l] + firstIndex(notBelow: entry.row, in: rows[l])]
+                let b = bucketBase[l] + firstIndex(notBelow: entry.row, in: rows[l])
+                let bucket = buckets[b]
                 let cell = side / Double(1 << Int(entry.level))
                 let cellX0 = originX + Double(entry.column) * cell - margin
                 var frontier = originX + Double(entry.column + 1) * cell + margin
                 let first = lists.edges.count
                 var xR: Double?
-                for c in bucket {
+                for c in bucket[firstIndex(x0NotBelow: cellX0 - widest[b], in: bucket)...] {
                     if c.x1 < cellX0 { continue }  // wholly left of the cell: never right of a point in it
                     if c.x0 > frontier && c.x0 - frontier > 1e-9 {
                         xR = frontier + (c.x0 - frontier) / 2
@@ -207,7 +216,7 @@ struct CrossingLists {
                 if let xR {
                     lists.entries[e].reach = xR
                     let yMid = originY + (Double(entry.row) + 0.5) * cell
-                    inside = locateReach(x: xR, y: yMid, bucket: bucket, vertices: vertices)
+                    inside = locateReach(x: xR, y: yMid, bucket: bucket[firstIndex(x0NotBelow: xR - widest[b], in: bucket)...], vertices: vertices)
                         ?? containsProperly(p, xR, yMid)
                 } else {
                     // Right of every edge of the row: outside.
@@ -238,6 +247,16 @@ struct CrossingLists {
         return lo
     }
 
+    /// The first index of `a` (sorted by x0) whose x0 is at least `x` (`a.count` when none is).
+    private static func firstIndex(x0NotBelow x: Double, in a: [Clipped]) -> Int {
+        var lo = 0, hi = a.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if a[mid].x0 < x { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
     /// An edge filed in a row, with its x-extent within the row.
     private struct Clipped { var x0: Double; var x1: Double; var edge: UInt32 }
 
@@ -251,7 +270,7 @@ struct CrossingLists {
 
     /// Whether a reach point (on no edge) is inside, by counting the row's edges crossing right of it;
     /// nil when a sign is uncertain (the caller then asks GEOS).
-    private static func locateReach(x px: Double, y py: Double, bucket: [Clipped], vertices: UnsafeBufferPointer<Double>) -> Bool? {
+    private static func locateReach(x px: Double, y py: Double, bucket: ArraySlice<Clipped>, vertices: UnsafeBufferPointer<Double>) -> Bool? {
         var parity = false
         for c in bucket where c.x1 >= px {
             let v = 2 * Int(c.edge)
