@@ -167,6 +167,10 @@ public final class ReverseGeocoder: Sendable {
         /// fallback off (such points answer nil). Default ``defaultMaxDistance``, chosen by measurement
         /// (see the README, "Coasts"). Negative or NaN is ``GeocoderError/invalidOption(name:reason:)``.
         public var maxDistance: Double = Options.defaultMaxDistance
+        /// Edges a border cell below the cell size may hold before it is split again
+        /// (``CellIndex/defaultMaxEdges``). Not public: tests make deep trees with fewer. Not part of the
+        /// cache's key either, so a test that changes it uses its own cache directory.
+        var cellMaxEdges = CellIndex.defaultMaxEdges
         /// Whose view `isoCountryCode` follows: ISO 3166-1 (the default) or the dataset's own.
         /// Applied once per unit, like the languages.
         public var worldview: Worldview

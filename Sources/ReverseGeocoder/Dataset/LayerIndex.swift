@@ -132,7 +132,9 @@ final class LayerIndex: Sendable {
 
     /// The cell quadtree (with its crossing lists) over a layer's polygons, leaves about `cellSize` wide.
     /// Fails when GEOS does (a polygon it cannot rebuild or prepare, a predicate it raises on).
-    static func buildCells(store: PolygonStore, partUnit: [Int32], cellSize: Double) throws(GEOSError) -> CellIndex? {
+    /// `maxEdges`: see ``CellIndex/defaultMaxEdges`` (tests make deep trees with fewer).
+    static func buildCells(store: PolygonStore, partUnit: [Int32], cellSize: Double,
+                           maxEdges: Int = CellIndex.defaultMaxEdges) throws(GEOSError) -> CellIndex? {
         guard store.count > 0 else { return nil }
         // One context and one reusable point for the whole build (this runs on the loading thread).
         let context = try GEOSContext()
@@ -142,10 +144,13 @@ final class LayerIndex: Sendable {
         // "no" to let the builder finish, and is thrown once it has: the half-built index is dropped.
         var failure: GEOSError?
         let extent = (0..<store.count).reduce(Box.empty) { $0.union(store.envelope($1)) }
-        // Deep enough that leaves are about cellSize wide: border cells then hold few points.
+        // Deep enough that leaves are about cellSize wide: border cells then hold few points. Border cells
+        // split further while they hold many edges (fine boundaries), to 20 levels (the tree's limit)
+        // less one when that keeps the extra levels even, so the top grid is as deep as without them.
         let side = max(extent.maxX - extent.minX, extent.maxY - extent.minY, cellSize)
         let depth = min(20, max(1, Int((log2(side / cellSize)).rounded(.up))))
-        let cells = CellIndex(store: store, unitOf: partUnit, maxDepth: depth) { p, x, y in
+        let cells = CellIndex(store: store, unitOf: partUnit, baseDepth: depth, maxDepth: depth + (20 - depth) / 2 * 2,
+                              maxEdges: maxEdges) { p, x, y in
             guard failure == nil else { return false }
             do throws(GEOSError) {
                 if prepared[p] == nil { prepared[p] = try PreparedGeometry(store.geometry(p, context: context), context: context) }

@@ -3,9 +3,13 @@
 /// Built by pushing every polygon edge down the tree: a cell that no edge comes near (within `margin`)
 /// lies wholly inside or wholly outside each polygon whose box touches it, so one exact GEOS test of its
 /// centre decides the whole cell, and the cell stores the answer: a unit, or "no unit in this layer".
-/// Cells that edges still cross at the deepest level store their short candidate list, and for each
-/// candidate the few edges a ray-crossing count needs (``CrossingLists``), so the query decides those
-/// points exactly too, still without GEOS (except for points within rounding distance of an edge).
+/// Cells that edges cross are split down to a base level (leaves about the wanted cell size), and below it
+/// only while they still hold more than `maxEdges` edges, down to `depth`: so the edges a border cell
+/// holds stay about the same however finely the boundaries are drawn (a full-resolution or densified
+/// source makes the tree deeper at its borders, not the cells' lists longer). A border leaf, at whatever
+/// level, stores its short candidate list, and for each candidate the few edges a ray-crossing count
+/// needs (``CrossingLists``), so the query decides those points exactly too, still without GEOS (except
+/// for points within rounding distance of an edge).
 ///
 /// Exactness: the edge/cell test runs against the cell grown by `margin` (1e-9°, ~0.1 mm) and errs only
 /// towards "crossed", so a point that floating-point rounding files into a neighbouring cell is still
@@ -200,6 +204,25 @@ final class CellIndex: Sendable {
         }
     }
 
+    /// How many border cells sit at each level (for statistics and tests). Each border cell has its own
+    /// entry value, and the two-level nodes and the top grid repeat a leaf over the 4^k entries it
+    /// covers k levels below it, so a cell's level is its entries' level less log4 of their count.
+    func borderCellLevels() -> [Int: Int] {
+        var seen = [(level: Int, count: Int)](repeating: (0, 0), count: mixedCells)
+        func visit(_ entry: UInt32, level: Int) {
+            let value = Int(entry & 0x3FFF_FFFF)
+            switch entry >> 30 {
+            case CellIndex.tagMixed: seen[value] = (level, seen[value].count + 1)
+            case CellIndex.tagNode: for child in 0..<16 { visit(nodes[16 * value + child], level: level + 2) }
+            default: break
+            }
+        }
+        for e in top { visit(e, level: topLevels) }
+        var levels: [Int: Int] = [:]
+        for s in seen where s.count > 0 { levels[s.level - (s.count.trailingZeroBitCount / 2), default: 0] += 1 }
+        return levels
+    }
+
     /// What every cell overlapping a box says, if they all say the same.
     enum BoxAnswer: Equatable {
         case empty
@@ -252,9 +275,20 @@ final class CellIndex: Sendable {
         return state ?? .empty
     }
 
+    /// Edges (of all candidates together, so a border shared by two units counts twice) a border cell
+    /// below the base level may hold before it is split again. Measured on China's districts segmentized
+    /// to 23 M vertices (Benchmarks/results/growth.md; on a loaded machine, so the times are high):
+    /// 16 → 123 ns per point, 100 s build, 800 MB cache; 32 → 150 ns, 61 s, 667 MB; 64 → 187 ns, 53 s,
+    /// 551 MB; no splitting below the base (before, on a quieter machine) 367 ns, 24 s, 401 MB. The
+    /// bundled data hardly splits (41 MB either way).
+    static let defaultMaxEdges = 32
+
     /// Builds the index over a layer's polygons. `unitOf[p]` is polygon p's unit; `containsProperly(p, x, y)`
-    /// an exact interior test of polygon p (GEOS).
-    init(store: PolygonStore, unitOf: [Int32], maxDepth: Int, containsProperly: @escaping (Int, Double, Double) -> Bool) {
+    /// an exact interior test of polygon p (GEOS). Cells that edges cross are split to `baseDepth`, and
+    /// below it while they hold more than `maxEdges` edges, to `maxDepth` at most (`maxDepth - baseDepth`
+    /// even keeps the top grid as deep as without the extra levels).
+    init(store: PolygonStore, unitOf: [Int32], baseDepth: Int, maxDepth: Int, maxEdges: Int = CellIndex.defaultMaxEdges,
+         containsProperly: @escaping (Int, Double, Double) -> Bool) {
         self.store = store
         owner = nil
         let boxes = (0..<store.count).map(store.envelope)
@@ -283,7 +317,8 @@ final class CellIndex: Sendable {
         }
 
         var builder = Builder(sx1: sx1, sy1: sy1, sx2: sx2, sy2: sy2, boxes: boxes, unitOf: unitOf,
-                              maxDepth: depth, containsProperly: containsProperly)
+                              baseDepth: min(depth, max(1, baseDepth)), maxDepth: depth, maxEdges: maxEdges,
+                              containsProperly: containsProperly)
         // Root: every part with all its segments, as the first frame of the builder's stack.
         for p in boxes.indices {
             builder.stackParts.append(Int32(p))
@@ -302,15 +337,15 @@ final class CellIndex: Sendable {
 
         // Crossing lists for every (mixed cell, candidate) entry, over the store's vertices.
         let partEdges = (0..<store.count).map(store.edgeRanges)
-        var entries: [(part: Int32, column: Int32, row: Int32)] = []
+        var entries: [CrossingLists.Cell] = []
         entries.reserveCapacity(builder.mixedParts.count)
         for (m, cell) in builder.mixedCells.enumerated() {
             for e in Int(builder.mixedStart[m])..<Int(builder.mixedStart[m + 1]) {
-                entries.append((builder.mixedParts[e], cell.column, cell.row))
+                entries.append(CrossingLists.Cell(part: builder.mixedParts[e], column: cell.column, row: cell.row, level: cell.level))
             }
         }
         let lists = CrossingLists.build(vertices: store.vertices, partEdges: partEdges, entries: entries, originX: originX,
-                                        originY: originY, cell: side / Double(1 << depth), margin: CellIndex.margin,
+                                        originY: originY, side: side, margin: CellIndex.margin,
                                         containsProperly: containsProperly)
         // Pack each cell's entries, with their edges, into consecutive records.
         var words: [UInt32] = [], starts: [UInt32] = [0]
@@ -383,13 +418,13 @@ final class CellIndex: Sendable {
         let sx1: [Double], sy1: [Double], sx2: [Double], sy2: [Double]
         let boxes: [Box]
         let unitOf: [Int32]
-        let maxDepth: Int
+        let baseDepth: Int, maxDepth: Int, maxEdges: Int
         let containsProperly: (Int, Double, Double) -> Bool
         var nodes: [UInt32] = []
         var mixedStart: [Int32] = [0]
         var mixedParts: [Int32] = []
-        /// Column and row (at the deepest level) of each mixed cell.
-        var mixedCells: [(column: Int32, row: Int32)] = []
+        /// Each mixed cell's level, and its column and row at that level.
+        var mixedCells: [(column: Int32, row: Int32, level: Int8)] = []
         var unitCells = 0, emptyCells = 0
         // One stack for the whole recursion instead of arrays per cell: a frame is a range of entries;
         // entry e is part stackParts[e] with segments stackSegs[stackSegEnd[e-1] ..< stackSegEnd[e]].
@@ -398,9 +433,10 @@ final class CellIndex: Sendable {
         var stackSegs: [Int32] = []
 
         init(sx1: [Double], sy1: [Double], sx2: [Double], sy2: [Double], boxes: [Box],
-             unitOf: [Int32], maxDepth: Int, containsProperly: @escaping (Int, Double, Double) -> Bool) {
+             unitOf: [Int32], baseDepth: Int, maxDepth: Int, maxEdges: Int, containsProperly: @escaping (Int, Double, Double) -> Bool) {
             self.sx1 = sx1; self.sy1 = sy1; self.sx2 = sx2; self.sy2 = sy2
-            self.boxes = boxes; self.unitOf = unitOf; self.maxDepth = maxDepth; self.containsProperly = containsProperly
+            self.boxes = boxes; self.unitOf = unitOf; self.containsProperly = containsProperly
+            self.baseDepth = baseDepth; self.maxDepth = maxDepth; self.maxEdges = maxEdges
         }
 
         /// Fills the four children of `node`, whose cell is (x0, y0, side) at `level`, given the stack
@@ -446,14 +482,14 @@ final class CellIndex: Sendable {
                         nodes[slot] = CellIndex.tagUnit << 30 | UInt32(best)
                         unitCells += 1
                     }
-                } else if level + 1 >= maxDepth {
+                } else if level + 1 >= maxDepth || (level + 1 >= baseDepth && stackSegs.count - segBase <= maxEdges) {
                     nodes[slot] = CellIndex.tagMixed << 30 | UInt32(mixedStart.count - 1)
                     mixedParts += stackParts[childFrame]
                     mixedStart.append(Int32(mixedParts.count))
-                    mixedCells.append((Int32(childColumn), Int32(childRow)))
+                    mixedCells.append((Int32(childColumn), Int32(childRow), Int8(level + 1)))
                 } else {
                     let childNode = nodes.count / 4
-                    nodes += [0, 0, 0, 0]
+                    nodes.append(contentsOf: repeatElement(0, count: 4))  // no temporary array per node
                     nodes[slot] = CellIndex.tagNode << 30 | UInt32(childNode)
                     subdivide(node: childNode, x0: cx0, y0: cy0, side: half, level: level + 1, column: childColumn,
                               row: childRow, frame: childFrame)

@@ -130,12 +130,12 @@ struct CrossingLists {
     ///
     /// - `vertices`: all rings of all parts, interleaved x, y, each ring closed; `partEdges[p]` the ranges
     ///   of edge indices of part p (one per ring: a ring of n vertices has n - 1 edges).
-    /// - `entries`: for each entry, its part and its cell's column and row in the grid of side `cell`
-    ///   from (originX, originY).
+    /// - `entries`: for each entry, its part and its cell: the column and row in the grid of the cell's
+    ///   level, cells of side `side / 2^level` from (originX, originY).
     /// - `containsProperly(p, x, y)`: GEOS's exact interior test, used when a reach's own location is
     ///   uncertain by the crossing count.
-    static func build(vertices: UnsafeBufferPointer<Double>, partEdges: [[Range<Int>]], entries: [(part: Int32, column: Int32, row: Int32)],
-                      originX: Double, originY: Double, cell: Double, margin: Double,
+    static func build(vertices: UnsafeBufferPointer<Double>, partEdges: [[Range<Int>]], entries: [Cell],
+                      originX: Double, originY: Double, side: Double, margin: Double,
                       containsProperly: (Int, Double, Double) -> Bool) -> CrossingLists {
         var lists = CrossingLists()
         // Work part by part: file the part's edges into the rows its entries need, then sweep each entry.
@@ -144,39 +144,66 @@ struct CrossingLists {
         lists.entries = [Entry](repeating: Entry(), count: entries.count)
 
         for p in partEdges.indices where !byPart[p].isEmpty {
-            let rows = Set(byPart[p].map { entries[$0].row })
-            var buckets: [Int32: [Clipped]] = [:]
+            // The rows the part's entries need, per level (a border cell of an adaptive tree may sit at any
+            // level), sorted: an edge is filed by a binary search for the first needed row it may meet, so a
+            // long edge costs the rows it serves, not every row it spans at the finest level.
+            var rowsAt: [Int8: [Int32]] = [:]
+            for e in byPart[p] { rowsAt[entries[e].level, default: []].append(entries[e].row) }
+            let levels = rowsAt.keys.sorted()
+            var rows: [[Int32]] = [], bucketBase: [Int] = []
+            for level in levels {
+                bucketBase.append(rows.reduce(0) { $0 + $1.count })
+                rows.append(Array(Set(rowsAt[level]!)).sorted())
+            }
+            var buckets = [[Clipped]](repeating: [], count: rows.reduce(0) { $0 + $1.count })
             for range in partEdges[p] {
                 for k in range {
                     let x1 = vertices[2 * k], y1 = vertices[2 * k + 1], x2 = vertices[2 * k + 2], y2 = vertices[2 * k + 3]
                     let lo = min(y1, y2), hi = max(y1, y2)
-                    let r0 = Int32(clamping: Int(((lo - margin - originY) / cell).rounded(.down)) - 1)
-                    let r1 = Int32(clamping: Int(((hi + margin - originY) / cell).rounded(.down)) + 1)
-                    for row in r0...r1 where rows.contains(row) {
-                        let bandLo = originY + Double(row) * cell - margin, bandHi = originY + Double(row + 1) * cell + margin
-                        if hi < bandLo || lo > bandHi { continue }
-                        // The edge's x-extent within the band, widened so rounding cannot shrink it.
-                        var cx0 = min(x1, x2), cx1 = max(x1, x2)
-                        if y1 != y2 {
-                            let t0 = max(0, min(1, (bandLo - y1) / (y2 - y1))), t1 = max(0, min(1, (bandHi - y1) / (y2 - y1)))
-                            let a = x1 + t0 * (x2 - x1), b = x1 + t1 * (x2 - x1)
-                            let slack = 1e-9 + 1e-12 * (abs(x1) + abs(x2))
-                            cx0 = max(cx0, min(a, b) - slack)
-                            cx1 = min(cx1, max(a, b) + slack)
+                    for (l, level) in levels.enumerated() {
+                        let cell = side / Double(1 << Int(level)), needed = rows[l]
+                        let r0 = Int32(clamping: Int(((lo - margin - originY) / cell).rounded(.down)) - 1)
+                        let r1 = Int32(clamping: Int(((hi + margin - originY) / cell).rounded(.down)) + 1)
+                        var i = firstIndex(notBelow: r0, in: needed)
+                        while i < needed.count, needed[i] <= r1 {
+                            let row = needed[i]
+                            defer { i += 1 }
+                            let bandLo = originY + Double(row) * cell - margin, bandHi = originY + Double(row + 1) * cell + margin
+                            if hi < bandLo || lo > bandHi { continue }
+                            // The edge's x-extent within the band, widened so rounding cannot shrink it.
+                            var cx0 = min(x1, x2), cx1 = max(x1, x2)
+                            if y1 != y2 {
+                                let t0 = max(0, min(1, (bandLo - y1) / (y2 - y1))), t1 = max(0, min(1, (bandHi - y1) / (y2 - y1)))
+                                let a = x1 + t0 * (x2 - x1), b = x1 + t1 * (x2 - x1)
+                                let slack = 1e-9 + 1e-12 * (abs(x1) + abs(x2))
+                                cx0 = max(cx0, min(a, b) - slack)
+                                cx1 = min(cx1, max(a, b) + slack)
+                            }
+                            buckets[bucketBase[l] + i].append(Clipped(x0: cx0, x1: cx1, edge: UInt32(k)))
                         }
-                        buckets[row, default: []].append(Clipped(x0: cx0, x1: cx1, edge: UInt32(k)))
                     }
                 }
             }
-            for row in rows { buckets[row]?.sort { $0.x0 < $1.x0 } }
+            // Sorted by x0, with the row's widest edge: a sweep from x starts at the first edge whose x0
+            // is at least x - widest (every edge before it ends left of x), not at the row's west end, so
+            // the many cells along one row (a border that runs east-west) do not each scan the whole row.
+            var widest = [Double](repeating: 0, count: buckets.count)
+            for b in buckets.indices {
+                buckets[b].sort { $0.x0 < $1.x0 }
+                // Widened: a larger value only starts the sweep earlier, so rounding cannot skip an edge.
+                widest[b] = buckets[b].reduce(0) { max($0, $1.x1 - $1.x0) } * (1 + 1e-9) + 1e-9
+            }
             for e in byPart[p] {
                 let entry = entries[e]
-                let bucket = buckets[entry.row] ?? []
+                let l = levels.firstIndex(of: entry.level)!
+                let b = bucketBase[l] + firstIndex(notBelow: entry.row, in: rows[l])
+                let bucket = buckets[b]
+                let cell = side / Double(1 << Int(entry.level))
                 let cellX0 = originX + Double(entry.column) * cell - margin
                 var frontier = originX + Double(entry.column + 1) * cell + margin
                 let first = lists.edges.count
                 var xR: Double?
-                for c in bucket {
+                for c in bucket[firstIndex(x0NotBelow: cellX0 - widest[b], in: bucket)...] {
                     if c.x1 < cellX0 { continue }  // wholly left of the cell: never right of a point in it
                     if c.x0 > frontier && c.x0 - frontier > 1e-9 {
                         xR = frontier + (c.x0 - frontier) / 2
@@ -189,7 +216,7 @@ struct CrossingLists {
                 if let xR {
                     lists.entries[e].reach = xR
                     let yMid = originY + (Double(entry.row) + 0.5) * cell
-                    inside = locateReach(x: xR, y: yMid, bucket: bucket, vertices: vertices)
+                    inside = locateReach(x: xR, y: yMid, bucket: bucket[firstIndex(x0NotBelow: xR - widest[b], in: bucket)...], vertices: vertices)
                         ?? containsProperly(p, xR, yMid)
                 } else {
                     // Right of every edge of the row: outside.
@@ -210,12 +237,40 @@ struct CrossingLists {
         return lists
     }
 
+    /// The first index of the sorted `a` whose value is at least `v` (`a.count` when none is).
+    private static func firstIndex(notBelow v: Int32, in a: [Int32]) -> Int {
+        var lo = 0, hi = a.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if a[mid] < v { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
+    /// The first index of `a` (sorted by x0) whose x0 is at least `x` (`a.count` when none is).
+    private static func firstIndex(x0NotBelow x: Double, in a: [Clipped]) -> Int {
+        var lo = 0, hi = a.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if a[mid].x0 < x { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
     /// An edge filed in a row, with its x-extent within the row.
     private struct Clipped { var x0: Double; var x1: Double; var edge: UInt32 }
 
+    /// A border cell's candidate, as ``build`` takes it: the part, and the cell's column and row in the
+    /// grid of its level.
+    struct Cell {
+        var part: Int32
+        var column: Int32, row: Int32
+        var level: Int8
+    }
+
     /// Whether a reach point (on no edge) is inside, by counting the row's edges crossing right of it;
     /// nil when a sign is uncertain (the caller then asks GEOS).
-    private static func locateReach(x px: Double, y py: Double, bucket: [Clipped], vertices: UnsafeBufferPointer<Double>) -> Bool? {
+    private static func locateReach(x px: Double, y py: Double, bucket: ArraySlice<Clipped>, vertices: UnsafeBufferPointer<Double>) -> Bool? {
         var parity = false
         for c in bucket where c.x1 >= px {
             let v = 2 * Int(c.edge)

@@ -40,8 +40,9 @@ struct IndexCache {
     /// 8: a checksum per 16 KB block of each section (``CacheVerifier``) instead of one over the whole
     /// body, so a start can check only the blocks it reads; the dataset's reach and each layer's
     /// antimeridian flag in the metadata, so a load computes nothing from unchecked sections.
-    /// 9: the metadata in ``CompactEncoder``'s binary form instead of JSON (a fifth of a one-point start).
-    static let formatVersion: UInt32 = 9
+    /// 9: adaptive cell depth (border cells split below the base level while they hold many edges).
+    /// 10: the metadata in ``CompactEncoder``'s binary form instead of JSON (a fifth of a one-point start).
+    static let formatVersion: UInt32 = 10
     private static let magic: [UInt8] = Array("GEOIDX\0\0".utf8)
     private static let headerSize = 64
 

@@ -11,7 +11,9 @@ struct SyntheticCoverage {
     var borderPoints: [(Double, Double)] = []
     let minX: Double, minY: Double, maxX: Double, maxY: Double
 
-    init(n: Int, seed: UInt64, origin: (Double, Double) = (100, 20), size: Double = 10, subdivisions: Int = 4) {
+    /// `wiggle`: how far (in cell steps, ±half of it) the subdivision points stray from the straight edge.
+    /// Past about 1 / subdivisions a ring may cross itself, and the loader then repairs it into pieces.
+    init(n: Int, seed: UInt64, origin: (Double, Double) = (100, 20), size: Double = 10, subdivisions: Int = 4, wiggle: Double = 0.1) {
         var rng = SplitMix64(seed: seed)
         let step = size / Double(n)
         minX = origin.0; minY = origin.1; maxX = origin.0 + size; maxY = origin.1 + size
@@ -33,8 +35,8 @@ struct SyntheticCoverage {
             var line = [p]
             for k in 1..<subdivisions {
                 let t = Double(k) / Double(subdivisions)
-                line.append((p.0 + (q.0 - p.0) * t + (rng.unitInterval() - 0.5) * step * 0.1,
-                             p.1 + (q.1 - p.1) * t + (rng.unitInterval() - 0.5) * step * 0.1))
+                line.append((p.0 + (q.0 - p.0) * t + (rng.unitInterval() - 0.5) * step * wiggle,
+                             p.1 + (q.1 - p.1) * t + (rng.unitInterval() - 0.5) * step * wiggle))
             }
             line.append(q)
             edges[key] = line

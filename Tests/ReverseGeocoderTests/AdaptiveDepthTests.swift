@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+@testable import ReverseGeocoder
+
+/// The cell quadtree's adaptive depth: border cells that hold many edges are split below the base level
+/// (the cell size) until they hold few. A tree made very deep that way (densified borders, at most two
+/// edges per border cell) must answer exactly what a brute-force GEOS scan answers, at random points and
+/// at points on and within 1e-13…1e-6 of the edges, and must survive the index cache: written, mapped
+/// back, the same answers; damaged, found before it is used.
+///
+/// Oracle: ``ExactnessTests/BruteForce`` (every unit parsed from WKT with its own GEOS context, plain
+/// unprepared predicates, the documented lowest-unit rule).
+struct AdaptiveDepthTests {
+    /// 6 × 6 units over 4°, each side drawn with 150 vertices (a dense border, wiggling by up to a
+    /// quarter of the vertex spacing, so rings stay simple and the oracle's unrepaired polygons are the
+    /// loader's), so a 0.25° cell on a border holds about 40 edges.
+    static let coverage = SyntheticCoverage(n: 6, seed: 31, size: 4, subdivisions: 150, wiggle: 0.5 / 150)
+    static let cellSize = 0.25, maxEdges = 2
+
+    static func options(cache: URL? = nil, firstUse: Bool = false) -> ReverseGeocoder.Options {
+        var o = ReverseGeocoder.Options(cellSize: cellSize, cacheDirectory: cache, hugePages: !firstUse, verifyOnFirstUse: firstUse)
+        o.cellMaxEdges = maxEdges
+        o.maxDistance = 0  // containment against GEOS: "in no unit" stays nil
+        return o
+    }
+
+    /// Random points over the coverage and beyond, every border vertex with tiny offsets, and points on
+    /// the edges between consecutive vertices.
+    static var points: [(Double, Double)] {
+        let c = coverage
+        var rng = SplitMix64(seed: 8)
+        var all: [(Double, Double)] = []
+        for _ in 0..<15_000 {
+            all.append((c.minX - 0.3 + rng.unitInterval() * (c.maxX - c.minX + 0.6), c.minY - 0.3 + rng.unitInterval() * (c.maxY - c.minY + 0.6)))
+        }
+        let offsets = [0, 1e-13, -1e-13, 1e-10, -1e-10, 1e-6, -1e-6]
+        for (i, v) in c.borderPoints.enumerated() where i % 5 == 0 {
+            for dx in offsets { for dy in offsets where dx == 0 || dy == 0 { all.append((v.0 + dx, v.1 + dy)) } }
+            let w = c.borderPoints[(i + 1) % c.borderPoints.count]
+            all.append(((v.0 + w.0) / 2, (v.1 + w.1) / 2))
+        }
+        return all
+    }
+
+    static func answers(_ g: ReverseGeocoder, _ points: [(Double, Double)]) throws -> [Int?] {
+        try points.map { try g.placemark(latitude: $0.1, longitude: $0.0)?.administrativeAreaCode.flatMap { Int($0) } }
+    }
+
+    static func write(_ name: String) -> (DatasetManifest, URL) {
+        let dir = TestShapefile.directory(name)
+        let shp = coverage.write(to: dir.appendingPathComponent("cov"))
+        return (TestShapefile.manifest("cov", file: shp), dir.appendingPathComponent("cache"))
+    }
+
+    @Test func aDeepAdaptiveTreeAnswersAsGEOSBruteForce() async throws {
+        try await offPool {
+            let (manifest, _) = Self.write("adaptive-oracle")
+            let g = try ReverseGeocoder(manifests: [(manifest, nil)], options: Self.options())
+            let cells = try #require(g.loaded[0].layers[0].cells)
+            // Base level: cells of at most 0.25° over the 4° extent, 4 or 5 levels (the root square is a
+            // hair wider than the extent); the extra levels even, to 20 at most.
+            let levels = cells.borderCellLevels()
+            let base = levels.keys.min()!
+            #expect((4...5).contains(base) && cells.depth == base + (20 - base) / 2 * 2, "\(cells.depth): \(levels.sorted { $0.key < $1.key })")
+            // The tree really is adaptive: most border cells lie well below the base level.
+            let deep = levels.filter { $0.key >= base + 4 }.values.reduce(0, +)
+            #expect(deep > levels.values.reduce(0, +) / 2, "\(levels.sorted { $0.key < $1.key })")
+            let points = Self.points
+            let oracle = ExactnessTests.BruteForce(Self.coverage)
+            let got = try Self.answers(g, points)
+            var mismatches = 0, found = 0
+            for (k, p) in points.enumerated() {
+                let expected = oracle.unit(x: p.0, y: p.1)
+                if got[k] != expected {
+                    mismatches += 1
+                    if mismatches <= 10 { Issue.record("(\(p.1), \(p.0)): engine \(String(describing: got[k])), GEOS \(String(describing: expected))") }
+                }
+                if expected != nil { found += 1 }
+            }
+            #expect(mismatches == 0)
+            #expect(found > 25_000 && found < points.count - 1_000)  // inside and outside both exercised
+        }
+    }
+
+    @Test func theCacheRoundTripsADeepTreeAndFindsItDamaged() async throws {
+        try await offPool {
+            let (manifest, cache) = Self.write("adaptive-cache")
+            let fresh = try ReverseGeocoder(manifests: [(manifest, nil)], options: Self.options())
+            let points = Self.points
+            let expected = try Self.answers(fresh, points)
+            let built = try ReverseGeocoder(manifests: [(manifest, nil)], options: Self.options(cache: cache))
+            #expect(built.datasets[0].cacheStatus == "rebuilt (no cache file yet)")
+            let mapped = try ReverseGeocoder(manifests: [(manifest, nil)], options: Self.options(cache: cache))
+            #expect(mapped.datasets[0].cacheStatus == "loaded")
+            let a = try #require(fresh.loaded[0].layers[0].cells), b = try #require(mapped.loaded[0].layers[0].cells)
+            #expect(b.borderCellLevels() == a.borderCellLevels() && b.depth == a.depth)
+            #expect(try Self.answers(mapped, points) == expected)
+
+            let file = URL(fileURLWithPath: try #require(mapped.datasets[0].cacheFile))
+            let template = [UInt8](try Data(contentsOf: file))
+            let meta = try IndexCache.meta(ofFile: template)
+            let cells = try #require(meta.layers[0].cells)
+            // A byte of the deep nodes (the last block, where the deepest nodes are) and of the crossing
+            // lists: the checksum finds it at load, and, with checks on first use, the query that reads it.
+            for (section, name) in [(cells.nodes, "cell nodes"), (cells.borders, "crossing lists")] {
+                for firstUse in [false, true] {
+                    var bytes = template
+                    bytes[section.offset + section.count * 4 - 3] ^= 0x20
+                    try Data(bytes).write(to: file)
+                    let g = try ReverseGeocoder(manifests: [(manifest, nil)], options: Self.options(cache: cache, firstUse: firstUse))
+                    #expect(try Self.answers(g, points) == expected, "\(name), first use \(firstUse)")
+                    #expect(g.datasets[0].cacheStatus?.hasPrefix("rebuilt (damaged: checksum mismatch in layer 0 \(name)") == true,
+                            "\(name), first use \(firstUse): \(g.datasets[0].cacheStatus ?? "")")
+                }
+            }
+            // Past the checksums (resealed): a deep node pointing back up the tree is a structural fault.
+            var bytes = template
+            let last = cells.nodes.offset + (cells.nodes.count - 1) * 4
+            let backwards = (CellIndex.tagNode << 30 | 0).littleEndian
+            withUnsafeBytes(of: backwards) { for (k, x) in $0.enumerated() { bytes[last + k] = x } }
+            try IndexCache.reseal(&bytes)
+            try Data(bytes).write(to: file)
+            let g = try ReverseGeocoder(manifests: [(manifest, nil)], options: Self.options(cache: cache))
+            #expect(g.datasets[0].cacheStatus?.hasPrefix("rebuilt (damaged: ") == true, "\(g.datasets[0].cacheStatus ?? "")")
+            #expect(g.datasets[0].cacheStatus?.contains("cell tree") == true, "\(g.datasets[0].cacheStatus ?? "")")
+            #expect(try Self.answers(g, points) == expected)
+        }
+    }
+}
