@@ -285,12 +285,21 @@ public final class ReverseGeocoder: Sendable {
         loadTime = ContinuousClock.now - start
     }
 
-    /// Waits until the query aids built in the background after the load are ready (today the mask of
-    /// points far from every unit, which spares sea points the coast fallback's search: about 0.2-0.4 s
-    /// of CPU for the bundled data). Answers never depend on it, only their speed: a benchmark or a
+    /// Waits until the query aids built in the background are ready: the mask of points far from every
+    /// unit, which spares sea points the coast fallback's search (about 0.2-0.4 s of CPU for the bundled
+    /// data), and each admin layer's edge chunks for that search (``EdgeChunks``, otherwise built when the
+    /// fallback first reaches the layer). Answers never depend on them, only their speed: a benchmark or a
     /// server that wants its first queries as fast as the later ones calls this once after the load.
     public func waitUntilReady() {
         _ = farMask?.built()
+        // The coast fallback's edge chunks (built on its first use otherwise), for the layers whose
+        // polygons are checked (a load checked on first use builds them once the fallback has checked).
+        guard maxDistance > 0 else { return }
+        for set in loaded where set.manifest.role == .admin {
+            for layer in set.layers where layer.firstUse == nil || layer.firstUse?.tree != nil {
+                layer.edgeChunks.wait(store: layer.store, partUnit: layer.partUnit)
+            }
+        }
     }
 
     /// Loads every dataset in a data directory: each subdirectory (or the directory itself) holding a
