@@ -71,7 +71,9 @@ extension ReverseGeocoder {
            let damage = check.preparePlacemark(layer: answer.layerInDataset, unit: answer.hit.unit) {
             return .damaged(damage, dataset: answer.dataset)
         }
-        var placemark = presented(answer.layer, unit: answer.hit.unit)
+        // The thread's copy of the unit's placemark, as the inside path answers it (the same fields).
+        var placemark = hotLayerOf[ObjectIdentifier(answer.layer)]
+            .map { ownPlacemark(layer: $0, unit: answer.hit.unit, context: context) } ?? presented(answer.layer, unit: answer.hit.unit)
         for level in AdminLevel.allCases where placemark.provenance(at: level) == .inside {
             placemark[level].provenance = .nearestUnit(metres: answer.hit.metres)
         }

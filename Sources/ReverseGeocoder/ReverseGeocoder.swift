@@ -100,7 +100,7 @@ public final class ReverseGeocoder: Sendable {
     /// Per hot layer: its dataset's `isoCountryCodes` (empty under ``Worldview/dataset``).
     private let layerCountryCodes: [[(level: AdminLevel, codes: [String: String])]]
     /// A layer's index in `hotLayers`, for the paths that reach a layer by object (the nearest unit).
-    private let hotLayerOf: [ObjectIdentifier: Int]
+    let hotLayerOf: [ObjectIdentifier: Int]
     /// The language tags of every loaded dataset's names table, sorted (`--lang` is checked against them).
     public let languages: [String]
 
@@ -610,9 +610,10 @@ public final class ReverseGeocoder: Sendable {
         return p
     }
 
-    /// The calling thread's copy of a unit's placemark.
+    /// The calling thread's copy of a unit's placemark (also the coast fallback's starting point, which
+    /// then marks its levels: localizing afresh there cost 46,000 instructions an answer, callgrind).
     @inline(__always)
-    private func ownPlacemark(layer l: Int, unit: Int, context: Unmanaged<QueryContext>) -> Placemark {
+    func ownPlacemark(layer l: Int, unit: Int, context: Unmanaged<QueryContext>) -> Placemark {
         let hot = hotLayers[l]
         return context._withUnsafeGuaranteedRef { context in
             // The closure runs once per thread and unit (the thread's copy is made then): localizing there
