@@ -36,8 +36,13 @@ struct EdgeChunksTests: Sendable {
             var hits = 0, compared = 0
             var heap = MinHeap()
             for layer in try Self.world() {
+                let clock = ContinuousClock(), start = clock.now
                 let chunks = EdgeChunks.build(store: layer.store, partUnit: layer.partUnit)
+                let took = clock.now - start
                 #expect(chunks.first.count >= layer.store.vertexCount / EdgeChunks.edgesPerChunk)
+                // For Benchmarks/results/coast-speed.md (the engine is built -O in debug builds too).
+                print("EdgeChunksTests: \(layer.file): \(layer.store.vertexCount) vertices, \(chunks.first.count) chunks, "
+                      + "\(chunks.bytes) bytes, built in \(took)")
                 // Unlimited reach is brute force over all chunks per point: fewer points there.
                 for (reach, count) in [(500.0, 40), (10_000, 60), (50_000, 40), (.infinity, 6)] {
                     for p in Self.points(near: layer, count: count, seed: 16 + UInt64(count)) {
