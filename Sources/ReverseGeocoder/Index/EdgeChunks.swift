@@ -8,12 +8,13 @@
 ///
 /// Flat arrays (flatbush-like): for chunk c, its first vertex `first[c]` (an index into the store's
 /// vertices), its edge count `edges[c]` (edges run from vertex k to k + 1 inside one ring) and its unit
-/// `unit[c]`. About 50 bytes a chunk (36 for the box and index, 9 here, the nodes' share): 3.2 bytes a
-/// vertex at 16 edges a chunk. Built from the polygon store in milliseconds, when the fallback first
+/// `unit[c]`. About 47 bytes a chunk (36 for the box and index, 9 here, the nodes' share): 3.4 bytes a
+/// vertex at 16 edges a chunk (measured on the bundled world layers). Built from the polygon store in milliseconds, when the fallback first
 /// needs it (``EdgeChunksSlot``), so nothing of it is stored in the index cache.
 struct EdgeChunks: Sendable {
-    /// Edges per chunk, chosen by measurement (Benchmarks/results/coast-speed.md): fewer means more boxes
-    /// to pop off the heap, more means more edges measured per box.
+    /// Edges per chunk (Benchmarks/results/coast-speed.md measured 8, 16 and 32; inconclusive at the load
+    /// of that session, 16 kept for half the memory of 8): fewer means more boxes to pop off the heap,
+    /// more means more edges measured per box.
     static let edgesPerChunk = 16
 
     let tree: PackedRTree
