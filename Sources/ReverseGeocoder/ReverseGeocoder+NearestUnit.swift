@@ -52,20 +52,15 @@ extension ReverseGeocoder {
         }
         var found: [Found] = []
         var nearest = Double.infinity
-        let geos = context.takeUnretainedValue().geos
+        let query = context.takeUnretainedValue()
         for (d, set) in loaded.enumerated() where set.manifest.role == .admin {
             let c = datum == set.datum ? coordinate : convert(coordinate, from: datum, to: set.datum, missedChina: true)
             for (l, layer) in set.layers.enumerated() {
                 if let check = layer.firstUse {
                     do { try check.prepareTree() } catch { return .damaged(error, dataset: d) }
                 }
-                let hit: NearestUnit?
-                do {
-                    hit = try NearestUnit.search(layer, x: c.longitude, y: c.latitude, maxMetres: maxDistance, context: geos)
-                } catch {
-                    throw .queryFailed(layer: layer.file, reason: error.description)
-                }
-                guard let hit else { continue }
+                guard let hit = NearestUnit.search(layer, x: c.longitude, y: c.latitude, maxMetres: maxDistance,
+                                                   heap: &query.nearestHeap) else { continue }
                 found.append(Found(layer: layer, hit: hit, dataset: d, layerInDataset: l))
                 nearest = min(nearest, hit.metres)
             }
@@ -76,7 +71,9 @@ extension ReverseGeocoder {
            let damage = check.preparePlacemark(layer: answer.layerInDataset, unit: answer.hit.unit) {
             return .damaged(damage, dataset: answer.dataset)
         }
-        var placemark = presented(answer.layer, unit: answer.hit.unit)
+        // The thread's copy of the unit's placemark, as the inside path answers it (the same fields).
+        var placemark = hotLayerOf[ObjectIdentifier(answer.layer)]
+            .map { ownPlacemark(layer: $0, unit: answer.hit.unit, context: context) } ?? presented(answer.layer, unit: answer.hit.unit)
         for level in AdminLevel.allCases where placemark.provenance(at: level) == .inside {
             placemark[level].provenance = .nearestUnit(metres: answer.hit.metres)
         }

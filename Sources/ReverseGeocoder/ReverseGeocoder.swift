@@ -100,7 +100,7 @@ public final class ReverseGeocoder: Sendable {
     /// Per hot layer: its dataset's `isoCountryCodes` (empty under ``Worldview/dataset``).
     private let layerCountryCodes: [[(level: AdminLevel, codes: [String: String])]]
     /// A layer's index in `hotLayers`, for the paths that reach a layer by object (the nearest unit).
-    private let hotLayerOf: [ObjectIdentifier: Int]
+    let hotLayerOf: [ObjectIdentifier: Int]
     /// The language tags of every loaded dataset's names table, sorted (`--lang` is checked against them).
     public let languages: [String]
 
@@ -289,12 +289,21 @@ public final class ReverseGeocoder: Sendable {
         loadTime = ContinuousClock.now - start
     }
 
-    /// Waits until the query aids built in the background after the load are ready (today the mask of
-    /// points far from every unit, which spares sea points the coast fallback's search: about 0.2-0.4 s
-    /// of CPU for the bundled data). Answers never depend on it, only their speed: a benchmark or a
+    /// Waits until the query aids built in the background are ready: the mask of points far from every
+    /// unit, which spares sea points the coast fallback's search (about 0.2-0.4 s of CPU for the bundled
+    /// data), and each admin layer's edge chunks for that search (``EdgeChunks``, otherwise built when the
+    /// fallback first reaches the layer). Answers never depend on them, only their speed: a benchmark or a
     /// server that wants its first queries as fast as the later ones calls this once after the load.
     public func waitUntilReady() {
         _ = farMask?.built()
+        // The coast fallback's edge chunks (built on its first use otherwise), for the layers whose
+        // polygons are checked (a load checked on first use builds them once the fallback has checked).
+        guard maxDistance > 0 else { return }
+        for set in loaded where set.manifest.role == .admin {
+            for layer in set.layers where layer.firstUse == nil || layer.firstUse?.tree != nil {
+                layer.edgeChunks.wait(store: layer.store, partUnit: layer.partUnit)
+            }
+        }
     }
 
     /// Loads every dataset in a data directory: each subdirectory (or the directory itself) holding a
@@ -605,9 +614,10 @@ public final class ReverseGeocoder: Sendable {
         return p
     }
 
-    /// The calling thread's copy of a unit's placemark.
+    /// The calling thread's copy of a unit's placemark (also the coast fallback's starting point, which
+    /// then marks its levels: localizing afresh there cost 46,000 instructions an answer, callgrind).
     @inline(__always)
-    private func ownPlacemark(layer l: Int, unit: Int, context: Unmanaged<QueryContext>) -> Placemark {
+    func ownPlacemark(layer l: Int, unit: Int, context: Unmanaged<QueryContext>) -> Placemark {
         let hot = hotLayers[l]
         return context._withUnsafeGuaranteedRef { context in
             // The closure runs once per thread and unit (the thread's copy is made then): localizing there

@@ -126,52 +126,6 @@ struct NearestUnitTests: Sendable {
         #expect(fallbacks >= 5)  // the test has teeth: some sea points of the oracle are near a coast
     }
 
-    /// The best-first search finds what measuring every polygon finds: same unit, same distance, for
-    /// points near coasts all over the world, across the antimeridian (Fiji, Chukotka) and near the poles.
-    /// (Both measure to the rings: for a point inside a polygon that is its distance to the border.)
-    @Test func searchMatchesMeasuringEveryPolygon() async throws {
-        try await offPool { try Self.searchMatchesBody() }
-    }
-
-    static func searchMatchesBody() throws {
-        let g = try geocoder.get()
-        let layers = try #require(g.loaded.first { $0.manifest.name == "world" }).layers
-        let context = try GEOSContext()
-        var rng = SplitMix64(seed: 16)
-        var points: [(Double, Double)] = [(-179.95, 65.5), (179.9, -16.6), (-179.7, -17.1), (179.99, 71.2),
-                                          (-60, -75.0), (20, 80.5), (-40, 83.4), (0.01, 0.01)]
-        let country = layers.last!
-        for _ in 0..<60 {
-            // Near a random vertex of the country layer, up to about 30 km away.
-            let v = Int(rng.next() % UInt64(country.store.vertexCount))
-            let x = country.store.vertices[2 * v] + (Double(rng.next() % 1000) / 1000 - 0.5) * 0.6
-            let y = country.store.vertices[2 * v + 1] + (Double(rng.next() % 1000) / 1000 - 0.5) * 0.4
-            points.append((x > 180 ? x - 360 : x, max(-90, min(90, y))))
-        }
-        var hits = 0
-        for layer in layers {
-            for (x, y) in points {
-                let reach = 50_000.0
-                let got = try NearestUnit.search(layer, x: x, y: y, maxMetres: reach, context: context)
-                var best: NearestUnit?
-                let bound = SphereBound(x: x, y: y)
-                for part in 0..<layer.store.count where bound.metres(to: layer.store.envelope(part)) <= reach {
-                    let shift = SphereBound.shift(x, toward: layer.store.envelope(part))
-                    guard let q = try NearestPoint.onRings(part, of: layer.store, x: x, y: y, shift: shift,
-                                                           reach: EdgeReach(metres: reach, latitude: y), context: context) else { continue }
-                    let d = SphereBound.metres(x1: x + shift, y1: y, x2: q.x, y2: q.y)
-                    let unit = Int(layer.partUnit[part])
-                    if d <= reach, best.map({ d < $0.metres || (d == $0.metres && unit < $0.unit) }) ?? true {
-                        best = NearestUnit(unit: unit, metres: d)
-                    }
-                }
-                #expect(got == best, "\(layer.file) (\(y), \(x))")
-                if got != nil { hits += 1 }
-            }
-        }
-        #expect(hits >= 60)
-    }
-
     /// The box bound never exceeds the distance to any point of the box: boxes anywhere, across 180°
     /// (stored east of it) and up to the poles; points anywhere.
     @Test func boxBoundIsALowerBound() {

@@ -11,6 +11,9 @@ struct OursBenchmark {
     let pointsPath: String
     let answersPath: String?
     let countriesPath: String?
+    /// --answers-full PATH: every answer whole (its fields and each level's provenance, distances to the
+    /// last digit), one line per point, to compare two builds' answers (Benchmarks/results/coast-speed.md).
+    let fullPath: String?
     let threads: Int
     let passes: Int
     /// Walks over the points per timed pass (the times recorded are per walk).
@@ -30,6 +33,7 @@ struct OursBenchmark {
         pointsPath = try o.string("points")
         answersPath = o.optional("answers")
         countriesPath = o.optional("answers-country")
+        fullPath = o.optional("answers-full")
         threads = try o.int("threads", default: ProcessInfo.processInfo.activeProcessorCount)
         passes = max(1, try o.int("passes", default: 3))
         rounds = max(1, try o.int("rounds", default: 1))
@@ -120,6 +124,20 @@ struct OursBenchmark {
                 lines.append(try! geocoder.placemark(for: Coordinate(latitude: ys[i], longitude: xs[i]), datum: datum)?.isoCountryCode ?? "")
             }
             try (lines.joined(separator: "\n") + "\n").write(toFile: countriesPath, atomically: true, encoding: .utf8)
+        }
+
+        if let fullPath {
+            var lines: [String] = []
+            lines.reserveCapacity(n)
+            for i in 0..<n {
+                guard let p = try! geocoder.placemark(for: Coordinate(latitude: ys[i], longitude: xs[i]), datum: datum) else {
+                    lines.append("")
+                    continue
+                }
+                let provenance = AdminLevel.allCases.map { p.provenance(at: $0).map { "\($0)" } ?? "-" }
+                lines.append("\(p) | \(provenance.joined(separator: " "))")
+            }
+            try (lines.joined(separator: "\n") + "\n").write(toFile: fullPath, atomically: true, encoding: .utf8)
         }
 
         // 3 and 4. Single thread and all threads, warm, pass by pass in turn, so that a slow spell of the

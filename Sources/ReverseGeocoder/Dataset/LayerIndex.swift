@@ -45,6 +45,8 @@ final class LayerIndex: Sendable {
     let hotPlaces: Unmanaged<PlaceTable>?
     /// For a layer mapped from the index cache and checked as queries read it (see ``LayerFirstUse``).
     let firstUse: LayerFirstUse?
+    /// The ring edges in chunks for the coast fallback, built when it first reaches the layer.
+    let edgeChunks = EdgeChunksSlot()
 
     /// A layer from its parts: the R-tree is built here (it takes milliseconds); `cells` is built by
     /// ``buildCells(store:partUnit:cellSize:)`` or mapped from the index cache.

@@ -9,6 +9,10 @@ import Darwin
 /// (`GEOSNearestPoints_r`) in a local frame where a degree of longitude is as long as it is at the
 /// query's latitude.
 ///
+/// No longer on the query path: the coast fallback measures edges itself (``LocalFrame``, the same
+/// arithmetic on one segment, without building GEOS geometries for every candidate polygon), and the
+/// tests hold that measure to this one (EdgeChunksTests).
+///
 /// Why a local frame: in plain longitude/latitude a degree of longitude is `cos(latitude)` times shorter
 /// on the ground than a degree of latitude, so the nearest point in degrees is not the nearest on the
 /// ground (at Tromsø, 69.6° N, a coast 5 km east is 0.13° away, one 10 km north 0.09°). Scaling x by

@@ -30,6 +30,17 @@ struct EdgeReach {
         }
     }
 
+    /// Whether the box may have a point within reach of (x0, y0): the edge test's bounds on a box (the
+    /// same proof: a point of the box outside the latitude band, or inside it but farther in longitude
+    /// around the circle than the band allows, is out of reach). Comparisons only, so the nearest-unit
+    /// search rejects most boxes before it computes their ``SphereBound``.
+    @inline(__always)
+    func mayReach(x0: Double, y0: Double, box: Box) -> Bool {
+        if box.minY > y0 + latitudeDegrees || box.maxY < y0 - latitudeDegrees { return false }
+        if longitudeDegrees >= 180 { return true }
+        return SphereBound.longitudeGap(x0, box) <= longitudeDegrees
+    }
+
     /// Whether the edge from (ax, ay) to (bx, by) may have a point within reach of (x0, y0). Longitude
     /// differences are taken around the circle.
     @inline(__always)

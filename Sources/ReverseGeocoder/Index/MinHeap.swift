@@ -12,6 +12,9 @@ struct MinHeap {
 
     var isEmpty: Bool { entries.isEmpty }
 
+    /// Empties the heap, keeping its storage (a heap reused query after query allocates once).
+    mutating func removeAll() { entries.removeAll(keepingCapacity: true) }
+
     mutating func push(_ e: Entry) {
         entries.append(e)
         var i = entries.count - 1

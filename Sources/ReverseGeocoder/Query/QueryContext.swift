@@ -10,6 +10,8 @@ final class QueryContext {
     private let partCount: Int
     var candidates: [Int32] = []
     var keyed: [Int] = []
+    /// The coast fallback's search frontier, reused query after query (``NearestUnit``).
+    var nearestHeap = MinHeap()
     /// The query point for the GEOS predicates, and its +360° twin (for units stored east of 180°).
     let point: QueryPoint, twin: QueryPoint
 
