@@ -15,7 +15,7 @@ import Darwin
 /// unit: above the true shortest distance by at most the frame's distortion (second order in the
 /// distance), never below it. This is the arithmetic GEOS's `GEOSNearestPoints_r` does on a segment
 /// (projection factor clamped to the segment), so the point is the one the GEOS measure
-/// (``NearestPoint``) finds on the same edge, bit for bit in the tests.
+/// (the tests' `NearestPoint`, Tests/ReverseGeocoderTests/Support) finds on the same edge, bit for bit in the tests.
 struct LocalFrame {
     /// The query point in the frame's own degrees (x already moved by ±360° toward the edges measured).
     let x0: Double, y0: Double

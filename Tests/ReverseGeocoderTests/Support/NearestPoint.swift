@@ -1,4 +1,5 @@
 import CGEOS
+@testable import ReverseGeocoder
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -9,9 +10,9 @@ import Darwin
 /// (`GEOSNearestPoints_r`) in a local frame where a degree of longitude is as long as it is at the
 /// query's latitude.
 ///
-/// No longer on the query path: the coast fallback measures edges itself (``LocalFrame``, the same
-/// arithmetic on one segment, without building GEOS geometries for every candidate polygon), and the
-/// tests hold that measure to this one (EdgeChunksTests).
+/// A test oracle, not on the query path: the coast fallback measures edges itself (`LocalFrame`, the
+/// same arithmetic on one segment, without building GEOS geometries for every candidate polygon), and
+/// EdgeChunksTests hold that measure to this one. It was the fallback's own measure before.
 ///
 /// Why a local frame: in plain longitude/latitude a degree of longitude is `cos(latitude)` times shorter
 /// on the ground than a degree of latitude, so the nearest point in degrees is not the nearest on the
