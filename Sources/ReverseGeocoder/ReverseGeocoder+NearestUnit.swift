@@ -40,8 +40,10 @@ extension ReverseGeocoder {
 
     /// The nearest unit's placemark within `maxDistance`, if one is that near. Out of line and off the
     /// inside path: reached only when no unit contains the point. A dataset checked on first use
-    /// (``Options/verifyOnFirstUse``) has each layer's polygons checked whole before the search walks
-    /// them (the R-tree, every ring it measures), and the answer's placemark before it is read.
+    /// (``Options/verifyOnFirstUse``) has each layer's polygon boxes checked before the search walks them,
+    /// each polygon it measures checked before its rings are read, and the answer's placemark before it
+    /// is read; from a layer's second search on, the rest is checked whole in the background, after which
+    /// the layer's edge chunks serve it as in a checked load.
     @inline(never)
     func nearestUnit(_ coordinate: Coordinate, datum: Datum, context: Unmanaged<QueryContext>) throws(GeocoderError) -> NearestAnswer {
         struct Found {
@@ -56,11 +58,21 @@ extension ReverseGeocoder {
         for (d, set) in loaded.enumerated() where set.manifest.role == .admin {
             let c = datum == set.datum ? coordinate : convert(coordinate, from: datum, to: set.datum, missedChina: true)
             for (l, layer) in set.layers.enumerated() {
-                if let check = layer.firstUse {
-                    do { try check.prepareTree() } catch { return .damaged(error, dataset: d) }
+                let closest: NearestUnit?
+                if let check = layer.firstUse, check.tree == nil {
+                    // Checked on first use and not yet whole: the boxes, then each polygon measured.
+                    check.noteNearestSearch()
+                    do {
+                        let boxes = try check.prepareBoxes()
+                        closest = try NearestUnit.wholePolygons(layer, tree: boxes, x: c.longitude, y: c.latitude, maxMetres: maxDistance,
+                                                                heap: &query.nearestHeap) { (part) throws(IndexCache.CacheDamage) in
+                            try check.preparePart(part)
+                        }
+                    } catch { return .damaged(error, dataset: d) }
+                } else {
+                    closest = NearestUnit.search(layer, x: c.longitude, y: c.latitude, maxMetres: maxDistance, heap: &query.nearestHeap)
                 }
-                guard let hit = NearestUnit.search(layer, x: c.longitude, y: c.latitude, maxMetres: maxDistance,
-                                                   heap: &query.nearestHeap) else { continue }
+                guard let hit = closest else { continue }
                 found.append(Found(layer: layer, hit: hit, dataset: d, layerInDataset: l))
                 nearest = min(nearest, hit.metres)
             }

@@ -23,13 +23,15 @@ struct NearestUnit: Equatable, Sendable {
             }
         }
         layer.edgeChunks.request(store: layer.store, partUnit: layer.partUnit, owner: layer)
-        return wholePolygons(layer, x: x, y: y, maxMetres: maxMetres, heap: &heap)
+        return wholePolygons(layer, tree: layer.tree, x: x, y: y, maxMetres: maxMetres, heap: &heap) { _ in }
     }
 
-    /// The search without chunks: best first over the layer's R-tree of polygons, every chunk of a polygon
-    /// within reach measured unless its own box is beyond reach.
-    static func wholePolygons(_ layer: LayerIndex, x: Double, y: Double, maxMetres: Double, heap: inout MinHeap) -> NearestUnit? {
-        let tree = layer.tree
+    /// The search without chunks: best first over `tree` (the layer's R-tree of polygons), every chunk of a
+    /// polygon within reach measured unless its own box is beyond reach. `prepare` is called with each
+    /// polygon before its rings are read (a layer checked on first use checks it there; see
+    /// ``LayerFirstUse/prepareBoxes()``).
+    static func wholePolygons<E: Error>(_ layer: LayerIndex, tree: PackedRTree, x: Double, y: Double, maxMetres: Double,
+                                        heap: inout MinHeap, prepare: (Int) throws(E) -> Void) throws(E) -> NearestUnit? {
         guard tree.count > 0, maxMetres > 0 else { return nil }
         let bound = SphereBound(x: x, y: y)
         let scale = LocalFrame.scale(latitude: y)
@@ -44,6 +46,7 @@ struct NearestUnit: Equatable, Sendable {
             if e.bound > limit { break }
             if e.level == 0 {
                 let part = Int(tree.indices[e.slot])
+                try prepare(part)
                 let unit = Int(layer.partUnit[part])
                 var d = Double.infinity
                 EdgeChunks.forEachChunk(of: part, in: layer.store) { first, count, box in

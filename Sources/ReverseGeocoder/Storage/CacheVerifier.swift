@@ -75,6 +75,13 @@ final class CacheVerifier: Sendable {
         if let bad { throw IndexCache.CacheDamage(reason: "checksum mismatch in \(r.name) (block \(bad))") }
     }
 
+    /// How many of the region's blocks have been checked so far (for the tests of what a query reads).
+    func checkedBlocks(_ r: Region) -> Int {
+        checked.withLock { bits in
+            (r.firstBlock..<(r.firstBlock + r.blocks)).reduce(0) { $0 + (bits[$1 >> 6] & (1 << UInt64($1 & 63)) != 0 ? 1 : 0) }
+        }
+    }
+
     /// Checks elements `range` of a region of `T`s.
     @inline(__always)
     func verify<T>(_ r: Region, _ type: T.Type, _ range: Range<Int>) throws(IndexCache.CacheDamage) {
@@ -95,12 +102,20 @@ final class CacheVerifier: Sendable {
         }
         let failures = Mutex<[Int: (String, Int)]>([:])
         let pieces = work
-        DispatchQueue.concurrentPerform(iterations: pieces.count) { k in
+        let piece: @Sendable (Int) -> Void = { [self] k in
             let (i, blocks) = pieces[k]
             for b in blocks where !matches(regions[i], block: b) {
                 failures.withLock { $0[k] = (regions[i].name, b) }
                 return
             }
+        }
+        // A couple of pieces (a few small sections, as the coast fallback's first search checks) are
+        // checked here: waking Dispatch's worker threads for them cost a one-point run more memory
+        // (their stacks and malloc arenas) and time than the checksums.
+        if pieces.count <= 2 {
+            for k in pieces.indices { piece(k) }
+        } else {
+            DispatchQueue.concurrentPerform(iterations: pieces.count, execute: piece)
         }
         if let first = failures.withLock({ $0.min { $0.key < $1.key } }) {
             throw IndexCache.CacheDamage(reason: "checksum mismatch in \(first.value.0) (block \(first.value.1))")
