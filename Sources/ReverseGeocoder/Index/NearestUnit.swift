@@ -23,7 +23,12 @@ struct NearestUnit: Equatable, Sendable {
             }
         }
         layer.edgeChunks.request(store: layer.store, partUnit: layer.partUnit, owner: layer)
-        return wholePolygons(layer, tree: layer.tree, x: x, y: y, maxMetres: maxMetres, heap: &heap) { _ in }
+        return wholePolygons(layer, x: x, y: y, maxMetres: maxMetres, heap: &heap)
+    }
+
+    /// The search without chunks over the layer's own R-tree (its polygons already checked).
+    static func wholePolygons(_ layer: LayerIndex, x: Double, y: Double, maxMetres: Double, heap: inout MinHeap) -> NearestUnit? {
+        wholePolygons(layer, tree: layer.tree, x: x, y: y, maxMetres: maxMetres, heap: &heap) { _ in }
     }
 
     /// The search without chunks: best first over `tree` (the layer's R-tree of polygons), every chunk of a
