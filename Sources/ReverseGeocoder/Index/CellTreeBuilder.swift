@@ -67,8 +67,8 @@ final class CellBuildInputs: @unchecked Sendable {
     }
 }
 
-/// Pushes the edges of a layer's polygons down a quadtree (see ``CellIndex``), depth first, with one
-/// stack for the whole recursion instead of arrays per cell.
+/// Pushes the edges of a layer's polygons down a quadtree (see ``CellIndex``), depth first: a cell's
+/// four children's frames are made in one pass over its own, into arrays reused per level.
 ///
 /// In parallel: the tree's cells at ``splitLevel`` that need splitting become subtrees, each built by
 /// its own builder on whichever worker takes it (``CellTreeBuilder/build(inputs:threads:origin:side:containsProperly:)``).
@@ -86,11 +86,9 @@ struct CellTreeBuilder {
     /// GEOS's exact interior test of a part at a point, for this builder's worker.
     let containsProperly: (Int, Double, Double) -> Bool
     var tree = CellTree()
-    // The stack: a frame is a range of entries; entry e is part stackParts[e] with segments
-    // stackSegs[stackSegEnd[e - 1] ..< stackSegEnd[e]] (0 for the first entry).
-    var stackParts: [Int32] = []
-    var stackSegEnd: [Int32] = []
-    var stackSegs: [Int32] = []
+    /// Reused child frames, per level: the four children's frames of a cell at level l are made in one
+    /// pass over the cell's own frame into `pool[l]`, kept while the children are visited.
+    var pool: [[Frame]] = []
     /// Cells at this level that need splitting are left to a subtree (`subtrees`) instead of recursing;
     /// `Int.max` in a subtree's own builder.
     let splitAt: Int
@@ -98,13 +96,25 @@ struct CellTreeBuilder {
     /// Border cells and subtrees in the depth-first order a single recursion would meet them.
     var pieces: [Piece] = []
 
-    /// A cell left to a parallel worker: subdivide it from its frame (its parts and their segments).
+    /// The parts that reach a cell, each with the segments that may touch it: part `parts[i]` has
+    /// segments `segs[segEnd[i - 1] ..< segEnd[i]]` (from 0 for the first).
+    struct Frame {
+        var parts: [Int32] = [], segEnd: [Int32] = [], segs: [Int32] = []
+
+        mutating func removeAll() {
+            parts.removeAll(keepingCapacity: true)
+            segEnd.removeAll(keepingCapacity: true)
+            segs.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// A cell left to a parallel worker: subdivide it from its frame.
     struct Subtree {
         /// Where its node goes in the top tree's `nodes`.
         var slot: Int
         var x0: Double, y0: Double, side: Double
         var level: Int, column: Int, row: Int
-        var parts: [Int32], segEnd: [Int32], segs: [Int32]
+        var frame: Frame
     }
 
     /// A border cell of the top tree, or a subtree, in depth-first order.
@@ -125,14 +135,13 @@ struct CellTreeBuilder {
     static func build(inputs: CellBuildInputs, threads: Int, originX: Double, originY: Double, side: Double,
                       containsProperly: @escaping @Sendable (Int, Int, Double, Double) -> Bool) -> CellTree {
         var top = CellTreeBuilder(inputs: inputs, splitAt: splitLevel) { containsProperly(0, $0, $1, $2) }
-        // Root: every part with all its segments, as the first frame of the stack.
-        for p in 0..<inputs.boxes.count {
-            top.stackParts.append(Int32(p))
-            top.stackSegs.append(contentsOf: inputs.segStart[p]..<inputs.segStart[p + 1])
-            top.stackSegEnd.append(Int32(top.stackSegs.count))
-        }
+        // Root: every part with all its segments.
+        var root = Frame()
+        root.parts = (0..<Int32(inputs.boxes.count)).map { $0 }
+        root.segEnd = Array(inputs.segStart.dropFirst())
+        root.segs = (0..<(inputs.segStart.last ?? 0)).map { $0 }
         top.tree.nodes = [0, 0, 0, 0]
-        top.subdivide(node: 0, x0: originX, y0: originY, side: side, level: 0, column: 0, row: 0, frame: 0..<inputs.boxes.count)
+        top.subdivide(node: 0, x0: originX, y0: originY, side: side, level: 0, column: 0, row: 0, frame: root)
 
         let jobs = top.subtrees
         let results = BuildResults<CellTree>(count: jobs.count)
@@ -144,10 +153,9 @@ struct CellTreeBuilder {
                 guard j < jobs.count else { return }
                 let job = jobs[j]
                 var b = CellTreeBuilder(inputs: inputs, splitAt: .max) { containsProperly(worker, $0, $1, $2) }
-                b.stackParts = job.parts; b.stackSegEnd = job.segEnd; b.stackSegs = job.segs
                 b.tree.nodes = [0, 0, 0, 0]
                 b.subdivide(node: 0, x0: job.x0, y0: job.y0, side: job.side, level: job.level, column: job.column, row: job.row,
-                            frame: 0..<job.parts.count)
+                            frame: job.frame)
                 results.set(j, b.tree)
             }
         }
@@ -209,40 +217,62 @@ struct CellTreeBuilder {
         return out
     }
 
-    /// Fills the four children of `node`, whose cell is (x0, y0, side) at `level`, given the stack
-    /// frame of parts (with their segments) that reach the cell.
+    /// Fills the four children of `node`, whose cell is (x0, y0, side) at `level`, given the frame of
+    /// parts (with their segments) that reach the cell.
     mutating func subdivide(node: Int, x0: Double, y0: Double, side: Double, level: Int, column: Int, row: Int,
-                            frame: Range<Int>) {
+                            frame: Frame) {
         let half = side / 2
         let boxes = inputs.boxes, segments = inputs.segments
+        let m = CellIndex.margin
+        // The children's cells grown by the margin, as four lanes (no array per node).
+        let west = SIMD4<Double>(x0, x0 + half, x0, x0 + half), south = SIMD4<Double>(y0, y0, y0 + half, y0 + half)
+        let minX = west - m, minY = south - m, maxX = west + (half + m), maxY = south + (half + m)
+        @inline(__always) func cell(_ c: Int) -> Box { Box(minX: minX[c], minY: minY[c], maxX: maxX[c], maxY: maxY[c]) }
+        // The four children's frames in one pass over this cell's (each segment read once, not once per
+        // child), into this level's reused frames, taken out of the pool while the children are visited.
+        while pool.count <= level { pool.append([Frame](repeating: Frame(), count: 4)) }
+        var children: [Frame] = []
+        swap(&children, &pool[level])
+        for c in 0..<4 { children[c].removeAll() }
+        frame.parts.withUnsafeBufferPointer { parts in
+            frame.segEnd.withUnsafeBufferPointer { segEnd in
+                frame.segs.withUnsafeBufferPointer { segs in
+                    for i in 0..<parts.count {
+                        let p = Int(parts[i])
+                        let b = boxes[p]
+                        // Which children the part's box reaches (lanes set to 1).
+                        var reaches = SIMD4<UInt8>(repeating: 0)
+                        var any = false
+                        for c in 0..<4 where !b.isDisjoint(from: cell(c)) {
+                            reaches[c] = 1
+                            any = true
+                        }
+                        guard any else { continue }
+                        let from = i == 0 ? 0 : Int(segEnd[i - 1]), to = Int(segEnd[i])
+                        for k in from..<to {
+                            let s = segments[Int(segs[k])]
+                            for c in 0..<4 where reaches[c] != 0 && Self.segmentMayTouch(s, cell(c)) { children[c].segs.append(segs[k]) }
+                        }
+                        for c in 0..<4 where reaches[c] != 0 {
+                            children[c].parts.append(Int32(p))
+                            children[c].segEnd.append(Int32(children[c].segs.count))
+                        }
+                    }
+                }
+            }
+        }
         for child in 0..<4 {
             let cx0 = x0 + (child & 1 == 1 ? half : 0), cy0 = y0 + (child & 2 == 2 ? half : 0)
             let childColumn = 2 * column + (child & 1), childRow = 2 * row + (child >> 1)
-            let m = CellIndex.margin
-            let cell = Box(minX: cx0 - m, minY: cy0 - m, maxX: cx0 + half + m, maxY: cy0 + half + m)
-            let childStart = stackParts.count
-            let segBase = stackSegs.count
-            var crossed = false
-            for e in frame {
-                let p = Int(stackParts[e])
-                if boxes[p].isDisjoint(from: cell) { continue }
-                let from = e == 0 ? 0 : Int(stackSegEnd[e - 1]), to = Int(stackSegEnd[e])
-                for k in from..<to where Self.segmentMayTouch(segments[Int(stackSegs[k])], cell) {
-                    stackSegs.append(stackSegs[k])
-                    crossed = true
-                }
-                stackParts.append(Int32(p))
-                stackSegEnd.append(Int32(stackSegs.count))
-            }
-            let childFrame = childStart..<stackParts.count
+            let childFrame = children[child]
             let slot = 4 * node + child
-            if !crossed {
+            if childFrame.segs.isEmpty {
                 // No edge near the cell: each reaching part holds all of it or none of it. Parts are
                 // in ascending order, so the first that holds it is the lowest-numbered unit.
                 let cx = cx0 + half / 2, cy = cy0 + half / 2
                 var best: Int32 = -1
-                for e in childFrame where containsProperly(Int(stackParts[e]), cx, cy) {
-                    best = inputs.unitOf[Int(stackParts[e])]
+                for p in childFrame.parts where containsProperly(Int(p), cx, cy) {
+                    best = inputs.unitOf[Int(p)]
                     break
                 }
                 if best < 0 {
@@ -252,10 +282,10 @@ struct CellTreeBuilder {
                     tree.nodes[slot] = CellIndex.tagUnit << 30 | UInt32(best)
                     tree.unitCells += 1
                 }
-            } else if level + 1 >= inputs.maxDepth || (level + 1 >= inputs.baseDepth && stackSegs.count - segBase <= inputs.maxEdges) {
+            } else if level + 1 >= inputs.maxDepth || (level + 1 >= inputs.baseDepth && childFrame.segs.count <= inputs.maxEdges) {
                 tree.nodes[slot] = CellIndex.tagMixed << 30 | UInt32(tree.mixedCells.count)
                 pieces.append(.border(tree.mixedCells.count))
-                tree.mixedParts += stackParts[childFrame]
+                tree.mixedParts += childFrame.parts
                 tree.mixedStart.append(Int32(tree.mixedParts.count))
                 tree.mixedCells.append(BorderCell(column: Int32(childColumn), row: Int32(childRow), level: Int8(level + 1)))
             } else if level + 1 == splitAt {
@@ -263,9 +293,7 @@ struct CellTreeBuilder {
                 tree.nodes[slot] = CellIndex.tagEmpty << 30
                 pieces.append(.subtree(subtrees.count))
                 subtrees.append(Subtree(slot: slot, x0: cx0, y0: cy0, side: half, level: level + 1, column: childColumn, row: childRow,
-                                        parts: Array(stackParts[childFrame]),
-                                        segEnd: stackSegEnd[childFrame].map { $0 - Int32(segBase) },
-                                        segs: Array(stackSegs[segBase...])))
+                                        frame: childFrame))
             } else {
                 let childNode = tree.nodes.count / 4
                 tree.nodes.append(contentsOf: repeatElement(0, count: 4))  // no temporary array per node
@@ -273,11 +301,8 @@ struct CellTreeBuilder {
                 subdivide(node: childNode, x0: cx0, y0: cy0, side: half, level: level + 1, column: childColumn,
                           row: childRow, frame: childFrame)
             }
-            // Pop the child's frame.
-            stackParts.removeLast(stackParts.count - childStart)
-            stackSegEnd.removeLast(stackSegEnd.count - childStart)
-            stackSegs.removeLast(stackSegs.count - segBase)
         }
+        swap(&children, &pool[level])
     }
 
     /// Whether the segment may touch the box: false only when the box lies clearly on one side.
