@@ -251,7 +251,12 @@ struct CellTreeBuilder {
                         let from = i == 0 ? 0 : Int(segEnd[i - 1]), to = Int(segEnd[i])
                         for k in from..<to {
                             let s = segments[Int(segs[k])]
-                            for c in 0..<4 where reaches[c] != 0 && Self.segmentMayTouch(s, cell(c)) { children[c].segs.append(segs[k]) }
+                            // The segment's box once, for the four children (segmentMayTouch's first test).
+                            let sx0 = min(s.x1, s.x2), sx1 = max(s.x1, s.x2), sy0 = min(s.y1, s.y2), sy1 = max(s.y1, s.y2)
+                            for c in 0..<4 where reaches[c] != 0 {
+                                if sx0 > maxX[c] || sx1 < minX[c] || sy0 > maxY[c] || sy1 < minY[c] { continue }
+                                if Self.lineMayTouch(s, cell(c)) { children[c].segs.append(segs[k]) }
+                            }
                         }
                         for c in 0..<4 where reaches[c] != 0 {
                             children[c].parts.append(Int32(p))
@@ -311,6 +316,15 @@ struct CellTreeBuilder {
         let x1 = s.x1, y1 = s.y1, x2 = s.x2, y2 = s.y2
         let bx0 = b.minX, by0 = b.minY, bx1 = b.maxX, by1 = b.maxY
         if min(x1, x2) > bx1 || max(x1, x2) < bx0 || min(y1, y2) > by1 || max(y1, y2) < by0 { return false }
+        return lineMayTouch(s, b)
+    }
+
+    /// segmentMayTouch past its box test: false only when the box's four corners lie clearly on one
+    /// side of the segment's line.
+    @inline(__always)
+    static func lineMayTouch(_ s: BuildSegment, _ b: Box) -> Bool {
+        let x1 = s.x1, y1 = s.y1, x2 = s.x2, y2 = s.y2
+        let bx0 = b.minX, by0 = b.minY, bx1 = b.maxX, by1 = b.maxY
         let dx = x2 - x1, dy = y2 - y1
         let c1 = dx * (by0 - y1) - dy * (bx0 - x1)
         let c2 = dx * (by0 - y1) - dy * (bx1 - x1)
