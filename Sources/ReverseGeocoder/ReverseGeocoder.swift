@@ -171,6 +171,9 @@ public final class ReverseGeocoder: Sendable {
         /// (``CellIndex/defaultMaxEdges``). Not public: tests make deep trees with fewer. Not part of the
         /// cache's key either, so a test that changes it uses its own cache directory.
         var cellMaxEdges = CellIndex.defaultMaxEdges
+        /// Workers per layer for the cell index build; nil: the cores this process may run on. Not public:
+        /// tests build with 1 and with several and compare the bytes (the index is the same either way).
+        var buildThreads: Int?
         /// Whose view `isoCountryCode` follows: ISO 3166-1 (the default) or the dataset's own.
         /// Applied once per unit, like the languages.
         public var worldview: Worldview

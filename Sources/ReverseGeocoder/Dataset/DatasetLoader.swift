@@ -287,7 +287,7 @@ struct DatasetLoader: Sendable {
     /// The indexes (R-tree and cell quadtree) of all layers, built in parallel.
     private func buildIndexes(_ raw: [RawLayer], placemarks: [[Placemark]], partOffset: Int) throws -> [LayerIndex] {
         let indexes = LoadResults<LayerIndex>(count: raw.count)
-        let cellSize = options.cellSize, maxEdges = options.cellMaxEdges
+        let cellSize = options.cellSize, maxEdges = options.cellMaxEdges, threads = options.buildThreads
         let offsets = Self.partOffsets(raw)
         DispatchQueue.concurrentPerform(iterations: raw.count) { i in
             let (parts, partUnit) = Self.flatten(raw[i].units)
@@ -295,7 +295,7 @@ struct DatasetLoader: Sendable {
             let cells: CellIndex?
             do {
                 cells = try cellSize.flatMap { (size) throws(GEOSError) in
-                    try LayerIndex.buildCells(store: store, partUnit: partUnit, cellSize: size, maxEdges: maxEdges)
+                    try LayerIndex.buildCells(store: store, partUnit: partUnit, cellSize: size, maxEdges: maxEdges, threads: threads)
                 }
             } catch {
                 indexes.set(i, .failure(GeocoderError.geos("\(raw[i].spec.file): building the cell index: \(error)")))

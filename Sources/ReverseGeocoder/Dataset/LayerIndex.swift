@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 
 /// One loaded shapefile, ready to answer: the polygons, an R-tree over their boxes, and the resolved
 /// placemark of every unit. Immutable after load, so it is shared by all threads.
@@ -134,36 +135,44 @@ final class LayerIndex: Sendable {
 
     /// The cell quadtree (with its crossing lists) over a layer's polygons, leaves about `cellSize` wide.
     /// Fails when GEOS does (a polygon it cannot rebuild or prepare, a predicate it raises on).
-    /// `maxEdges`: see ``CellIndex/defaultMaxEdges`` (tests make deep trees with fewer).
+    /// `maxEdges`: see ``CellIndex/defaultMaxEdges`` (tests make deep trees with fewer). `threads`: workers
+    /// for this one layer (default: the cores this process may run on, so `taskset -c 0` builds on one);
+    /// the index is the same whatever it is.
     static func buildCells(store: PolygonStore, partUnit: [Int32], cellSize: Double,
-                           maxEdges: Int = CellIndex.defaultMaxEdges) throws(GEOSError) -> CellIndex? {
+                           maxEdges: Int = CellIndex.defaultMaxEdges, threads: Int? = nil) throws(GEOSError) -> CellIndex? {
         guard store.count > 0 else { return nil }
-        // One context and one reusable point for the whole build (this runs on the loading thread).
-        let context = try GEOSContext()
-        let point = QueryPoint(context: context)
-        var prepared = [PreparedGeometry?](repeating: nil, count: store.count)
-        // The quadtree's builder asks a yes/no question; the first GEOS failure is kept here, answers
-        // "no" to let the builder finish, and is thrown once it has: the half-built index is dropped.
-        var failure: GEOSError?
+        let threads = max(1, threads ?? usableCores())
+        // One GEOS context per worker: contexts and prepared geometries are not thread-safe.
+        var tests: [InteriorTest] = []
+        for _ in 0..<threads { tests.append(try InteriorTest(store: store)) }
         let extent = (0..<store.count).reduce(Box.empty) { $0.union(store.envelope($1)) }
         // Deep enough that leaves are about cellSize wide: border cells then hold few points. Border cells
         // split further while they hold many edges (fine boundaries), to 20 levels (the tree's limit)
         // less one when that keeps the extra levels even, so the top grid is as deep as without them.
         let side = max(extent.maxX - extent.minX, extent.maxY - extent.minY, cellSize)
         let depth = min(20, max(1, Int((log2(side / cellSize)).rounded(.up))))
+        let workers = tests
         let cells = CellIndex(store: store, unitOf: partUnit, baseDepth: depth, maxDepth: depth + (20 - depth) / 2 * 2,
-                              maxEdges: maxEdges) { p, x, y in
-            guard failure == nil else { return false }
-            do throws(GEOSError) {
-                if prepared[p] == nil { prepared[p] = try PreparedGeometry(store.geometry(p, context: context), context: context) }
-                return try prepared[p]!.containsProperly(point.at(x: x, y: y))
-            } catch {
-                failure = error
-                return false
-            }
+                              maxEdges: maxEdges, threads: threads) { worker, p, x, y in
+            workers[worker].containsProperly(p, x, y)
         }
-        if let failure { throw failure }
+        // The first failure, in worker order (each worker's first; all are GEOS failing on the same data).
+        if let failure = tests.lazy.compactMap(\.failure).first { throw failure }
         return cells
+    }
+
+    /// The cores this process may run on: its CPU affinity (`taskset -c 0` gives 1), where Foundation's
+    /// `activeProcessorCount` counts the machine's on Linux (measured: 2 under `taskset -c 0` on 2 cores),
+    /// and a second worker on one core only prepares every GEOS geometry twice.
+    static func usableCores() -> Int {
+        // Linux's `Cpus_allowed:` line, a hex mask in comma-separated 32-bit words (sched_getaffinity is
+        // not in Swift's Glibc module: it needs _GNU_SOURCE).
+        if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") }) {
+            let n = line.dropFirst("Cpus_allowed:".count).reduce(0) { $0 + ($1.hexDigitValue?.nonzeroBitCount ?? 0) }
+            if n > 0 { return n }
+        }
+        return ProcessInfo.processInfo.activeProcessorCount
     }
 
     /// The unit containing (x, y), by the boundary rule: the lowest-numbered unit whose interior

@@ -283,12 +283,14 @@ final class CellIndex: Sendable {
     /// bundled data hardly splits (41 MB either way).
     static let defaultMaxEdges = 32
 
-    /// Builds the index over a layer's polygons. `unitOf[p]` is polygon p's unit; `containsProperly(p, x, y)`
-    /// an exact interior test of polygon p (GEOS). Cells that edges cross are split to `baseDepth`, and
+    /// Builds the index over a layer's polygons. `unitOf[p]` is polygon p's unit; `containsProperly(worker, p, x, y)`
+    /// an exact interior test of polygon p (GEOS), called by workers 0 ..< `threads`, never twice at once
+    /// for one worker (so each can own a GEOS context). Cells that edges cross are split to `baseDepth`, and
     /// below it while they hold more than `maxEdges` edges, to `maxDepth` at most (`maxDepth - baseDepth`
-    /// even keeps the top grid as deep as without the extra levels).
+    /// even keeps the top grid as deep as without the extra levels). The index is the same, bit for bit,
+    /// whatever `threads` is.
     init(store: PolygonStore, unitOf: [Int32], baseDepth: Int, maxDepth: Int, maxEdges: Int = CellIndex.defaultMaxEdges,
-         containsProperly: @escaping (Int, Double, Double) -> Bool) {
+         threads: Int = 1, containsProperly: @escaping @Sendable (Int, Int, Double, Double) -> Bool) {
         self.store = store
         owner = nil
         let boxes = (0..<store.count).map(store.envelope)
@@ -303,30 +305,10 @@ final class CellIndex: Sendable {
         scale = Double(1 << depth) / side
         cellCount = Double(1 << depth); lastCell = (1 << depth) - 1
 
-        // Segments, flattened: part p's segments are segX1[...] etc. for s in segStart[p]..<segStart[p+1].
-        var sx1: [Double] = [], sy1: [Double] = [], sx2: [Double] = [], sy2: [Double] = []
-        var segStart: [Int32] = [0]
-        let v = store.vertices
-        for p in 0..<store.count {
-            for range in store.edgeRanges(p) {
-                for k in range {
-                    sx1.append(v[2 * k]); sy1.append(v[2 * k + 1]); sx2.append(v[2 * k + 2]); sy2.append(v[2 * k + 3])
-                }
-            }
-            segStart.append(Int32(sx1.count))
-        }
-
-        var builder = Builder(sx1: sx1, sy1: sy1, sx2: sx2, sy2: sy2, boxes: boxes, unitOf: unitOf,
-                              baseDepth: min(depth, max(1, baseDepth)), maxDepth: depth, maxEdges: maxEdges,
-                              containsProperly: containsProperly)
-        // Root: every part with all its segments, as the first frame of the builder's stack.
-        for p in boxes.indices {
-            builder.stackParts.append(Int32(p))
-            builder.stackSegs.append(contentsOf: segStart[p]..<segStart[p + 1])
-            builder.stackSegEnd.append(Int32(builder.stackSegs.count))
-        }
-        builder.nodes = [0, 0, 0, 0]
-        builder.subdivide(node: 0, x0: originX, y0: originY, side: side, level: 0, column: 0, row: 0, frame: 0..<boxes.count)
+        let inputs = CellBuildInputs(store: store, unitOf: unitOf, baseDepth: min(depth, max(1, baseDepth)), maxDepth: depth,
+                                     maxEdges: maxEdges)
+        let builder = CellTreeBuilder.build(inputs: inputs, threads: threads, originX: originX, originY: originY, side: side,
+                                            containsProperly: containsProperly)
         func copy<T>(_ a: [T]) -> UnsafeBufferPointer<T> {
             // Cache-line aligned, as in the index cache: a node is then exactly one line.
             let raw = UnsafeMutableRawPointer.allocate(byteCount: max(1, a.count) * MemoryLayout<T>.stride, alignment: 64)
@@ -345,7 +327,7 @@ final class CellIndex: Sendable {
             }
         }
         let lists = CrossingLists.build(vertices: store.vertices, partEdges: partEdges, entries: entries, originX: originX,
-                                        originY: originY, side: side, margin: CellIndex.margin,
+                                        originY: originY, side: side, margin: CellIndex.margin, threads: threads,
                                         containsProperly: containsProperly)
         // Pack each cell's entries, with their edges, into consecutive records.
         var words: [UInt32] = [], starts: [UInt32] = [0]
@@ -412,110 +394,5 @@ final class CellIndex: Sendable {
             }
         }
         return tagNode << 30 | UInt32(k)
-    }
-
-    private struct Builder {
-        let sx1: [Double], sy1: [Double], sx2: [Double], sy2: [Double]
-        let boxes: [Box]
-        let unitOf: [Int32]
-        let baseDepth: Int, maxDepth: Int, maxEdges: Int
-        let containsProperly: (Int, Double, Double) -> Bool
-        var nodes: [UInt32] = []
-        var mixedStart: [Int32] = [0]
-        var mixedParts: [Int32] = []
-        /// Each mixed cell's level, and its column and row at that level.
-        var mixedCells: [(column: Int32, row: Int32, level: Int8)] = []
-        var unitCells = 0, emptyCells = 0
-        // One stack for the whole recursion instead of arrays per cell: a frame is a range of entries;
-        // entry e is part stackParts[e] with segments stackSegs[stackSegEnd[e-1] ..< stackSegEnd[e]].
-        var stackParts: [Int32] = []
-        var stackSegEnd: [Int32] = []
-        var stackSegs: [Int32] = []
-
-        init(sx1: [Double], sy1: [Double], sx2: [Double], sy2: [Double], boxes: [Box],
-             unitOf: [Int32], baseDepth: Int, maxDepth: Int, maxEdges: Int, containsProperly: @escaping (Int, Double, Double) -> Bool) {
-            self.sx1 = sx1; self.sy1 = sy1; self.sx2 = sx2; self.sy2 = sy2
-            self.boxes = boxes; self.unitOf = unitOf; self.containsProperly = containsProperly
-            self.baseDepth = baseDepth; self.maxDepth = maxDepth; self.maxEdges = maxEdges
-        }
-
-        /// Fills the four children of `node`, whose cell is (x0, y0, side) at `level`, given the stack
-        /// frame of parts (with their segments) that reach the cell.
-        mutating func subdivide(node: Int, x0: Double, y0: Double, side: Double, level: Int, column: Int, row: Int,
-                                frame: Range<Int>) {
-            let half = side / 2
-            for child in 0..<4 {
-                let cx0 = x0 + (child & 1 == 1 ? half : 0), cy0 = y0 + (child & 2 == 2 ? half : 0)
-                let childColumn = 2 * column + (child & 1), childRow = 2 * row + (child >> 1)
-                let m = CellIndex.margin
-                let bx0 = cx0 - m, by0 = cy0 - m, bx1 = cx0 + half + m, by1 = cy0 + half + m
-                let childStart = stackParts.count
-                let segBase = stackSegs.count
-                var crossed = false
-                for e in frame {
-                    let p = Int(stackParts[e])
-                    let b = boxes[p]
-                    if b.isDisjoint(from: Box(minX: bx0, minY: by0, maxX: bx1, maxY: by1)) { continue }
-                    let from = e == 0 ? 0 : Int(stackSegEnd[e - 1]), to = Int(stackSegEnd[e])
-                    for k in from..<to where segmentMayTouch(Int(stackSegs[k]), bx0, by0, bx1, by1) {
-                        stackSegs.append(stackSegs[k])
-                        crossed = true
-                    }
-                    stackParts.append(Int32(p))
-                    stackSegEnd.append(Int32(stackSegs.count))
-                }
-                let childFrame = childStart..<stackParts.count
-                let slot = 4 * node + child
-                if !crossed {
-                    // No edge near the cell: each reaching part holds all of it or none of it. Parts are
-                    // in ascending order, so the first that holds it is the lowest-numbered unit.
-                    let cx = cx0 + half / 2, cy = cy0 + half / 2
-                    var best: Int32 = -1
-                    for e in childFrame where containsProperly(Int(stackParts[e]), cx, cy) {
-                        best = unitOf[Int(stackParts[e])]
-                        break
-                    }
-                    if best < 0 {
-                        nodes[slot] = CellIndex.tagEmpty << 30
-                        emptyCells += 1
-                    } else {
-                        nodes[slot] = CellIndex.tagUnit << 30 | UInt32(best)
-                        unitCells += 1
-                    }
-                } else if level + 1 >= maxDepth || (level + 1 >= baseDepth && stackSegs.count - segBase <= maxEdges) {
-                    nodes[slot] = CellIndex.tagMixed << 30 | UInt32(mixedStart.count - 1)
-                    mixedParts += stackParts[childFrame]
-                    mixedStart.append(Int32(mixedParts.count))
-                    mixedCells.append((Int32(childColumn), Int32(childRow), Int8(level + 1)))
-                } else {
-                    let childNode = nodes.count / 4
-                    nodes.append(contentsOf: repeatElement(0, count: 4))  // no temporary array per node
-                    nodes[slot] = CellIndex.tagNode << 30 | UInt32(childNode)
-                    subdivide(node: childNode, x0: cx0, y0: cy0, side: half, level: level + 1, column: childColumn,
-                              row: childRow, frame: childFrame)
-                }
-                // Pop the child's frame.
-                stackParts.removeSubrange(childStart...)
-                stackSegEnd.removeSubrange(childStart...)
-                stackSegs.removeSubrange(segBase...)
-            }
-        }
-
-        /// Whether segment s may touch the box: false only when the box lies clearly on one side.
-        @inline(__always)
-        func segmentMayTouch(_ s: Int, _ bx0: Double, _ by0: Double, _ bx1: Double, _ by1: Double) -> Bool {
-            let x1 = sx1[s], y1 = sy1[s], x2 = sx2[s], y2 = sy2[s]
-            if min(x1, x2) > bx1 || max(x1, x2) < bx0 || min(y1, y2) > by1 || max(y1, y2) < by0 { return false }
-            let dx = x2 - x1, dy = y2 - y1
-            let c1 = dx * (by0 - y1) - dy * (bx0 - x1)
-            let c2 = dx * (by0 - y1) - dy * (bx1 - x1)
-            let c3 = dx * (by1 - y1) - dy * (bx0 - x1)
-            let c4 = dx * (by1 - y1) - dy * (bx1 - x1)
-            // All four corners strictly on one side (by more than rounding could move them): no contact.
-            let tolerance = 1e-12 * (abs(dx) + abs(dy) + 1) * (abs(bx1) + abs(by1) + abs(x1) + abs(y1) + 1)
-            if c1 > tolerance && c2 > tolerance && c3 > tolerance && c4 > tolerance { return false }
-            if c1 < -tolerance && c2 < -tolerance && c3 < -tolerance && c4 < -tolerance { return false }
-            return true
-        }
     }
 }

@@ -1,3 +1,6 @@
+import Dispatch
+import Synchronization
+
 /// Exact point-in-polygon for the points that land in a border cell of the ``CellIndex``, without GEOS.
 ///
 /// GEOS decides a point against a prepared polygon with a ray-crossing count: every ring segment that
@@ -132,114 +135,247 @@ struct CrossingLists {
     ///   of edge indices of part p (one per ring: a ring of n vertices has n - 1 edges).
     /// - `entries`: for each entry, its part and its cell: the column and row in the grid of the cell's
     ///   level, cells of side `side / 2^level` from (originX, originY).
-    /// - `containsProperly(p, x, y)`: GEOS's exact interior test, used when a reach's own location is
-    ///   uncertain by the crossing count.
+    /// - `containsProperly(worker, p, x, y)`: GEOS's exact interior test, used when a reach's own location
+    ///   is uncertain by the crossing count; called by workers 0 ..< `threads`, never twice at once for one.
+    ///
+    /// Parts are independent: runs of consecutive parts (cut by the data alone, so the same on any
+    /// number of threads) are swept by whichever worker takes them, and their edges joined in part order,
+    /// so the lists are the same whatever `threads` is.
     static func build(vertices: UnsafeBufferPointer<Double>, partEdges: [[Range<Int>]], entries: [Cell],
-                      originX: Double, originY: Double, side: Double, margin: Double,
-                      containsProperly: (Int, Double, Double) -> Bool) -> CrossingLists {
-        var lists = CrossingLists()
-        // Work part by part: file the part's edges into the rows its entries need, then sweep each entry.
-        var byPart = [[Int]](repeating: [], count: partEdges.count)
-        for (e, entry) in entries.enumerated() { byPart[Int(entry.part)].append(e) }
-        lists.entries = [Entry](repeating: Entry(), count: entries.count)
+                      originX: Double, originY: Double, side: Double, margin: Double, threads: Int = 1,
+                      containsProperly: @escaping @Sendable (Int, Int, Double, Double) -> Bool) -> CrossingLists {
+        // Entries by part, as one flat array (a counting sort), not an array per part.
+        let partCount = partEdges.count
+        var partStart = [Int](repeating: 0, count: partCount + 1)
+        for entry in entries { partStart[Int(entry.part) + 1] += 1 }
+        for p in 0..<partCount { partStart[p + 1] += partStart[p] }
+        var partOrder = [Int32](repeating: 0, count: entries.count)
+        var fill = partStart
+        for (e, entry) in entries.enumerated() {
+            partOrder[fill[Int(entry.part)]] = Int32(e)
+            fill[Int(entry.part)] += 1
+        }
+        // Runs of parts with about equal numbers of entries: 64 of them, enough for the workers to finish
+        // close together.
+        var runList: [Range<Int>] = []
+        let target = entries.count / 64 + 1
+        var start = 0
+        for p in 0..<partCount where partStart[p + 1] - partStart[start] >= target || p == partCount - 1 {
+            runList.append(start..<(p + 1))
+            start = p + 1
+        }
+        let byPartStart = partStart, byPart = partOrder, runs = runList
+        let found = UnsafeMutableBufferPointer<Entry>.allocate(capacity: max(1, entries.count))
+        found.initialize(repeating: Entry())
+        defer { found.deallocate() }
+        // Shared read-only by the workers; each writes only its own runs' entries of `found`.
+        nonisolated(unsafe) let shared = vertices, out = found
+        let frame = Frame(originX: originX, originY: originY, side: side, margin: margin)
+        let results = BuildResults<[UInt32]>(count: runs.count)
+        let next = Mutex(0)
+        let work: @Sendable (Int) -> Void = { worker in
+            let sweep = PartSweep()
+            while true {
+                let r = next.withLock { (n: inout Int) -> Int in defer { n += 1 }; return n }
+                guard r < runs.count else { return }
+                var edges: [UInt32] = []
+                for p in runs[r] where byPartStart[p] < byPartStart[p + 1] {
+                    sweep.sweep(part: p, edgeRanges: partEdges[p], entryIndices: byPart[byPartStart[p]..<byPartStart[p + 1]],
+                                entries: entries, frame: frame, vertices: shared, edges: &edges, into: out) {
+                        containsProperly(worker, p, $0, $1)
+                    }
+                }
+                results.set(r, edges)
+            }
+        }
+        let workers = max(1, min(threads, runs.count))
+        if workers == 1 { work(0) } else { DispatchQueue.concurrentPerform(iterations: workers) { work($0) } }
 
-        for p in partEdges.indices where !byPart[p].isEmpty {
+        // Join the runs' edges in part order; each run's lists move by the edges before it.
+        var lists = CrossingLists()
+        let runEdges = results.values()
+        lists.edges.reserveCapacity(runEdges.reduce(0) { $0 + $1.count })
+        for (r, edges) in runEdges.enumerated() {
+            let base = lists.edges.count
+            lists.edges += edges
+            precondition(lists.edges.count < 1 << 31, "too many border edges for one layer")
+            for e in byPart[byPartStart[runs[r].lowerBound]..<byPartStart[runs[r].upperBound]] {
+                if let l = found[Int(e)].list { found[Int(e)].list = (l.lowerBound + base)..<(l.upperBound + base) }
+            }
+        }
+        lists.entries = Array(found[0..<entries.count])
+        return lists
+    }
+
+    /// The grid the entries' cells are in.
+    private struct Frame {
+        var originX: Double, originY: Double, side: Double, margin: Double
+    }
+
+    /// A border cell's (level, row), sortable: the rows a part's entries need.
+    private struct LevelRow: Comparable {
+        var level: Int8, row: Int32
+        static func < (a: LevelRow, b: LevelRow) -> Bool { a.level < b.level || (a.level == b.level && a.row < b.row) }
+    }
+
+    /// An edge filed in the row bucket `bucket`.
+    private struct Filed {
+        var bucket: Int32
+        var clipped: Clipped
+    }
+
+    /// One worker's scratch for sweeping parts, kept from part to part so that a part costs no
+    /// allocation: the rows the part's entries need, its edges filed into those rows (one flat array,
+    /// bucket after bucket, each sorted by x0), and each bucket's widest edge.
+    private final class PartSweep {
+        var needed: [LevelRow] = []
+        /// Distinct levels, ascending; level l's rows are `rows[levelStart[l] ..< levelStart[l + 1]]`, and
+        /// a row's bucket is its index in `rows`.
+        var levels: [Int8] = []
+        var levelStart: [Int] = []
+        var rows: [Int32] = []
+        var filed: [Filed] = []
+        var bucketStart: [Int] = []
+        var sorted: [Clipped] = []
+        var widest: [Double] = []
+        var at: [Int] = []
+
+        /// The lists of part p's entries (`entryIndices`, into `entries`), appended to `edges` and written
+        /// into `found`.
+        func sweep(part p: Int, edgeRanges: [Range<Int>], entryIndices: ArraySlice<Int32>, entries: [Cell], frame: Frame,
+                            vertices: UnsafeBufferPointer<Double>, edges: inout [UInt32], into found: UnsafeMutableBufferPointer<Entry>,
+                            containsProperly: (Double, Double) -> Bool) {
+            let originX = frame.originX, originY = frame.originY, side = frame.side, margin = frame.margin
             // The rows the part's entries need, per level (a border cell of an adaptive tree may sit at any
             // level), sorted: an edge is filed by a binary search for the first needed row it may meet, so a
             // long edge costs the rows it serves, not every row it spans at the finest level.
-            var rowsAt: [Int8: [Int32]] = [:]
-            for e in byPart[p] { rowsAt[entries[e].level, default: []].append(entries[e].row) }
-            let levels = rowsAt.keys.sorted()
-            var rows: [[Int32]] = [], bucketBase: [Int] = []
-            for level in levels {
-                bucketBase.append(rows.reduce(0) { $0 + $1.count })
-                rows.append(Array(Set(rowsAt[level]!)).sorted())
+            needed.removeAll(keepingCapacity: true)
+            for e in entryIndices { needed.append(LevelRow(level: entries[Int(e)].level, row: entries[Int(e)].row)) }
+            needed.sort()
+            levels.removeAll(keepingCapacity: true)
+            levelStart.removeAll(keepingCapacity: true)
+            rows.removeAll(keepingCapacity: true)
+            for (i, n) in needed.enumerated() where i == 0 || n != needed[i - 1] {
+                if levels.last != n.level {
+                    levels.append(n.level)
+                    levelStart.append(rows.count)
+                }
+                rows.append(n.row)
             }
-            var buckets = [[Clipped]](repeating: [], count: rows.reduce(0) { $0 + $1.count })
-            for range in partEdges[p] {
-                for k in range {
-                    let x1 = vertices[2 * k], y1 = vertices[2 * k + 1], x2 = vertices[2 * k + 2], y2 = vertices[2 * k + 3]
-                    let lo = min(y1, y2), hi = max(y1, y2)
-                    for (l, level) in levels.enumerated() {
-                        let cell = side / Double(1 << Int(level)), needed = rows[l]
-                        let r0 = Int32(clamping: Int(((lo - margin - originY) / cell).rounded(.down)) - 1)
-                        let r1 = Int32(clamping: Int(((hi + margin - originY) / cell).rounded(.down)) + 1)
-                        var i = firstIndex(notBelow: r0, in: needed)
-                        while i < needed.count, needed[i] <= r1 {
-                            let row = needed[i]
-                            defer { i += 1 }
-                            let bandLo = originY + Double(row) * cell - margin, bandHi = originY + Double(row + 1) * cell + margin
-                            if hi < bandLo || lo > bandHi { continue }
-                            // The edge's x-extent within the band, widened so rounding cannot shrink it.
-                            var cx0 = min(x1, x2), cx1 = max(x1, x2)
-                            if y1 != y2 {
-                                let t0 = max(0, min(1, (bandLo - y1) / (y2 - y1))), t1 = max(0, min(1, (bandHi - y1) / (y2 - y1)))
-                                let a = x1 + t0 * (x2 - x1), b = x1 + t1 * (x2 - x1)
-                                let slack = 1e-9 + 1e-12 * (abs(x1) + abs(x2))
-                                cx0 = max(cx0, min(a, b) - slack)
-                                cx1 = min(cx1, max(a, b) + slack)
+            levelStart.append(rows.count)
+
+            filed.removeAll(keepingCapacity: true)
+            rows.withUnsafeBufferPointer { rows in
+                for range in edgeRanges {
+                    for k in range {
+                        let x1 = vertices[2 * k], y1 = vertices[2 * k + 1], x2 = vertices[2 * k + 2], y2 = vertices[2 * k + 3]
+                        let lo = min(y1, y2), hi = max(y1, y2)
+                        for l in levels.indices {
+                            let cell = side / Double(1 << Int(levels[l]))
+                            let r0 = Int32(clamping: Int(((lo - margin - originY) / cell).rounded(.down)) - 1)
+                            let r1 = Int32(clamping: Int(((hi + margin - originY) / cell).rounded(.down)) + 1)
+                            var i = CrossingLists.firstIndex(notBelow: r0, in: rows, from: levelStart[l], to: levelStart[l + 1])
+                            while i < levelStart[l + 1], rows[i] <= r1 {
+                                let row = rows[i]
+                                defer { i += 1 }
+                                let bandLo = originY + Double(row) * cell - margin, bandHi = originY + Double(row + 1) * cell + margin
+                                if hi < bandLo || lo > bandHi { continue }
+                                // The edge's x-extent within the band, widened so rounding cannot shrink it.
+                                var cx0 = min(x1, x2), cx1 = max(x1, x2)
+                                if y1 != y2 {
+                                    let t0 = max(0, min(1, (bandLo - y1) / (y2 - y1))), t1 = max(0, min(1, (bandHi - y1) / (y2 - y1)))
+                                    let a = x1 + t0 * (x2 - x1), b = x1 + t1 * (x2 - x1)
+                                    let slack = 1e-9 + 1e-12 * (abs(x1) + abs(x2))
+                                    cx0 = max(cx0, min(a, b) - slack)
+                                    cx1 = min(cx1, max(a, b) + slack)
+                                }
+                                filed.append(Filed(bucket: Int32(i), clipped: Clipped(x0: cx0, x1: cx1, edge: UInt32(k))))
                             }
-                            buckets[bucketBase[l] + i].append(Clipped(x0: cx0, x1: cx1, edge: UInt32(k)))
                         }
                     }
                 }
             }
-            // Sorted by x0, with the row's widest edge: a sweep from x starts at the first edge whose x0
-            // is at least x - widest (every edge before it ends left of x), not at the row's west end, so
-            // the many cells along one row (a border that runs east-west) do not each scan the whole row.
-            var widest = [Double](repeating: 0, count: buckets.count)
-            for b in buckets.indices {
-                buckets[b].sort { $0.x0 < $1.x0 }
-                // Widened: a larger value only starts the sweep earlier, so rounding cannot skip an edge.
-                widest[b] = buckets[b].reduce(0) { max($0, $1.x1 - $1.x0) } * (1 + 1e-9) + 1e-9
-            }
-            for e in byPart[p] {
-                let entry = entries[e]
-                let l = levels.firstIndex(of: entry.level)!
-                let b = bucketBase[l] + firstIndex(notBelow: entry.row, in: rows[l])
-                let bucket = buckets[b]
-                let cell = side / Double(1 << Int(entry.level))
-                let cellX0 = originX + Double(entry.column) * cell - margin
-                var frontier = originX + Double(entry.column + 1) * cell + margin
-                let first = lists.edges.count
-                var xR: Double?
-                for c in bucket[firstIndex(x0NotBelow: cellX0 - widest[b], in: bucket)...] {
-                    if c.x1 < cellX0 { continue }  // wholly left of the cell: never right of a point in it
-                    if c.x0 > frontier && c.x0 - frontier > 1e-9 {
-                        xR = frontier + (c.x0 - frontier) / 2
-                        break
+            // Bucket after bucket (a counting sort, which keeps the edges' order), then each bucket by x0,
+            // ties by edge: the order the lists take their edges in.
+            bucketStart.removeAll(keepingCapacity: true)
+            bucketStart.append(contentsOf: repeatElement(0, count: rows.count + 1))
+            for f in filed { bucketStart[Int(f.bucket) + 1] += 1 }
+            for b in 0..<rows.count { bucketStart[b + 1] += bucketStart[b] }
+            sorted.removeAll(keepingCapacity: true)
+            sorted.append(contentsOf: repeatElement(Clipped(x0: 0, x1: 0, edge: 0), count: filed.count))
+            widest.removeAll(keepingCapacity: true)
+            widest.append(contentsOf: repeatElement(0, count: rows.count))
+            bucketStart.withUnsafeBufferPointer { starts in
+                sorted.withUnsafeMutableBufferPointer { out in
+                    at.removeAll(keepingCapacity: true)
+                    at.append(contentsOf: starts.dropLast())
+                    for f in filed {
+                        out[at[Int(f.bucket)]] = f.clipped
+                        at[Int(f.bucket)] += 1
                     }
-                    lists.edges.append(c.edge)
-                    frontier = max(frontier, c.x1)
+                    // Sorted by x0, with the row's widest edge: a sweep from x starts at the first edge whose
+                    // x0 is at least x - widest (every edge before it ends left of x), not at the row's west
+                    // end, so the many cells along one row (a border that runs east-west) do not each scan
+                    // the whole row.
+                    for b in 0..<(starts.count - 1) {
+                        var bucket = UnsafeMutableBufferPointer(rebasing: out[starts[b]..<starts[b + 1]])
+                        bucket.sort(by: Clipped.before)
+                        var w = 0.0
+                        for c in bucket { w = max(w, c.x1 - c.x0) }
+                        // Widened: a larger value only starts the sweep earlier, so rounding cannot skip an edge.
+                        widest[b] = w * (1 + 1e-9) + 1e-9
+                    }
                 }
-                let inside: Bool
-                if let xR {
-                    lists.entries[e].reach = xR
-                    let yMid = originY + (Double(entry.row) + 0.5) * cell
-                    inside = locateReach(x: xR, y: yMid, bucket: bucket[firstIndex(x0NotBelow: xR - widest[b], in: bucket)...], vertices: vertices)
-                        ?? containsProperly(p, xR, yMid)
-                } else {
-                    // Right of every edge of the row: outside.
-                    lists.entries[e].reach = frontier + 1
-                    inside = false
-                }
-                precondition(lists.edges.count < 1 << 31, "too many border edges for one layer")
-                if lists.edges.count - first > maxListed {
-                    // A long straight edge along the row (a border on a parallel) or a huge polygon makes a
-                    // list of thousands; GEOS's own index is the better tool for those few cells.
-                    lists.edges.removeSubrange(first...)
-                    continue
-                }
-                lists.entries[e].inside = inside
-                lists.entries[e].list = first..<lists.edges.count
             }
+            sorted.withUnsafeBufferPointer { all in rows.withUnsafeBufferPointer { rows in
+                for e32 in entryIndices {
+                    let e = Int(e32), entry = entries[e]
+                    let l = levels.firstIndex(of: entry.level)!
+                    let b = CrossingLists.firstIndex(notBelow: entry.row, in: rows, from: levelStart[l], to: levelStart[l + 1])
+                    let bucket = UnsafeBufferPointer(rebasing: all[bucketStart[b]..<bucketStart[b + 1]])
+                    let cell = side / Double(1 << Int(entry.level))
+                    let cellX0 = originX + Double(entry.column) * cell - margin
+                    var frontier = originX + Double(entry.column + 1) * cell + margin
+                    let first = edges.count
+                    var xR: Double?
+                    for c in bucket[CrossingLists.firstIndex(x0NotBelow: cellX0 - widest[b], in: bucket)...] {
+                        if c.x1 < cellX0 { continue }  // wholly left of the cell: never right of a point in it
+                        if c.x0 > frontier && c.x0 - frontier > 1e-9 {
+                            xR = frontier + (c.x0 - frontier) / 2
+                            break
+                        }
+                        edges.append(c.edge)
+                        frontier = max(frontier, c.x1)
+                    }
+                    let inside: Bool
+                    if let xR {
+                        found[e].reach = xR
+                        let yMid = originY + (Double(entry.row) + 0.5) * cell
+                        let from = CrossingLists.firstIndex(x0NotBelow: xR - widest[b], in: bucket)
+                        inside = CrossingLists.locateReach(x: xR, y: yMid, bucket: UnsafeBufferPointer(rebasing: bucket[from...]),
+                                                           vertices: vertices)
+                            ?? containsProperly(xR, yMid)
+                    } else {
+                        // Right of every edge of the row: outside.
+                        found[e].reach = frontier + 1
+                        inside = false
+                    }
+                    if edges.count - first > maxListed {
+                        // A long straight edge along the row (a border on a parallel) or a huge polygon makes a
+                        // list of thousands; GEOS's own index is the better tool for those few cells.
+                        edges.removeSubrange(first...)
+                        continue
+                    }
+                    found[e].inside = inside
+                    found[e].list = first..<edges.count
+                }
+            } }
         }
-        return lists
     }
 
-    /// The first index of the sorted `a` whose value is at least `v` (`a.count` when none is).
-    private static func firstIndex(notBelow v: Int32, in a: [Int32]) -> Int {
-        var lo = 0, hi = a.count
+    /// The first index in `from ..< to` of the sorted `a` whose value is at least `v` (`to` when none is).
+    private static func firstIndex(notBelow v: Int32, in a: UnsafeBufferPointer<Int32>, from: Int, to: Int) -> Int {
+        var lo = from, hi = to
         while lo < hi {
             let mid = (lo + hi) / 2
             if a[mid] < v { lo = mid + 1 } else { hi = mid }
@@ -247,9 +383,9 @@ struct CrossingLists {
         return lo
     }
 
-    /// The first index of `a` (sorted by x0) whose x0 is at least `x` (`a.count` when none is).
-    private static func firstIndex(x0NotBelow x: Double, in a: [Clipped]) -> Int {
-        var lo = 0, hi = a.count
+    /// The first index of `a` (sorted by x0) whose x0 is at least `x` (`a.endIndex` when none is).
+    private static func firstIndex(x0NotBelow x: Double, in a: UnsafeBufferPointer<Clipped>) -> Int {
+        var lo = a.startIndex, hi = a.endIndex
         while lo < hi {
             let mid = (lo + hi) / 2
             if a[mid].x0 < x { lo = mid + 1 } else { hi = mid }
@@ -258,7 +394,14 @@ struct CrossingLists {
     }
 
     /// An edge filed in a row, with its x-extent within the row.
-    private struct Clipped { var x0: Double; var x1: Double; var edge: UInt32 }
+    private struct Clipped {
+        var x0: Double, x1: Double
+        var edge: UInt32
+
+        /// The sweep's order: by x0, ties by edge (the order they were filed in, so the same as a stable sort).
+        @inline(__always)
+        static func before(_ a: Clipped, _ b: Clipped) -> Bool { a.x0 < b.x0 || (a.x0 == b.x0 && a.edge < b.edge) }
+    }
 
     /// A border cell's candidate, as ``build`` takes it: the part, and the cell's column and row in the
     /// grid of its level.
@@ -270,7 +413,7 @@ struct CrossingLists {
 
     /// Whether a reach point (on no edge) is inside, by counting the row's edges crossing right of it;
     /// nil when a sign is uncertain (the caller then asks GEOS).
-    private static func locateReach(x px: Double, y py: Double, bucket: ArraySlice<Clipped>, vertices: UnsafeBufferPointer<Double>) -> Bool? {
+    private static func locateReach(x px: Double, y py: Double, bucket: UnsafeBufferPointer<Clipped>, vertices: UnsafeBufferPointer<Double>) -> Bool? {
         var parity = false
         for c in bucket where c.x1 >= px {
             let v = 2 * Int(c.edge)

@@ -36,6 +36,13 @@ enum CacheTemporaryFile {
 
     /// Writes `data` to `url` atomically (temporary file, fsync, rename).
     static func write(_ data: Data, to url: URL) throws {
+        try data.withUnsafeBytes { try write([$0], to: url) }
+    }
+
+    /// Writes the pieces one after the other to `url` atomically (temporary file, fsync, rename): the
+    /// index cache writes its big arrays from where they are, instead of copying ~100 MB into one buffer
+    /// first (which cost a copy, and the kernel zeroing the fresh pages for it, per megabyte written).
+    static func write(_ pieces: [UnsafeRawBufferPointer], to url: URL) throws {
         let directory = url.deletingLastPathComponent().path
         let name = url.lastPathComponent
         var random = SystemRandomNumberGenerator()
@@ -49,18 +56,20 @@ enum CacheTemporaryFile {
             if !committed { unlink(temporary) }
         }
         guard flock(fd, LOCK_EX) == 0 else { throw GeocoderError.cannotOpen(file: temporary, reason: FileReading.reason(errno)) }
-        let failure: Int32? = data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return errno
+        let failure: Int32? = {
+            for raw in pieces where raw.count > 0 {
+                var offset = 0
+                while offset < raw.count {
+                    let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        return errno
+                    }
+                    offset += n
                 }
-                offset += n
             }
             return fsync(fd) == 0 ? nil : errno
-        }
+        }()
         if let failure { throw GeocoderError.cannotOpen(file: temporary, reason: "cannot write: \(FileReading.reason(failure))") }
         guard rename(temporary, url.path) == 0 else {
             throw GeocoderError.cannotOpen(file: url.path, reason: "cannot rename \(temporary) to it: \(FileReading.reason(errno))")

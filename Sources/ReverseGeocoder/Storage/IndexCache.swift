@@ -468,24 +468,36 @@ struct IndexCache {
     func write(_ set: LoadedDataset, manifest: DatasetManifest, directory manifestDirectory: URL?, cellSize: Double?) throws {
         try CacheTemporaryFile.prepareDirectory(directory)
         let url = file(for: manifest, directory: manifestDirectory, cellSize: cellSize)
-        var body = Data()
+        // The body as pieces written in order: the big arrays (vertices, cells, crossing lists) where the
+        // dataset holds them, which `set` keeps alive until the write; padding and the arrays made here
+        // (placemark slots, the checksum table), copied into `owned`, freed after the write.
+        var pieces: [UnsafeRawBufferPointer] = [], owned: [UnsafeMutableRawBufferPointer] = []
+        defer { for o in owned { o.deallocate() } }
+        func own(_ bytes: UnsafeRawBufferPointer) {
+            let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 16)
+            copy.copyMemory(from: bytes)
+            owned.append(copy)
+            pieces.append(UnsafeRawBufferPointer(copy))
+        }
+        let zeros = [UInt8](repeating: 0, count: 64)
         var position = Self.headerSize
         var checksums: [UInt64] = []
-        func put<T>(_ buffer: UnsafeBufferPointer<T>) -> Section {
+        func put<T>(_ buffer: UnsafeBufferPointer<T>, copy: Bool = false) -> Section {
             let alignment = 64  // a cache line: the cell index's nodes are one line each
             let pad = (alignment - position % alignment) % alignment
-            body.append(Data(count: pad))
+            if pad > 0 { zeros.withUnsafeBytes { own(UnsafeRawBufferPointer(rebasing: $0[0..<pad])) } }
             position += pad
             let section = Section(offset: position, count: buffer.count, firstBlock: checksums.count)
             if let base = buffer.baseAddress, buffer.count > 0 {
                 let bytes = UnsafeRawBufferPointer(start: base, count: buffer.count * MemoryLayout<T>.stride)
-                body.append(bytes.assumingMemoryBound(to: UInt8.self))
+                if copy { own(bytes) } else { pieces.append(bytes) }
                 checksums += CacheVerifier.checksums(of: bytes)
             }
             position += buffer.count * MemoryLayout<T>.stride
             return section
         }
-        func put<T>(_ array: [T]) -> Section { array.withUnsafeBufferPointer { put($0) } }
+        // An array made here does not outlive the call: copied.
+        func put<T>(_ array: [T]) -> Section { array.withUnsafeBufferPointer { put($0, copy: true) } }
 
         var layers: [LayerMeta] = []
         for layer in set.layers {
@@ -534,10 +546,14 @@ struct IndexCache {
         word(ContentHash.of(data: metaData))
         word(UInt64(0))  // formats before 7: the body's checksum; now the block table's, in the metadata
         header.append(Data(count: Self.headerSize - header.count))
-        var file = header
-        file.append(body)
-        file.append(metaData)
-        try CacheTemporaryFile.write(file, to: url)
+        try withExtendedLifetime(set) {
+            try header.withUnsafeBytes { header in
+                try metaData.withUnsafeBytes { meta in
+                    try CacheTemporaryFile.write([header] + pieces + [meta], to: url)
+                }
+            }
+        }
         removeOtherFormats(of: manifest)
     }
+
 }

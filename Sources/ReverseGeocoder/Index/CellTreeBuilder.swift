@@ -1,0 +1,353 @@
+import Dispatch
+import Synchronization
+
+/// A border cell of the plain tree: its level, and its column and row in the grid of that level.
+struct BorderCell {
+    var column: Int32, row: Int32
+    var level: Int8
+}
+
+/// One ring edge as the builder tests it against cells: both ends, together (one cache line holds two
+/// edges; four separate coordinate arrays made each test touch four lines).
+struct BuildSegment {
+    var x1: Double, y1: Double, x2: Double, y2: Double
+}
+
+/// The plain quadtree (four children per node) a ``CellIndex`` is made from, with its border cells in
+/// depth-first order: what ``CellTreeBuilder`` makes, for the whole tree or for one subtree.
+struct CellTree {
+    /// Node n's four children are entries 4n ..< 4n + 4 (2-bit tag + 30-bit value, as ``CellIndex``'s).
+    var nodes: [UInt32] = []
+    /// Border cell m's candidate parts are `mixedParts[mixedStart[m] ..< mixedStart[m + 1]]`.
+    var mixedStart: [Int32] = [0]
+    var mixedParts: [Int32] = []
+    var mixedCells: [BorderCell] = []
+    var unitCells = 0, emptyCells = 0
+}
+
+/// What every worker of one build reads and nobody writes: the layer's edges and boxes, in raw memory
+/// so the inner loops do no reference counting and no bounds checks. Freed by whoever made it, after
+/// the build. @unchecked Sendable: immutable while workers read it.
+final class CellBuildInputs: @unchecked Sendable {
+    let segments: UnsafeMutableBufferPointer<BuildSegment>
+    /// Part p's segments are `segments[segStart[p] ..< segStart[p + 1]]`.
+    let segStart: [Int32]
+    let boxes: UnsafeMutableBufferPointer<Box>
+    let unitOf: [Int32]
+    let baseDepth: Int, maxDepth: Int, maxEdges: Int
+
+    init(store: PolygonStore, unitOf: [Int32], baseDepth: Int, maxDepth: Int, maxEdges: Int) {
+        var count = 0
+        for p in 0..<store.count { for r in store.edgeRanges(p) { count += r.count } }
+        segments = .allocate(capacity: max(1, count))
+        boxes = .allocate(capacity: max(1, store.count))
+        var starts: [Int32] = [0]
+        starts.reserveCapacity(store.count + 1)
+        let v = store.vertices
+        var n = 0
+        for p in 0..<store.count {
+            boxes[p] = store.envelope(p)
+            for range in store.edgeRanges(p) {
+                for k in range {
+                    segments[n] = BuildSegment(x1: v[2 * k], y1: v[2 * k + 1], x2: v[2 * k + 2], y2: v[2 * k + 3])
+                    n += 1
+                }
+            }
+            precondition(n < Int(Int32.max), "too many edges for one layer")
+            starts.append(Int32(n))
+        }
+        segStart = starts
+        self.unitOf = unitOf
+        self.baseDepth = baseDepth; self.maxDepth = maxDepth; self.maxEdges = maxEdges
+    }
+
+    deinit {
+        segments.deallocate()
+        boxes.deallocate()
+    }
+}
+
+/// Pushes the edges of a layer's polygons down a quadtree (see ``CellIndex``), depth first: a cell's
+/// four children's frames are made in one pass over its own, into arrays reused per level.
+///
+/// In parallel: the tree's cells at ``splitLevel`` that need splitting become subtrees, each built by
+/// its own builder on whichever worker takes it (``CellTreeBuilder/build(inputs:threads:origin:side:containsProperly:)``).
+/// Which cells those are, and the order everything is merged in, depend on the data alone, never on
+/// the number of threads, so the tree (and the cache written from it) is the same byte for byte on
+/// one core or many, and the same as a build that never splits: border cells keep the depth-first
+/// order of a single recursion.
+struct CellTreeBuilder {
+    /// The level whose cells become the parallel subtrees: 4^4 = 256 at most, enough pieces for two to
+    /// a few dozen workers to finish close together, few enough that copying their edge lists is
+    /// cheap (each part's edges are copied once per subtree they reach).
+    static let splitLevel = 4
+
+    let inputs: CellBuildInputs
+    /// GEOS's exact interior test of a part at a point, for this builder's worker.
+    let containsProperly: (Int, Double, Double) -> Bool
+    var tree = CellTree()
+    /// Reused child frames, per level: the four children's frames of a cell at level l are made in one
+    /// pass over the cell's own frame into `pool[l]`, kept while the children are visited.
+    var pool: [[Frame]] = []
+    /// Cells at this level that need splitting are left to a subtree (`subtrees`) instead of recursing;
+    /// `Int.max` in a subtree's own builder.
+    let splitAt: Int
+    var subtrees: [Subtree] = []
+    /// Border cells and subtrees in the depth-first order a single recursion would meet them.
+    var pieces: [Piece] = []
+
+    /// The parts that reach a cell, each with the segments that may touch it: part `parts[i]` has
+    /// segments `segs[segEnd[i - 1] ..< segEnd[i]]` (from 0 for the first).
+    struct Frame {
+        var parts: [Int32] = [], segEnd: [Int32] = [], segs: [Int32] = []
+
+        mutating func removeAll() {
+            parts.removeAll(keepingCapacity: true)
+            segEnd.removeAll(keepingCapacity: true)
+            segs.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// A cell left to a parallel worker: subdivide it from its frame.
+    struct Subtree {
+        /// Where its node goes in the top tree's `nodes`.
+        var slot: Int
+        var x0: Double, y0: Double, side: Double
+        var level: Int, column: Int, row: Int
+        var frame: Frame
+    }
+
+    /// A border cell of the top tree, or a subtree, in depth-first order.
+    enum Piece {
+        case border(Int)
+        case subtree(Int)
+    }
+
+    init(inputs: CellBuildInputs, splitAt: Int, containsProperly: @escaping (Int, Double, Double) -> Bool) {
+        self.inputs = inputs
+        self.splitAt = splitAt
+        self.containsProperly = containsProperly
+    }
+
+    /// The whole tree over the square (originX, originY, side), the subtrees below ``splitLevel`` built
+    /// by up to `threads` workers. `containsProperly(worker, part, x, y)` is called by worker
+    /// 0 ..< threads, never twice at once for one worker (GEOS contexts are not thread-safe).
+    static func build(inputs: CellBuildInputs, threads: Int, originX: Double, originY: Double, side: Double,
+                      containsProperly: @escaping @Sendable (Int, Int, Double, Double) -> Bool) -> CellTree {
+        var top = CellTreeBuilder(inputs: inputs, splitAt: splitLevel) { containsProperly(0, $0, $1, $2) }
+        // Root: every part with all its segments.
+        var root = Frame()
+        root.parts = (0..<Int32(inputs.boxes.count)).map { $0 }
+        root.segEnd = Array(inputs.segStart.dropFirst())
+        root.segs = (0..<(inputs.segStart.last ?? 0)).map { $0 }
+        top.tree.nodes = [0, 0, 0, 0]
+        top.subdivide(node: 0, x0: originX, y0: originY, side: side, level: 0, column: 0, row: 0, frame: root)
+
+        let jobs = top.subtrees
+        let results = BuildResults<CellTree>(count: jobs.count)
+        let next = Mutex(0)
+        let workers = max(1, min(threads, jobs.count))
+        @Sendable func work(_ worker: Int) {
+            while true {
+                let j = next.withLock { (n: inout Int) -> Int in defer { n += 1 }; return n }
+                guard j < jobs.count else { return }
+                let job = jobs[j]
+                var b = CellTreeBuilder(inputs: inputs, splitAt: .max) { containsProperly(worker, $0, $1, $2) }
+                b.tree.nodes = [0, 0, 0, 0]
+                b.subdivide(node: 0, x0: job.x0, y0: job.y0, side: job.side, level: job.level, column: job.column, row: job.row,
+                            frame: job.frame)
+                results.set(j, b.tree)
+            }
+        }
+        if workers == 1 {
+            work(0)
+        } else {
+            DispatchQueue.concurrentPerform(iterations: workers) { work($0) }
+        }
+        return merge(top, subtrees: results.values())
+    }
+
+    /// The top tree with its subtrees grafted on: border cells renumbered in depth-first order, each
+    /// subtree's nodes appended after the top's.
+    private static func merge(_ top: CellTreeBuilder, subtrees: [CellTree]) -> CellTree {
+        var out = CellTree()
+        out.unitCells = top.tree.unitCells + subtrees.reduce(0) { $0 + $1.unitCells }
+        out.emptyCells = top.tree.emptyCells + subtrees.reduce(0) { $0 + $1.emptyCells }
+        let borders = top.tree.mixedCells.count + subtrees.reduce(0) { $0 + $1.mixedCells.count }
+        out.mixedCells.reserveCapacity(borders)
+        out.mixedStart.reserveCapacity(borders + 1)
+        out.mixedParts.reserveCapacity(top.tree.mixedParts.count + subtrees.reduce(0) { $0 + $1.mixedParts.count })
+        var topBorder = [UInt32](repeating: 0, count: top.tree.mixedCells.count)
+        var subtreeBorderBase = [UInt32](repeating: 0, count: subtrees.count)
+        func appendBorders(_ t: CellTree, _ range: Range<Int>) {
+            for m in range {
+                out.mixedParts += t.mixedParts[Int(t.mixedStart[m])..<Int(t.mixedStart[m + 1])]
+                out.mixedStart.append(Int32(out.mixedParts.count))
+                out.mixedCells.append(t.mixedCells[m])
+            }
+        }
+        for piece in top.pieces {
+            switch piece {
+            case .border(let m):
+                topBorder[m] = UInt32(out.mixedCells.count)
+                appendBorders(top.tree, m..<(m + 1))
+            case .subtree(let s):
+                subtreeBorderBase[s] = UInt32(out.mixedCells.count)
+                appendBorders(subtrees[s], 0..<subtrees[s].mixedCells.count)
+            }
+        }
+        precondition(out.mixedCells.count < 1 << 30 && out.mixedParts.count < Int(Int32.max), "too many border cells for one layer")
+        out.nodes.reserveCapacity(top.tree.nodes.count + subtrees.reduce(0) { $0 + $1.nodes.count })
+        out.nodes = top.tree.nodes
+        for k in out.nodes.indices where out.nodes[k] >> 30 == CellIndex.tagMixed {
+            out.nodes[k] = CellIndex.tagMixed << 30 | topBorder[Int(out.nodes[k] & 0x3FFF_FFFF)]
+        }
+        for (s, t) in subtrees.enumerated() {
+            let nodeBase = UInt32(out.nodes.count / 4), borderBase = subtreeBorderBase[s]
+            precondition(out.nodes.count / 4 + t.nodes.count / 4 < 1 << 30, "too many cells for one layer")
+            out.nodes[top.subtrees[s].slot] = CellIndex.tagNode << 30 | nodeBase
+            for e in t.nodes {
+                switch e >> 30 {
+                case CellIndex.tagNode: out.nodes.append(e &+ nodeBase)
+                case CellIndex.tagMixed: out.nodes.append(e &+ borderBase)
+                default: out.nodes.append(e)
+                }
+            }
+        }
+        return out
+    }
+
+    /// Fills the four children of `node`, whose cell is (x0, y0, side) at `level`, given the frame of
+    /// parts (with their segments) that reach the cell.
+    mutating func subdivide(node: Int, x0: Double, y0: Double, side: Double, level: Int, column: Int, row: Int,
+                            frame: Frame) {
+        let half = side / 2
+        let boxes = inputs.boxes, segments = inputs.segments
+        let m = CellIndex.margin
+        // The children's cells grown by the margin, as four lanes (no array per node).
+        let west = SIMD4<Double>(x0, x0 + half, x0, x0 + half), south = SIMD4<Double>(y0, y0, y0 + half, y0 + half)
+        let minX = west - m, minY = south - m, maxX = west + (half + m), maxY = south + (half + m)
+        @inline(__always) func cell(_ c: Int) -> Box { Box(minX: minX[c], minY: minY[c], maxX: maxX[c], maxY: maxY[c]) }
+        // The four children's frames in one pass over this cell's (each segment read once, not once per
+        // child), into this level's reused frames, taken out of the pool while the children are visited.
+        while pool.count <= level { pool.append([Frame](repeating: Frame(), count: 4)) }
+        var children: [Frame] = []
+        swap(&children, &pool[level])
+        for c in 0..<4 { children[c].removeAll() }
+        frame.parts.withUnsafeBufferPointer { parts in
+            frame.segEnd.withUnsafeBufferPointer { segEnd in
+                frame.segs.withUnsafeBufferPointer { segs in
+                    for i in 0..<parts.count {
+                        let p = Int(parts[i])
+                        let b = boxes[p]
+                        // Which children the part's box reaches (lanes set to 1).
+                        var reaches = SIMD4<UInt8>(repeating: 0)
+                        var any = false
+                        for c in 0..<4 where !b.isDisjoint(from: cell(c)) {
+                            reaches[c] = 1
+                            any = true
+                        }
+                        guard any else { continue }
+                        let from = i == 0 ? 0 : Int(segEnd[i - 1]), to = Int(segEnd[i])
+                        for k in from..<to {
+                            let s = segments[Int(segs[k])]
+                            // The segment's box once, for the four children (segmentMayTouch's first test).
+                            let sx0 = min(s.x1, s.x2), sx1 = max(s.x1, s.x2), sy0 = min(s.y1, s.y2), sy1 = max(s.y1, s.y2)
+                            for c in 0..<4 where reaches[c] != 0 {
+                                if sx0 > maxX[c] || sx1 < minX[c] || sy0 > maxY[c] || sy1 < minY[c] { continue }
+                                if Self.lineMayTouch(s, cell(c)) { children[c].segs.append(segs[k]) }
+                            }
+                        }
+                        for c in 0..<4 where reaches[c] != 0 {
+                            children[c].parts.append(Int32(p))
+                            children[c].segEnd.append(Int32(children[c].segs.count))
+                        }
+                    }
+                }
+            }
+        }
+        for child in 0..<4 {
+            let cx0 = x0 + (child & 1 == 1 ? half : 0), cy0 = y0 + (child & 2 == 2 ? half : 0)
+            let childColumn = 2 * column + (child & 1), childRow = 2 * row + (child >> 1)
+            let childFrame = children[child]
+            let slot = 4 * node + child
+            if childFrame.segs.isEmpty {
+                // No edge near the cell: each reaching part holds all of it or none of it. Parts are
+                // in ascending order, so the first that holds it is the lowest-numbered unit.
+                let cx = cx0 + half / 2, cy = cy0 + half / 2
+                var best: Int32 = -1
+                for p in childFrame.parts where containsProperly(Int(p), cx, cy) {
+                    best = inputs.unitOf[Int(p)]
+                    break
+                }
+                if best < 0 {
+                    tree.nodes[slot] = CellIndex.tagEmpty << 30
+                    tree.emptyCells += 1
+                } else {
+                    tree.nodes[slot] = CellIndex.tagUnit << 30 | UInt32(best)
+                    tree.unitCells += 1
+                }
+            } else if level + 1 >= inputs.maxDepth || (level + 1 >= inputs.baseDepth && childFrame.segs.count <= inputs.maxEdges) {
+                tree.nodes[slot] = CellIndex.tagMixed << 30 | UInt32(tree.mixedCells.count)
+                pieces.append(.border(tree.mixedCells.count))
+                tree.mixedParts += childFrame.parts
+                tree.mixedStart.append(Int32(tree.mixedParts.count))
+                tree.mixedCells.append(BorderCell(column: Int32(childColumn), row: Int32(childRow), level: Int8(level + 1)))
+            } else if level + 1 == splitAt {
+                // Left to a worker; its slot stays "empty" until the merge grafts the subtree on.
+                tree.nodes[slot] = CellIndex.tagEmpty << 30
+                pieces.append(.subtree(subtrees.count))
+                subtrees.append(Subtree(slot: slot, x0: cx0, y0: cy0, side: half, level: level + 1, column: childColumn, row: childRow,
+                                        frame: childFrame))
+            } else {
+                let childNode = tree.nodes.count / 4
+                tree.nodes.append(contentsOf: repeatElement(0, count: 4))  // no temporary array per node
+                tree.nodes[slot] = CellIndex.tagNode << 30 | UInt32(childNode)
+                subdivide(node: childNode, x0: cx0, y0: cy0, side: half, level: level + 1, column: childColumn,
+                          row: childRow, frame: childFrame)
+            }
+        }
+        swap(&children, &pool[level])
+    }
+
+    /// Whether the segment may touch the box: false only when the box lies clearly on one side.
+    @inline(__always)
+    static func segmentMayTouch(_ s: BuildSegment, _ b: Box) -> Bool {
+        let x1 = s.x1, y1 = s.y1, x2 = s.x2, y2 = s.y2
+        let bx0 = b.minX, by0 = b.minY, bx1 = b.maxX, by1 = b.maxY
+        if min(x1, x2) > bx1 || max(x1, x2) < bx0 || min(y1, y2) > by1 || max(y1, y2) < by0 { return false }
+        return lineMayTouch(s, b)
+    }
+
+    /// segmentMayTouch past its box test: false only when the box's four corners lie clearly on one
+    /// side of the segment's line.
+    @inline(__always)
+    static func lineMayTouch(_ s: BuildSegment, _ b: Box) -> Bool {
+        let x1 = s.x1, y1 = s.y1, x2 = s.x2, y2 = s.y2
+        let bx0 = b.minX, by0 = b.minY, bx1 = b.maxX, by1 = b.maxY
+        let dx = x2 - x1, dy = y2 - y1
+        let c1 = dx * (by0 - y1) - dy * (bx0 - x1)
+        let c2 = dx * (by0 - y1) - dy * (bx1 - x1)
+        let c3 = dx * (by1 - y1) - dy * (bx0 - x1)
+        let c4 = dx * (by1 - y1) - dy * (bx1 - x1)
+        // All four corners strictly on one side (by more than rounding could move them): no contact.
+        let tolerance = 1e-12 * (abs(dx) + abs(dy) + 1) * (abs(bx1) + abs(by1) + abs(x1) + abs(y1) + 1)
+        if c1 > tolerance && c2 > tolerance && c3 > tolerance && c4 > tolerance { return false }
+        if c1 < -tolerance && c2 < -tolerance && c3 < -tolerance && c4 < -tolerance { return false }
+        return true
+    }
+}
+
+/// Results of parallel jobs, slot by slot. @unchecked: each slot is written by exactly one worker, under
+/// the mutex, and read only after all of them joined.
+final class BuildResults<T>: Sendable {
+    /// @unchecked: T need not be Sendable; see above.
+    private struct Slot: @unchecked Sendable { var value: T? }
+    private let slots: Mutex<[Slot]>
+    init(count: Int) { slots = Mutex(Array(repeating: Slot(value: nil), count: count)) }
+    func set(_ i: Int, _ value: T) {
+        let slot = Slot(value: value)
+        slots.withLock { $0[i] = slot }
+    }
+    func values() -> [T] { slots.withLock { $0 }.map { $0.value! } }
+}
