@@ -1,5 +1,6 @@
 import Foundation
 import GeoModel
+import ReverseGeocoder
 
 /// The batch command's settings, parsed and checked, independent of how they were typed.
 struct BatchOptions: Sendable {
@@ -29,7 +30,8 @@ struct BatchOptions: Sendable {
     var fields = PlacemarkColumn.defaults
     var prefix = ""
     var datum = Datum.wgs84
-    var threads = ProcessInfo.processInfo.activeProcessorCount
+    /// One per core the process may use (its CPU affinity: `taskset -c 0` gives 1).
+    var threads = ReverseGeocoder.usableCores()
     var strict = false
     var quiet = false
     /// Pipeline granularity; not a command-line option. Tests shrink these to put chunk and buffer

@@ -22,7 +22,7 @@ enum BatchCommand: Command {
         OptionSpec("fields", value: "LIST", help: "fields to add, comma-separated, or all (default: \(PlacemarkColumn.defaults.map(\.name).joined(separator: ",")))"),
         OptionSpec("prefix", value: "STR", help: "put STR before every added column name (avoids clashes with input columns)"),
         OptionSpec("datum", value: "DATUM", help: "datum of the input coordinates: wgs84 (default), gcj02, bd09"),
-        OptionSpec("threads", short: "j", value: "N", help: "worker threads (default: number of cores)"),
+        OptionSpec("threads", short: "j", value: "N", help: "worker threads (default: the cores the process may use, e.g. 1 under taskset -c 0)"),
         OptionSpec("strict", help: "stop at the first bad row (exit 3, no output file) instead of flagging it"),
         OptionSpec("quiet", short: "q", help: "no progress bar, no summary (bad rows are still reported)"),
         MaxDistanceOption.spec,

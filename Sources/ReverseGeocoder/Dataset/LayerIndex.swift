@@ -141,7 +141,7 @@ final class LayerIndex: Sendable {
     static func buildCells(store: PolygonStore, partUnit: [Int32], cellSize: Double,
                            maxEdges: Int = CellIndex.defaultMaxEdges, threads: Int? = nil) throws(GEOSError) -> CellIndex? {
         guard store.count > 0 else { return nil }
-        let threads = max(1, threads ?? usableCores())
+        let threads = max(1, threads ?? ReverseGeocoder.usableCores())
         // One GEOS context per worker: contexts and prepared geometries are not thread-safe.
         var tests: [InteriorTest] = []
         for _ in 0..<threads { tests.append(try InteriorTest(store: store)) }
@@ -159,20 +159,6 @@ final class LayerIndex: Sendable {
         // The first failure, in worker order (each worker's first; all are GEOS failing on the same data).
         if let failure = tests.lazy.compactMap(\.failure).first { throw failure }
         return cells
-    }
-
-    /// The cores this process may run on: its CPU affinity (`taskset -c 0` gives 1), where Foundation's
-    /// `activeProcessorCount` counts the machine's on Linux (measured: 2 under `taskset -c 0` on 2 cores),
-    /// and a second worker on one core only prepares every GEOS geometry twice.
-    static func usableCores() -> Int {
-        // Linux's `Cpus_allowed:` line, a hex mask in comma-separated 32-bit words (sched_getaffinity is
-        // not in Swift's Glibc module: it needs _GNU_SOURCE).
-        if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") }) {
-            let n = line.dropFirst("Cpus_allowed:".count).reduce(0) { $0 + ($1.hexDigitValue?.nonzeroBitCount ?? 0) }
-            if n > 0 { return n }
-        }
-        return ProcessInfo.processInfo.activeProcessorCount
     }
 
     /// The unit containing (x, y), by the boundary rule: the lowest-numbered unit whose interior
