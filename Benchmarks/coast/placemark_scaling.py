@@ -2,7 +2,7 @@
 """2-thread scaling of the full placemark, for Benchmarks/results/placemark-speed.md.
 
     placemark_scaling.py --bin BIN [--bin BIN2 ...] --cache DIR --world P.f64 --china P.f64 [--rounds 3]
-                         [--walks 10] [--only NAME,...]
+                         [--walks 10] [--only "NAME|NAME"]
 
 Each run: `nice -n -15 geocode-bench ours --threads 2 --passes 5 --rounds WALKS --latency 0`: its
 single-thread and 2-thread passes alternate within the run (pass by pass), so a slow spell of the shared
@@ -40,7 +40,7 @@ def main():
     ap.add_argument("--only")
     o = ap.parse_args()
     points = {"world": o.world, "china": o.china}
-    for name in [c for c in CASES if not o.only or c in o.only.split(",")]:
+    for name in [c for c in CASES if not o.only or c in o.only.split("|")]:
         which, args = CASES[name]
         res = {b: {"scale": [], "pool": [], "single": [], "multi": [], "cpu1": [], "loads": []} for b in o.bin}
         for _ in range(o.rounds):
