@@ -9,6 +9,7 @@ load (and the hugePages copy of the cache, which made overlay_speed_cg.sh's smal
 nothing. Two runs, `--rounds 5` and `--rounds 1` (one thread, `--passes 1 --latency 0`): the difference
 over (4 rounds x 2 walks x points) is the warm cost a query; the first (cold) pass cancels out. Then the
 same difference function by function (self cost, `callgrind_annotate --inclusive=no`).
+Runs with SWIFT_DETERMINISTIC_HASHING=1, so the two runs' cold passes cost the same.
 Build the caches natively first (same CACHE_DIR): building an index under valgrind takes long.
 """
 import re, subprocess, sys, tempfile, os
@@ -20,14 +21,13 @@ def run(binary, cache, points, rounds, extra, out):
     cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", f"--toggle-collect={PATTERN}",
            binary, "ours", "--cache", cache, "--threads", "1", "--passes", "1", "--rounds", str(rounds),
            "--latency", "0", "--points", points] + extra
-    subprocess.run(cmd, check=True, capture_output=True)
+    # Swift seeds its hashing per process: the cold pass's dictionary work (localizing each unit's names,
+    # ~45,000 instructions a unit) then varies run to run by tens of instructions a warm query.
+    subprocess.run(cmd, check=True, capture_output=True, env={**os.environ, "SWIFT_DETERMINISTIC_HASHING": "1"})
     ann = subprocess.run(["callgrind_annotate", "--inclusive=no", "--auto=no", "--threshold=100", out], check=True,
                          capture_output=True, text=True).stdout
-    total, funcs, section = 0, {}, 0
+    total, funcs = 0, {}
     for line in ann.splitlines():
-        if line.startswith("-----"):
-            section += 1
-            continue
         m = re.match(r"\s*([\d,]+)\s+(?:\([^)]*\)\s+)?PROGRAM TOTALS", line)
         if m:
             total = int(m.group(1).replace(",", ""))
