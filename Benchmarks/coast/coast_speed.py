@@ -2,7 +2,7 @@
 """CPU ns a point of the coast fallback's configurations, two geocode-bench builds alternated (A, B, A, B,
 ...), for Benchmarks/results/coast-speed.md.
 
-    coast_speed.py --a BIN_A --b BIN_B --cache DIR --world P.f64 --china P.f64 [--rounds 3] [--only NAME,...]
+    coast_speed.py --a BIN_A --b BIN_B --cache DIR --world P.f64 --china P.f64 [--rounds 3] [--only "NAME|NAME"]
 
 Each run: `geocode-bench ours --threads 1 --passes 3 --latency 0` (single_cpu_ns: the median of its 3
 single-thread passes; the engine's background aids ready first, `waitUntilReady`). Prints, per case, every
@@ -44,7 +44,7 @@ def main():
     ap.add_argument("--only")
     o = ap.parse_args()
     points = {"world": o.world, "china": o.china}
-    cases = [c for c in CASES if not o.only or c in o.only.split(",")]
+    cases = [c for c in CASES if not o.only or c in o.only.split("|")]  # names hold commas
     print(f"load average before: {os.getloadavg()}")
     for name in cases:
         which, args = CASES[name]

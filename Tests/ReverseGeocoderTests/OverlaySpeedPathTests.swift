@@ -28,6 +28,17 @@ struct OverlaySpeedPathTests: Sendable {
         func far(_ c: Int, _ r: Int) -> Bool { mask.isFar(x: -180 + (Double(c) + 0.5) * w, y: -90 + (Double(r) + 0.5) * h) }
         // Most of the sea is far (else the mask would not be worth its bits); the coasts are not.
         #expect(mask.farCells > columns * rows / 3, "far cells: \(mask.farCells)")
+        // The build skips the blocks inside a unit; splitting them as well must give the same bits. Both
+        // timed for Benchmarks/results/placemark-speed.md (two cores, shared).
+        let layers = g.loaded.filter { $0.manifest.role == .admin }.flatMap(\.layers)
+        let start = ContinuousClock.now
+        let again = try #require(FarMask.build(layers: layers, metres: g.maxDistance))
+        let middle = ContinuousClock.now
+        let reference = try #require(FarMask.build(layers: layers, metres: g.maxDistance, skipInside: false))
+        print("FarMask \(columns) x \(rows): \(mask.farCells) far cells of \(columns * rows); built in \(middle - start), "
+              + "\(ContinuousClock.now - middle) splitting the blocks inside a unit too")
+        #expect(again.sameBits(as: mask))
+        #expect(reference.sameBits(as: mask), "skipping the blocks inside a unit changed bits")
         var edge: [(Int, Int)] = []
         for r in 1..<(rows - 1) {
             for c in 0..<columns where far(c, r) {

@@ -17,6 +17,15 @@ import Synchronization
 /// latitude (no bit where that bound reaches 180°, near the poles). `datumSlack` (0.03°) covers the
 /// shift the fallback's own datum conversion makes (GCJ-02 under 0.011°, BD-09 on top of it under
 /// 0.013°), so one mask serves queries in every datum. So a set bit never changes an answer, only how fast "none" comes.
+///
+/// Resolution: 4096 × 2048 (1 MB) was measured and not kept: the world points' nearest-unit searches fell
+/// by 4 % only (Benchmarks/results/placemark-speed.md), since most searches that find nothing start
+/// within the reach's growth of a coast, not in the cell's own width.
+///
+/// The build does not split a block that lies inside one unit of some layer (after any datum shift): such
+/// a block is near at every level below (its grown sub-blocks all hold that unit), so its bits stay clear
+/// exactly as splitting it would leave them, and no query there reaches the mask anyway (the inside path
+/// answers first). Land is most of the blocks that are not far: this spares their recursion to single cells.
 final class FarMask: Sendable {
     static let columns = 2048, rows = 1024
     static let datumSlack = 0.03
@@ -39,13 +48,17 @@ final class FarMask: Sendable {
         return words[bit &>> 6] & (1 &<< UInt64(bit & 63)) != 0
     }
 
+    /// Whether both masks have the same bits (for tests).
+    func sameBits(as other: FarMask) -> Bool { words.elementsEqual(other.words) }
+
     /// Cells with their bit set (for statistics and tests).
     var farCells: Int { words.reduce(0) { $0 + $1.nonzeroBitCount } }
 
     /// The mask for `layers` (every one with cells) at reach `metres`; nil when a layer has no cells.
     /// Takes about 0.2-0.4 s of CPU for the bundled data (two cores): ``FarMaskSlot`` builds it off the
     /// loading thread.
-    static func build(layers: [LayerIndex], metres: Double) -> FarMask? {
+    /// `skipInside` false: split blocks inside a unit too (the tests' reference for the same bits).
+    static func build(layers: [LayerIndex], metres: Double, skipInside: Bool = true) -> FarMask? {
         guard metres > 0, metres.isFinite, layers.allSatisfy({ $0.cells != nil }) else { return nil }
         let words = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: wordCount)
         words.initialize(repeating: 0)
@@ -69,8 +82,20 @@ final class FarMask: Sendable {
             }
             return true
         }
-        // Blocks coarse to fine: a far block sets all its bits, a near one of one cell none, the rest split.
+        /// Whether every point of the block lies, after any datum shift the inside path makes, in one unit of
+        /// some layer: the inside path answers there and never reads the block's bits.
+        @Sendable func inside(column: Int, row: Int, size: Int) -> Bool {
+            let x0 = -180 + Double(column) * cellWidth - datumSlack, x1 = -180 + Double(column + size) * cellWidth + datumSlack
+            let y0 = -90 + Double(row) * cellHeight - datumSlack, y1 = -90 + Double(row + size) * cellHeight + datumSlack
+            for index in cells {
+                if case .unit = index.boxAnswer(x0: x0, y0: y0, x1: x1, y1: y1) { return true }
+            }
+            return false
+        }
+        // Blocks coarse to fine: a far block sets all its bits, a near one of one cell none, one inside a unit
+        // none (its bits are never read), the rest split.
         @Sendable func fill(column: Int, row: Int, size: Int) {
+            if skipInside, inside(column: column, row: row, size: size) { return }
             if far(column: column, row: row, size: size) {
                 for r in row..<(row + size) {
                     for c in column..<(column + size) {

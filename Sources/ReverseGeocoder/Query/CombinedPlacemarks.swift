@@ -10,47 +10,69 @@
 /// Raw memory, not arrays: mutable arrays in a class pay Swift's dynamic exclusivity checks on the
 /// query path (see ``QueryContext``). Used only by the thread that owns the context.
 final class CombinedPlacemarks {
+    /// Entries in one block of raw memory, each its key's slots then its placemark: the probe that
+    /// matches a key finds the value on the same cache line (keys and values in two arrays cost a second
+    /// cache miss a query once the table outgrows the caches).
     private struct Table {
-        var keys: UnsafeMutablePointer<Int32>
-        var values: UnsafeMutablePointer<Placemark?>
+        var entries: UnsafeMutableRawPointer
         var capacity: Int
         var count: Int
     }
 
     /// Slots per key: 1 + the number of overlay datasets.
     let width: Int
+    /// Bytes from an entry's start to its placemark (the key's slots, rounded up to the value's alignment).
+    private let valueOffset: Int
+    /// Bytes per entry.
+    private let stride: Int
     /// The key of the query in progress, filled by the query path before ``find()``.
     nonisolated(unsafe) let key: UnsafeMutablePointer<Int32>
     nonisolated(unsafe) private let table: UnsafeMutablePointer<Table>
-    /// In `keys[i * width]` of an unused entry (slots are >= -1).
+    /// In an unused entry's first slot (slots are >= -1).
     private static let unused = Int32.min
+    private static var alignment: Int { max(MemoryLayout<Placemark?>.alignment, MemoryLayout<Int32>.alignment) }
 
     init(overlays: Int) {
         width = 1 + overlays
+        let align = MemoryLayout<Placemark?>.alignment
+        valueOffset = (width * MemoryLayout<Int32>.stride + align - 1) / align * align
+        let size = valueOffset + MemoryLayout<Placemark?>.size
+        stride = (size + Self.alignment - 1) / Self.alignment * Self.alignment
         key = .allocate(capacity: width)
         key.initialize(repeating: -1, count: width)
         table = .allocate(capacity: 1)
-        table.initialize(to: Self.empty(capacity: 64, width: width))
+        table.initialize(to: empty(capacity: 64))
     }
 
     deinit {
-        Self.free(table.pointee, width: width)
+        free(table.pointee)
         table.deallocate()
         key.deallocate()
     }
 
-    private static func empty(capacity: Int, width: Int) -> Table {
-        let keys = UnsafeMutablePointer<Int32>.allocate(capacity: capacity * width)
-        keys.initialize(repeating: unused, count: capacity * width)
-        let values = UnsafeMutablePointer<Placemark?>.allocate(capacity: capacity)
-        values.initialize(repeating: nil, count: capacity)
-        return Table(keys: keys, values: values, capacity: capacity, count: 0)
+    @inline(__always)
+    private func keyOf(_ t: Table, _ i: Int) -> UnsafeMutablePointer<Int32> {
+        (t.entries + i * stride).assumingMemoryBound(to: Int32.self)
     }
 
-    private static func free(_ t: Table, width: Int) {
-        t.values.deinitialize(count: t.capacity)
-        t.values.deallocate()
-        t.keys.deallocate()
+    @inline(__always)
+    private func valueOf(_ t: Table, _ i: Int) -> UnsafeMutablePointer<Placemark?> {
+        (t.entries + i * stride + valueOffset).assumingMemoryBound(to: Placemark?.self)
+    }
+
+    private func empty(capacity: Int) -> Table {
+        let entries = UnsafeMutableRawPointer.allocate(byteCount: capacity * stride, alignment: Self.alignment)
+        let t = Table(entries: entries, capacity: capacity, count: 0)
+        for i in 0..<capacity {
+            (entries + i * stride).bindMemory(to: Int32.self, capacity: width).initialize(repeating: Self.unused, count: width)
+            (entries + i * stride + valueOffset).bindMemory(to: Placemark?.self, capacity: 1).initialize(to: nil)
+        }
+        return t
+    }
+
+    private func free(_ t: Table) {
+        for i in 0..<t.capacity { valueOf(t, i).deinitialize(count: 1) }
+        t.entries.deallocate()
     }
 
     @inline(__always)
@@ -73,9 +95,9 @@ final class CombinedPlacemarks {
         let mask = t.capacity - 1
         var i = hash(key) & mask
         while true {
-            let entry = t.keys + i * width
+            let entry = keyOf(t, i)
             if entry[0] == Self.unused { return nil }
-            if matches(entry, key) { return t.values[i] }
+            if matches(entry, key) { return valueOf(t, i).pointee }
             i = (i + 1) & mask
         }
     }
@@ -93,19 +115,19 @@ final class CombinedPlacemarks {
     private func place(_ k: UnsafeMutablePointer<Int32>, _ placemark: Placemark, in t: inout Table) {
         let mask = t.capacity - 1
         var i = hash(k) & mask
-        while t.keys[i * width] != Self.unused { i = (i + 1) & mask }
-        (t.keys + i * width).update(from: k, count: width)
-        t.values[i] = placemark
+        while keyOf(t, i)[0] != Self.unused { i = (i + 1) & mask }
+        keyOf(t, i).update(from: k, count: width)
+        valueOf(t, i).pointee = placemark
         t.count += 1
     }
 
     private func grow() {
         let old = table.pointee
-        var new = Self.empty(capacity: old.capacity * 2, width: width)
-        for i in 0..<old.capacity where old.keys[i * width] != Self.unused {
-            place(old.keys + i * width, old.values[i]!, in: &new)
+        var new = empty(capacity: old.capacity * 2)
+        for i in 0..<old.capacity where keyOf(old, i)[0] != Self.unused {
+            place(keyOf(old, i), valueOf(old, i).pointee!, in: &new)
         }
-        Self.free(old, width: width)
+        free(old)
         table.pointee = new
     }
 }
