@@ -226,6 +226,7 @@ final class LayerIndex: Sendable {
     @inline(__always)
     private func crossingTest(x: Double, y: Double, entries: Range<Int>, cells: CellIndex, in context: QueryContext) throws(GEOSError) -> Int? {
         var onBoundary: Int?
+        context.sink.pointee = cells.warm(entries)
         for r in cells.records(entries) {
             let part = cells.part(record: r)
             switch cells.locate(record: r, x: x, y: y) {

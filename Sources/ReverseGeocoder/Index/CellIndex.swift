@@ -168,6 +168,31 @@ final class CellIndex: Sendable {
     @inline(__always)
     func records(_ words: Range<Int>) -> Records { Records(words: borders.baseAddress!, at: words.lowerBound, end: words.upperBound) }
 
+    /// Reads, for every record of a border cell, the first vertex of its first and of its last edge, and
+    /// returns their bits folded together (the caller stores them where the compiler must keep the loads).
+    ///
+    /// Why: a border point's cost is cache misses, one after another. Each record's edges index the layer's
+    /// vertices, and ``locate(record:x:y:)`` branches on every coordinate it reads, so a miss on a later
+    /// record's vertices waited until the earlier records were decided. This loop has no branch on the
+    /// data: its loads are independent and their misses overlap (memory-level parallelism), and the
+    /// evaluation that follows finds the lines in cache. A record's list is one or two runs of
+    /// consecutive edges, hence its first and last edge.
+    @inline(__always)
+    func warm(_ words: Range<Int>) -> UInt64 {
+        let b = borders.baseAddress!, v = store.vertices.baseAddress!
+        var folded: UInt64 = 0
+        var r = words.lowerBound
+        while r < words.upperBound {
+            let n = Int(b[r &+ 1] & CrossingLists.Record.countMask)
+            if n > 0 {
+                let first = b[r &+ CrossingLists.Record.headerWords], last = b[r &+ CrossingLists.Record.headerWords &+ n &- 1]
+                folded ^= v[2 &* Int(first)].bitPattern ^ v[2 &* Int(last) &+ 3].bitPattern
+            }
+            r &+= CrossingLists.Record.headerWords &+ n
+        }
+        return folded
+    }
+
     /// The part of the record at `record`.
     @inline(__always)
     func part(record: Int) -> Int { Int(borders[record]) }
