@@ -421,10 +421,12 @@ public final class ReverseGeocoder: Sendable {
         guard coordinate.isValid else { throw Self.invalid(coordinate) }
         if replaced.load(ordering: .acquiring) { return try replacementPlacemark(for: coordinate, datum: datum) }
         // The thread's context, unretained (the registry owns it); each use below borrows it without
-        // reference counting. One function, not a closure around another: that saved a call frame.
-        let context: Unmanaged<QueryContext>
-        do { context = try contexts.currentUnmanaged() } catch { throw Self.queryFailed(error, layer: nil) }
-        if overlaysCheckedOnFirstUse, let found = try prepareOverlays(coordinate, datum: datum, context: context) {
+        // reference counting. Fetched only by the paths that use it (a pthread key lookup, 24 of a
+        // query's ~300 instructions, callgrind): a point the empty mask answers never needs it.
+        @inline(__always) func threadContext() throws(GeocoderError) -> Unmanaged<QueryContext> {
+            do { return try contexts.currentUnmanaged() } catch { throw Self.queryFailed(error, layer: nil) }
+        }
+        if overlaysCheckedOnFirstUse, let found = try prepareOverlays(coordinate, datum: datum, context: threadContext()) {
             return try recover(from: found.damage, dataset: found.dataset, coordinate: coordinate, datum: datum)
         }
         var missedChina = false
@@ -452,7 +454,7 @@ public final class ReverseGeocoder: Sendable {
                         return try recover(from: damage, dataset: set.loaded, coordinate: coordinate, datum: datum)
                     }
                     return try answer(layer: set.layers.lowerBound + entry.layer, unit: entry.unit, at: coordinate, in: .wgs84,
-                                      query: coordinate, datum: datum, context: context)
+                                      query: coordinate, datum: datum, context: threadContext())
                 }
             }
             let c = datum == set.datum ? coordinate : convert(coordinate, from: datum, to: set.datum, missedChina: missedChina)
@@ -464,6 +466,7 @@ public final class ReverseGeocoder: Sendable {
             }
             let empty = set.mask?._withUnsafeGuaranteedRef { $0.isEmpty(x: c.longitude, y: c.latitude) } ?? false
             if !empty {
+                let context = try threadContext()
                 // Finest layer first: the first that has a unit answers.
                 for l in set.layers {
                     if let check = set.firstUse, let damage = check._withUnsafeGuaranteedRef({ f in
@@ -488,6 +491,7 @@ public final class ReverseGeocoder: Sendable {
         // Most such points are far out at sea: one bit says the search would find nothing (see FarMask).
         if maxDistance > 0, !hotDatasets.isEmpty,
            !(farMask?.ready()?._withUnsafeGuaranteedRef { $0.isFar(x: coordinate.longitude, y: coordinate.latitude) } ?? false) {
+            let context = try threadContext()
             switch try nearestUnit(coordinate, datum: datum, context: context) {
             case .found(let near):
                 return hotOverlays.isEmpty ? near : try addingOverlays(to: near, query: coordinate, datum: datum, context: context)
@@ -498,7 +502,7 @@ public final class ReverseGeocoder: Sendable {
             }
         }
         // Else what the overlays know (the time zone at sea), or nil.
-        return hotOverlays.isEmpty ? nil : try withOverlays(admin: nil, query: coordinate, datum: datum, context: context)
+        return hotOverlays.isEmpty ? nil : try withOverlays(admin: nil, query: coordinate, datum: datum, context: threadContext())
     }
 
     /// The unit of hot layer `l` containing `c` (in the layer's datum), a GEOS failure as the public error.

@@ -219,8 +219,9 @@ final class LayerIndex: Sendable {
     /// Applies the boundary rule to a border cell's candidates by their crossing lists (exactly GEOS's
     /// answer, see CrossingLists); a candidate whose list cannot be sure of a point asks GEOS itself.
     @inline(__always)
-    private func crossingTest(x: Double, y: Double, entries: Range<Int>, cells: CellIndex, in context: QueryContext) throws(GEOSError) -> Int? {
+    private func crossingTest(x: Double, y: Double, entries: Int, cells: CellIndex, in context: QueryContext) throws(GEOSError) -> Int? {
         var onBoundary: Int?
+        context.sink.pointee = cells.warm(entries)
         for r in cells.records(entries) {
             let part = cells.part(record: r)
             switch cells.locate(record: r, x: x, y: y) {

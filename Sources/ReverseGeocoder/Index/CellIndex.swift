@@ -21,13 +21,15 @@ final class CellIndex: Sendable {
         case empty
         /// Every point of the cell is in the interior of this unit (and of no lower-numbered unit).
         case unit(Int)
-        /// Test these polygons (ascending), as `LayerIndex.locate` does: the border cell's records, words
-        /// `range` of this index (``records(_:)``), each a part (``part(record:)``) and its crossing list
-        /// (``locate(record:x:y:)``).
-        case candidates(Range<Int>)
+        /// Test these polygons (ascending), as `LayerIndex.locate` does: the border cell's records, from
+        /// word `start` of this index to the record flagged last (``records(_:)``), each a part
+        /// (``part(record:)``) and its crossing list (``locate(record:x:y:)``).
+        case candidates(Int)
     }
 
-    // Entries: 2-bit tag + 30-bit value. A node spans two levels: node n's sixteen grandchildren are
+    // Entries: 2-bit tag + 30-bit value: a node's number, a unit, or for a border cell the word where its
+    // records begin in `borders` (not its number in `mixedStart`: that table was one more dependent cache
+    // miss per border point, and a border point's cost is its chain of misses). A node spans two levels: node n's sixteen grandchildren are
     // nodes[16n ..< 16n+16], a 4 × 4 block of cells in rows from the south-west, (column + 4 · row). Its
     // 64 bytes are one cache line, so a query pays one miss per two levels. (The builder makes a plain
     // quadtree, four children per node; `widen` turns it into this.)
@@ -39,7 +41,9 @@ final class CellIndex: Sendable {
         /// Cells by kind, for statistics.
         var unitCells: Int, emptyCells: Int, mixedCells: Int
         var nodes: UnsafeBufferPointer<UInt32>
-        /// Border cell m's records are words `mixedStart[m] ..< mixedStart[m + 1]` of `borders`.
+        /// Border cell m's records are words `mixedStart[m] ..< mixedStart[m + 1]` of `borders`. The query
+        /// does not read it (a tree entry holds `mixedStart[m]`, and the cell's last record is flagged):
+        /// the structure checks and statistics do.
         var mixedStart: UnsafeBufferPointer<UInt32>
         /// The tree's top `topLevels` levels flattened into a dense grid of entries, so a query starts a
         /// few levels from the leaves instead of chasing a dozen scattered nodes (each a likely cache miss).
@@ -80,9 +84,9 @@ final class CellIndex: Sendable {
         if let why = shapeInconsistency(l) { return why }
         guard l.mixedStart.first == 0, l.mixedStart.last.map(Int.init) == l.borders.count else { return "border cell table" }
         // Plain loops that fold into one flag: this runs over every array at each cached start.
-        let nodeCount = UInt32(l.nodes.count / 16), units = UInt32(clamping: units), mixed = UInt32(l.mixedCells)
-        // Branch-free: the limit for each tag (node, unit, empty, mixed), and nodes must point forward.
-        let limits: SIMD4<UInt32> = [nodeCount, units, .max, mixed]
+        let nodeCount = UInt32(l.nodes.count / 16), units = UInt32(clamping: units), words = UInt32(clamping: l.borders.count)
+        // Branch-free: the limit for each tag (node, unit, empty, border cell), and nodes must point forward.
+        let limits: SIMD4<UInt32> = [nodeCount, units, .max, words]
         @inline(__always) func valid(_ entry: UInt32, parent: UInt32) -> Bool {
             let value = entry & 0x3FFF_FFFF, tag = entry >> 30
             return (value < limits[Int(tag)]) && (tag != tagNode || value &+ 1 > parent &+ 1)
@@ -91,10 +95,27 @@ final class CellIndex: Sendable {
         for e in l.top { ok = ok && valid(e, parent: UInt32.max) }
         for i in 0..<l.nodes.count { ok = valid(l.nodes[i], parent: UInt32(i / 16)) && ok }
         guard ok else { return "cell tree" }
+        // A border cell's entry must hold where one of the cells begins (the query walks its records from
+        // there to the one flagged last): a binary search in the ascending table.
+        let cellStarts = UnsafeBufferPointer(rebasing: l.mixedStart[0..<l.mixedCells])
+        @inline(__always) func startsACell(_ entry: UInt32) -> Bool {
+            guard entry >> 30 == tagMixed else { return true }
+            let w = entry & 0x3FFF_FFFF
+            var lo = 0, hi = cellStarts.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if cellStarts[mid] < w { lo = mid + 1 } else { hi = mid }
+            }
+            return lo < cellStarts.count && cellStarts[lo] == w
+        }
+        for e in l.top { ok = startsACell(e) && ok }
+        for e in l.nodes { ok = startsACell(e) && ok }
+        guard ok else { return "border cell entry" }
         // Each border cell: one or more records that end exactly where the next cell begins, each with a
         // known part, a reach that is a number, and edges whose second vertex exists.
         let b = l.borders, partLimit = UInt32(clamping: parts), vertexLimit = UInt32(clamping: max(0, vertices - 1))
-        let flagsAndCount = CrossingLists.Record.insideFlag | CrossingLists.Record.noListFlag | CrossingLists.Record.countMask
+        let flagsAndCount = CrossingLists.Record.insideFlag | CrossingLists.Record.noListFlag | CrossingLists.Record.lastFlag
+            | CrossingLists.Record.countMask
         var r = 0
         for m in 0..<l.mixedCells {
             let end = Int(l.mixedStart[m + 1])
@@ -105,7 +126,8 @@ final class CellIndex: Sendable {
                 let next = r + CrossingLists.Record.headerWords + count
                 let reach = Double(bitPattern: UInt64(b[r + 2]) | UInt64(b[r + 3]) << 32)
                 guard b[r] < partLimit, header & ~flagsAndCount == 0, count <= CrossingLists.maxListed,
-                      header & CrossingLists.Record.noListFlag == 0 || count == 0, !reach.isNaN, next <= end else {
+                      header & CrossingLists.Record.noListFlag == 0 || count == 0, !reach.isNaN, next <= end,
+                      (header & CrossingLists.Record.lastFlag != 0) == (next == end) else {
                     return "crossing lists"
                 }
                 for k in (r + CrossingLists.Record.headerWords)..<next { ok = ok && b[k] < vertexLimit }
@@ -149,24 +171,51 @@ final class CellIndex: Sendable {
         }
     }
 
-    /// The records of a border cell (its candidates, ascending), as word positions.
+    /// The records of a border cell (its candidates, ascending), as word positions: from the cell's first
+    /// record to the one flagged last (the structure checks proved the flags).
     struct Records: Sequence, IteratorProtocol {
         fileprivate let words: UnsafePointer<UInt32>
+        /// The next record, or -1 after the last.
         fileprivate var at: Int
-        fileprivate let end: Int
 
         @inline(__always)
         mutating func next() -> Int? {
-            guard at < end else { return nil }
+            guard at >= 0 else { return nil }
             let r = at
-            at &+= CrossingLists.Record.words(words + r)
+            let header = words[r &+ 1]
+            at = header & CrossingLists.Record.lastFlag != 0 ? -1 : r &+ CrossingLists.Record.headerWords &+ Int(header & CrossingLists.Record.countMask)
             return r
         }
     }
 
-    /// The records in `words` (from ``Answer/candidates(_:)``).
+    /// The records of the border cell whose first record is at word `start` (from ``Answer/candidates(_:)``).
     @inline(__always)
-    func records(_ words: Range<Int>) -> Records { Records(words: borders.baseAddress!, at: words.lowerBound, end: words.upperBound) }
+    func records(_ start: Int) -> Records { Records(words: borders.baseAddress!, at: start) }
+
+    /// Reads, for every record of a border cell, the first vertex of its first and of its last edge, and
+    /// returns their bits folded together (the caller stores them where the compiler must keep the loads).
+    ///
+    /// Why: a border point's cost is cache misses, one after another. Each record's edges index the layer's
+    /// vertices, and ``locate(record:x:y:)`` branches on every coordinate it reads, so a miss on a later
+    /// record's vertices waited until the earlier records were decided. This loop has no branch on the
+    /// data: its loads are independent and their misses overlap (memory-level parallelism), and the
+    /// evaluation that follows finds the lines in cache. A record's list is one or two runs of
+    /// consecutive edges, hence its first and last edge.
+    @inline(__always)
+    func warm(_ start: Int) -> UInt64 {
+        let b = borders.baseAddress!, v = store.vertices.baseAddress!
+        var folded: UInt64 = 0
+        var r = start
+        while true {
+            let header = b[r &+ 1], n = Int(header & CrossingLists.Record.countMask)
+            if n > 0 {
+                let first = b[r &+ CrossingLists.Record.headerWords], last = b[r &+ CrossingLists.Record.headerWords &+ n &- 1]
+                folded ^= v[2 &* Int(first)].bitPattern ^ v[2 &* Int(last) &+ 3].bitPattern
+            }
+            if header & CrossingLists.Record.lastFlag != 0 { return folded }
+            r &+= CrossingLists.Record.headerWords &+ n
+        }
+    }
 
     /// The part of the record at `record`.
     @inline(__always)
@@ -200,7 +249,7 @@ final class CellIndex: Sendable {
         case CellIndex.tagUnit: return .unit(value)
         case CellIndex.tagEmpty: return .empty
         default:
-            return .candidates(Int(mixedStart[value])..<Int(mixedStart[value &+ 1]))
+            return .candidates(value)
         }
     }
 
@@ -209,10 +258,15 @@ final class CellIndex: Sendable {
     /// covers k levels below it, so a cell's level is its entries' level less log4 of their count.
     func borderCellLevels() -> [Int: Int] {
         var seen = [(level: Int, count: Int)](repeating: (0, 0), count: mixedCells)
+        // A border cell's entry holds where its records begin; its number is its place in `mixedStart`.
+        var number: [Int: Int] = [:]
+        for m in 0..<mixedCells { number[Int(mixedStart[m])] = m }
         func visit(_ entry: UInt32, level: Int) {
             let value = Int(entry & 0x3FFF_FFFF)
             switch entry >> 30 {
-            case CellIndex.tagMixed: seen[value] = (level, seen[value].count + 1)
+            case CellIndex.tagMixed:
+                let m = number[value]!
+                seen[m] = (level, seen[m].count + 1)
             case CellIndex.tagNode: for child in 0..<16 { visit(nodes[16 * value + child], level: level + 2) }
             default: break
             }
@@ -333,16 +387,20 @@ final class CellIndex: Sendable {
         var words: [UInt32] = [], starts: [UInt32] = [0]
         words.reserveCapacity(entries.count * CrossingLists.Record.headerWords + lists.edges.count)
         for m in 0..<builder.mixedCells.count {
+            var last = 0
             for e in Int(builder.mixedStart[m])..<Int(builder.mixedStart[m + 1]) {
                 let entry = lists.entries[e]
+                last = words.count
                 CrossingLists.Record.append(part: builder.mixedParts[e], reach: entry.reach, inside: entry.inside,
                                             noList: entry.list == nil, edges: lists.edges[entry.list ?? (0..<0)], to: &words)
             }
-            precondition(words.count < 1 << 32, "too many border cells for one layer")
+            words[last + 1] |= CrossingLists.Record.lastFlag
+            precondition(words.count < 1 << 30, "too many border cells for one layer")
             starts.append(UInt32(words.count))
         }
         mixedStart = copy(starts)
         borders = copy(words)
+        Self.pointEntriesAtRecords(&builder.nodes, starts: starts)
 
         // Dense top grid: for each cell at level `topLevels`, the entry found by descending to it (a node
         // at that level, or the leaf that covers it from higher up).
@@ -373,6 +431,14 @@ final class CellIndex: Sendable {
         unitCells = builder.unitCells
         emptyCells = builder.emptyCells
         mixedCells = builder.mixedStart.count - 1
+    }
+
+    /// Turns each border cell's entry from its number m into where its records begin, `starts[m]` (what
+    /// the query reads; see the entries' comment above).
+    private static func pointEntriesAtRecords(_ nodes: inout [UInt32], starts: [UInt32]) {
+        for i in nodes.indices where nodes[i] >> 30 == tagMixed {
+            nodes[i] = tagMixed << 30 | starts[Int(nodes[i] & 0x3FFF_FFFF)]
+        }
     }
 
     /// The entry for the two-level node tree: a leaf as it is; a plain node (four children) as a new

@@ -66,12 +66,13 @@ struct CrossingLists {
     ///
     /// - word 0: the part (polygon) number;
     /// - word 1: bit 31 set when the reach is inside the part, bit 30 set when the entry has no list
-    ///   (GEOS decides its points), bits 0–15 the number of edges n;
+    ///   (GEOS decides its points), bit 29 set on the last record of its border cell (the query walks a
+    ///   cell's records up to it, without a table of where cells end), bits 0–15 the number of edges n;
     /// - words 2–3: the reach xR, as the low and high halves of the Double's bits;
     /// - words 4 ..< 4 + n: the edges, as vertex indices (edge k runs from vertex k to vertex k + 1).
     enum Record {
         static let headerWords = 4
-        static let insideFlag: UInt32 = 1 << 31, noListFlag: UInt32 = 1 << 30, countMask: UInt32 = 0xFFFF
+        static let insideFlag: UInt32 = 1 << 31, noListFlag: UInt32 = 1 << 30, lastFlag: UInt32 = 1 << 29, countMask: UInt32 = 0xFFFF
 
         /// The record's length in words.
         @inline(__always)

@@ -12,6 +12,9 @@ final class QueryContext {
     var keyed: [Int] = []
     /// The coast fallback's search frontier, reused query after query (``NearestUnit``).
     var nearestHeap = MinHeap()
+    /// Where ``CellIndex/warm(_:)``'s folded loads are stored, so the compiler keeps them. Raw memory
+    /// for the same reason as `preparedCache`; nothing reads it.
+    nonisolated(unsafe) let sink: UnsafeMutablePointer<UInt64>
     /// The query point for the GEOS predicates, and its +360° twin (for units stored east of 180°).
     let point: QueryPoint, twin: QueryPoint
 
@@ -36,9 +39,12 @@ final class QueryContext {
         self.placemarkCount = placemarkCount
         placemarks = .allocate(capacity: max(1, placemarkCount))
         placemarks.initialize(repeating: nil, count: placemarkCount)
+        sink = .allocate(capacity: 1)
+        sink.initialize(to: 0)
     }
 
     deinit {
+        sink.deallocate()
         placemarks.deinitialize(count: placemarkCount)
         placemarks.deallocate()
         preparedCache.deinitialize(count: partCount)

@@ -42,7 +42,9 @@ struct IndexCache {
     /// antimeridian flag in the metadata, so a load computes nothing from unchecked sections.
     /// 9: adaptive cell depth (border cells split below the base level while they hold many edges).
     /// 10: the metadata in ``CompactEncoder``'s binary form instead of JSON (a fifth of a one-point start).
-    static let formatVersion: UInt32 = 10
+    /// 11: a border cell's tree entry holds where its records begin and its last record is flagged, so the
+    /// query no longer reads the border cell table (one dependent cache miss fewer per border point).
+    static let formatVersion: UInt32 = 11
     private static let magic: [UInt8] = Array("GEOIDX\0\0".utf8)
     private static let headerSize = 64
 

@@ -109,20 +109,39 @@ final class LayerFirstUse: Sendable {
             return .unit(value)
         case CellIndex.tagEmpty: return .empty
         default:
-            try check(value < mixedCells, "border cell table")
-            try verify(mixedStart, value..<(value + 2))
-            let start = Int(mixedStart.buffer[value]), end = Int(mixedStart.buffer[value + 1])
-            try check(start < end && end <= borders.count, "border cells")
-            return .candidates(start..<end)
+            // Where the cell's records begin; prepareCrossing proves it is a cell's start.
+            try check(value < borders.count && mixedCells > 0, "border cell entry")
+            return .candidates(value)
         }
+    }
+
+    /// The words of the border cell whose records begin at `start`, found in the (ascending) border cell
+    /// table by a binary search whose every probe is checked: a tree entry that is not a cell's start is
+    /// damage.
+    private func cellWords(start: Int) throws(Damage) -> Range<Int> {
+        guard let mixedStart = arrays.mixedStart, let borders = arrays.borders else { throw Damage(reason: "\(name): cells missing") }
+        let cells = mixedStart.count - 1
+        var lo = 0, hi = cells
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            try verify(mixedStart, mid..<(mid + 1))
+            if Int(mixedStart.buffer[mid]) < start { lo = mid + 1 } else { hi = mid }
+        }
+        try check(lo < cells, "border cell entry")
+        try verify(mixedStart, lo..<(lo + 2))
+        let end = Int(mixedStart.buffer[lo + 1])
+        try check(Int(mixedStart.buffer[lo]) == start && start < end && end <= borders.count, "border cell entry")
+        return start..<end
     }
 
     /// The records of a border cell and the edges they list, checked as ``CellIndex/inconsistency`` does;
     /// the parts GEOS will be asked about (records that cannot be sure of the point) checked whole.
-    private func prepareCrossing(x: Double, y: Double, words: Range<Int>, cells: CellIndex) throws(Damage) {
+    private func prepareCrossing(x: Double, y: Double, words start: Int, cells: CellIndex) throws(Damage) {
         guard let borders = arrays.borders else { throw Damage(reason: "\(name): cells missing") }
+        let words = try cellWords(start: start)
         let parts = arrays.partRings.count - 1, vertexLimit = arrays.vertices.count / 2 - 1
-        let flagsAndCount = CrossingLists.Record.insideFlag | CrossingLists.Record.noListFlag | CrossingLists.Record.countMask
+        let flagsAndCount = CrossingLists.Record.insideFlag | CrossingLists.Record.noListFlag | CrossingLists.Record.lastFlag
+            | CrossingLists.Record.countMask
         var r = words.lowerBound
         while r < words.upperBound {
             try check(r + CrossingLists.Record.headerWords <= words.upperBound, "crossing lists")
@@ -132,7 +151,8 @@ final class LayerFirstUse: Sendable {
             let next = r + CrossingLists.Record.headerWords + count
             let reach = Double(bitPattern: UInt64(b[r + 2]) | UInt64(b[r + 3]) << 32)
             try check(Int(b[r]) < parts && header & ~flagsAndCount == 0 && count <= CrossingLists.maxListed
-                      && (header & CrossingLists.Record.noListFlag == 0 || count == 0) && !reach.isNaN && next <= words.upperBound,
+                      && (header & CrossingLists.Record.noListFlag == 0 || count == 0) && !reach.isNaN && next <= words.upperBound
+                      && (header & CrossingLists.Record.lastFlag != 0) == (next == words.upperBound),
                       "crossing lists")
             try verify(borders, (r + CrossingLists.Record.headerWords)..<next)
             for k in (r + CrossingLists.Record.headerWords)..<next {
