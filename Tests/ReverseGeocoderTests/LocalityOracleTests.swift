@@ -23,6 +23,8 @@ struct LocalityOracleTests: Sendable {
     struct Expected: Decodable, Equatable, CustomStringConvertible {
         var locality: String?
         var localityCode: String?
+        var subLocality: String?
+        var subLocalityCode: String?
         var subAdministrativeArea: String?
         var subAdministrativeAreaCode: String?
         var administrativeArea: String?
@@ -31,14 +33,15 @@ struct LocalityOracleTests: Sendable {
         var isoCountryCode: String?
 
         init(_ p: Placemark) {
-            locality = p.locality; localityCode = p.localityCode; subAdministrativeArea = p.subAdministrativeArea
+            locality = p.locality; localityCode = p.localityCode; subLocality = p.subLocality; subLocalityCode = p.subLocalityCode
+            subAdministrativeArea = p.subAdministrativeArea
             subAdministrativeAreaCode = p.subAdministrativeAreaCode
             administrativeArea = p.administrativeArea; administrativeAreaCode = p.administrativeAreaCode
             country = p.country; isoCountryCode = p.isoCountryCode
         }
 
         var description: String {
-            [locality, localityCode, subAdministrativeArea, subAdministrativeAreaCode, administrativeArea, administrativeAreaCode, country,
+            [locality, localityCode, subLocality, subLocalityCode, subAdministrativeArea, subAdministrativeAreaCode, administrativeArea, administrativeAreaCode, country,
              isoCountryCode].map { $0 ?? "nil" }.joined(separator: " | ")
         }
     }

@@ -169,8 +169,8 @@ struct TrackAndInfoTests {
         #expect(lines[0] == "id,lat,lon,country,province,city,district,geocode_error")
         #expect(lines[1] == "1,39.9087,116.3975,中国,北京市,北京市,东城区,")
         // Outside China the localities dataset answers: the nearest GeoNames place of 15,000+ in the point's
-        // province, here the city section Mitte (Data/README.md, localities, known gaps).
-        #expect(lines[2] == "2,52.5200,13.4050,Germany,Berlin,Mitte,,")
+        // province, here Berlin's section Mitte: the city is Berlin, the section its district (subLocality).
+        #expect(lines[2] == "2,52.5200,13.4050,Germany,Berlin,Berlin,Mitte,")
         #expect(lines[3] == "3,0,-150,,,,,")
         #expect(lines[4].hasPrefix("4,abc,116,,,,,") && lines[4].count > "4,abc,116,,,,,".count)
         #expect(lines[5] == "5,23.1291,113.3644,中国,广东省,广州市,天河区,")

