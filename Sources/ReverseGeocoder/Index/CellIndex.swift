@@ -361,7 +361,7 @@ final class CellIndex: Sendable {
 
         let inputs = CellBuildInputs(store: store, unitOf: unitOf, baseDepth: min(depth, max(1, baseDepth)), maxDepth: depth,
                                      maxEdges: maxEdges)
-        let builder = CellTreeBuilder.build(inputs: inputs, threads: threads, originX: originX, originY: originY, side: side,
+        var builder = CellTreeBuilder.build(inputs: inputs, threads: threads, originX: originX, originY: originY, side: side,
                                             containsProperly: containsProperly)
         func copy<T>(_ a: [T]) -> UnsafeBufferPointer<T> {
             // Cache-line aligned, as in the index cache: a node is then exactly one line.
