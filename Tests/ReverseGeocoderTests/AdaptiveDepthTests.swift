@@ -27,30 +27,12 @@ struct AdaptiveDepthTests {
     /// Random points over the coverage and beyond, every border vertex with tiny offsets, and points on
     /// the edges between consecutive vertices.
     static var points: [(Double, Double)] {
-        let c = coverage
-        var rng = SplitMix64(seed: 8)
-        var all: [(Double, Double)] = []
-        for _ in 0..<15_000 {
-            all.append((c.minX - 0.3 + rng.unitInterval() * (c.maxX - c.minX + 0.6), c.minY - 0.3 + rng.unitInterval() * (c.maxY - c.minY + 0.6)))
-        }
-        let offsets = [0, 1e-13, -1e-13, 1e-10, -1e-10, 1e-6, -1e-6]
-        for (i, v) in c.borderPoints.enumerated() where i % 5 == 0 {
-            for dx in offsets { for dy in offsets where dx == 0 || dy == 0 { all.append((v.0 + dx, v.1 + dy)) } }
-            let w = c.borderPoints[(i + 1) % c.borderPoints.count]
-            all.append(((v.0 + w.0) / 2, (v.1 + w.1) / 2))
-        }
-        return all
+        coverage.oraclePoints(seed: 8, random: 15_000, margin: 0.3, offsets: [0, 1e-13, -1e-13, 1e-10, -1e-10, 1e-6, -1e-6], stride: 5)
     }
 
-    static func answers(_ g: ReverseGeocoder, _ points: [(Double, Double)]) throws -> [Int?] {
-        try points.map { try g.placemark(latitude: $0.1, longitude: $0.0)?.administrativeAreaCode.flatMap { Int($0) } }
-    }
+    static func answers(_ g: ReverseGeocoder, _ points: [(Double, Double)]) throws -> [Int?] { try SyntheticCoverage.units(g, points) }
 
-    static func write(_ name: String) -> (DatasetManifest, URL) {
-        let dir = TestShapefile.directory(name)
-        let shp = coverage.write(to: dir.appendingPathComponent("cov"))
-        return (TestShapefile.manifest("cov", file: shp), dir.appendingPathComponent("cache"))
-    }
+    static func write(_ name: String) -> (DatasetManifest, URL) { coverage.written(name) }
 
     @Test func aDeepAdaptiveTreeAnswersAsGEOSBruteForce() async throws {
         try await offPool {

@@ -27,30 +27,12 @@ struct BorderCellEntryTests {
     /// Random points, every third border vertex with offsets of 1e-13…1e-6 along each axis, and the midpoint
     /// of every edge.
     static var points: [(Double, Double)] {
-        let c = coverage
-        var rng = SplitMix64(seed: 23)
-        var all: [(Double, Double)] = []
-        for _ in 0..<5_000 {
-            all.append((c.minX - 0.2 + rng.unitInterval() * (c.maxX - c.minX + 0.4), c.minY - 0.2 + rng.unitInterval() * (c.maxY - c.minY + 0.4)))
-        }
-        let offsets = [0, 1e-13, -1e-13, 1e-11, -1e-11, 1e-9, -1e-9, 1e-7, -1e-7, 1e-6, -1e-6]
-        for (i, v) in c.borderPoints.enumerated() where i % 3 == 0 {
-            for dx in offsets { for dy in offsets where dx == 0 || dy == 0 { all.append((v.0 + dx, v.1 + dy)) } }
-            let w = c.borderPoints[(i + 1) % c.borderPoints.count]
-            all.append(((v.0 + w.0) / 2, (v.1 + w.1) / 2))
-        }
-        return all
+        coverage.oraclePoints(seed: 23, random: 5_000, margin: 0.2, offsets: [0, 1e-13, -1e-13, 1e-11, -1e-11, 1e-9, -1e-9, 1e-7, -1e-7, 1e-6, -1e-6], stride: 3)
     }
 
-    static func answers(_ g: ReverseGeocoder, _ points: [(Double, Double)]) throws -> [Int?] {
-        try points.map { try g.placemark(latitude: $0.1, longitude: $0.0)?.administrativeAreaCode.flatMap { Int($0) } }
-    }
+    static func answers(_ g: ReverseGeocoder, _ points: [(Double, Double)]) throws -> [Int?] { try SyntheticCoverage.units(g, points) }
 
-    static func write(_ name: String) -> (DatasetManifest, URL) {
-        let dir = TestShapefile.directory(name)
-        let shp = coverage.write(to: dir.appendingPathComponent("cov"))
-        return (TestShapefile.manifest("cov", file: shp), dir.appendingPathComponent("cache"))
-    }
+    static func write(_ name: String) -> (DatasetManifest, URL) { coverage.written(name) }
 
     @Test func eachWalkIsItsCellsRecordsAndAnswersAsGEOSBruteForce() async throws {
         try await offPool {

@@ -94,3 +94,36 @@ struct SyntheticCoverage {
         return "MULTIPOLYGON(" + polys.joined(separator: ", ") + ")"
     }
 }
+
+extension SyntheticCoverage {
+    /// Points for a GEOS brute-force comparison: `random` uniform points over the coverage grown by
+    /// `margin` degrees, every `stride`-th border vertex moved by each of `offsets` along each axis (on and
+    /// within a hair of the edges), and the midpoint of each such vertex's edge.
+    func oraclePoints(seed: UInt64, random: Int, margin: Double, offsets: [Double], stride: Int) -> [(Double, Double)] {
+        var rng = SplitMix64(seed: seed)
+        var all: [(Double, Double)] = []
+        for _ in 0..<random {
+            all.append((minX - margin + rng.unitInterval() * (maxX - minX + 2 * margin),
+                        minY - margin + rng.unitInterval() * (maxY - minY + 2 * margin)))
+        }
+        for (i, v) in borderPoints.enumerated() where i % stride == 0 {
+            for dx in offsets { for dy in offsets where dx == 0 || dy == 0 { all.append((v.0 + dx, v.1 + dy)) } }
+            let w = borderPoints[(i + 1) % borderPoints.count]
+            all.append(((v.0 + w.0) / 2, (v.1 + w.1) / 2))
+        }
+        return all
+    }
+
+    /// The coverage written as a shapefile in a fresh test folder `name`, its manifest, and a cache folder
+    /// beside it.
+    func written(_ name: String) -> (DatasetManifest, URL) {
+        let dir = TestShapefile.directory(name)
+        let shp = write(to: dir.appendingPathComponent("cov"))
+        return (TestShapefile.manifest("cov", file: shp), dir.appendingPathComponent("cache"))
+    }
+
+    /// Each point's unit number (the unit code the coverage writes), nil in none.
+    static func units(_ g: ReverseGeocoder, _ points: [(Double, Double)]) throws -> [Int?] {
+        try points.map { try g.placemark(latitude: $0.1, longitude: $0.0)?.administrativeAreaCode.flatMap { Int($0) } }
+    }
+}
