@@ -205,12 +205,8 @@ final class LayerFirstUse: Sendable {
                                                          partUnit: a.partUnit.buffer, units: units) {
                 throw Damage(reason: "\(name): \(why)")
             }
-            var builder = PackedRTree.Builder()
-            for p in 0..<(a.partRings.count - 1) {
-                builder.add(Box(minX: a.envelopes.buffer[4 * p], minY: a.envelopes.buffer[4 * p + 1],
-                                maxX: a.envelopes.buffer[4 * p + 2], maxY: a.envelopes.buffer[4 * p + 3]))
-            }
-            let built = builder.finish()
+            // The coast fallback's walk may have built the same tree over the same (checked) boxes.
+            let built = boxes.withLock { $0 } ?? envelopeTree()
             tree = built
             return built
         }
@@ -242,14 +238,20 @@ final class LayerFirstUse: Sendable {
                     && pu[p] >= 0 && Int(pu[p]) < units && (p == 0 || pu[p] >= pu[p - 1]) && pr[p + 1] > pr[p]
             }
             try check(sane, "polygon boxes or units")
-            var builder = PackedRTree.Builder()
-            for p in 0..<parts {
-                builder.add(Box(minX: e[4 * p], minY: e[4 * p + 1], maxX: e[4 * p + 2], maxY: e[4 * p + 3]))
-            }
-            let built = builder.finish()
+            let built = envelopeTree()
             tree = built
             return built
         }
+    }
+
+    /// The packed R-tree over the polygons' boxes (checked by the caller), in polygon order.
+    private func envelopeTree() -> PackedRTree {
+        let e = arrays.envelopes.buffer
+        var builder = PackedRTree.Builder()
+        for p in 0..<(arrays.partRings.count - 1) {
+            builder.add(Box(minX: e[4 * p], minY: e[4 * p + 1], maxX: e[4 * p + 2], maxY: e[4 * p + 3]))
+        }
+        return builder.finish()
     }
 
     /// Counts the coast fallback's searches of this layer. At the second one, the whole check runs on a
