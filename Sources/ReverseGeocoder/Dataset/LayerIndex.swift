@@ -37,7 +37,7 @@ final class LayerIndex: Sendable {
     let cells: CellIndex?
     /// `cells` for the query path, unretained (`cells` owns it): passed on as a strong reference, it was
     /// retained and released on every border-cell query, atomic writes to one line shared by all threads.
-    private let hotCells: Unmanaged<CellIndex>?
+    let hotCells: Unmanaged<CellIndex>?
     /// True when some polygon extends east of 180° (an antimeridian-crossing unit moved into one frame).
     let hasWrappedParts: Bool
     /// Each unit's populated place, when the layer's levels are the nearest place (manifest `place`).
