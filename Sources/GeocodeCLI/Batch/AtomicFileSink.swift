@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import ReverseGeocoder
 
 /// Writes OUT atomically: into a temporary file in OUT's own directory (so the final rename stays on one
 /// file system and is atomic), fsynced, then renamed over OUT, then the directory fsynced.

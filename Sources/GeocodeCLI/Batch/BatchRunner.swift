@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import ReverseGeocoder
 
 /// Runs one batch: opens input and output, decides formats and schema, drives the pipeline, writes the
 /// bad-row reports, progress and summary, and commits or abandons the output.

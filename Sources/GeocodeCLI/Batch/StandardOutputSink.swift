@@ -1,3 +1,5 @@
+import ReverseGeocoder
+
 /// Output to an already open descriptor (stdout, or a device/FIFO given as `-o`): streamed, not atomic,
 /// since there is nothing to rename.
 final class StandardOutputSink: OutputSink {

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import ReverseGeocoder
 
 /// Text output to a file descriptor (stdout or stderr), one write(2) per call so lines from the progress
 /// bar and from row reports never interleave mid-line.

@@ -58,15 +58,7 @@ enum CacheTemporaryFile {
         guard flock(fd, LOCK_EX) == 0 else { throw GeocoderError.cannotOpen(file: temporary, reason: FileReading.reason(errno)) }
         let failure: Int32? = {
             for raw in pieces where raw.count > 0 {
-                var offset = 0
-                while offset < raw.count {
-                    let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        return errno
-                    }
-                    offset += n
-                }
+                if let failure = FileDescriptorIO.writeAll(fd, raw) { return failure }
             }
             return fsync(fd) == 0 ? nil : errno
         }()

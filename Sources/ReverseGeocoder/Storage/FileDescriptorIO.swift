@@ -4,10 +4,11 @@ import Glibc
 import Darwin
 #endif
 
-/// Small wrappers over write(2)/strerror for the sinks and the console.
-enum FileDescriptorIO {
+/// Small wrappers over write(2)/strerror: the index cache's writer and the CLI's sinks and console share
+/// them (package access), so a short write or EINTR is retried the same way everywhere.
+package enum FileDescriptorIO {
     /// Writes all of `bytes`, retrying short writes and EINTR. Returns the errno of a failure, or nil.
-    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
+    package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
         var offset = 0
         while offset < bytes.count {
             let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
@@ -20,9 +21,9 @@ enum FileDescriptorIO {
         return nil
     }
 
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
+    package static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
         bytes.withUnsafeBytes { writeAll(fd, $0) }
     }
 
-    static func message(_ code: Int32) -> String { String(cString: strerror(code)) }
+    package static func message(_ code: Int32) -> String { String(cString: strerror(code)) }
 }
