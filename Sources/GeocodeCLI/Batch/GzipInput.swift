@@ -9,10 +9,8 @@ final class GzipInput: ByteSource {
     private let source: FileDescriptorSource
     private let name: String
     private var inflater: GzipInflater
-    private var block = [UInt8](repeating: 0, count: 256 << 10)
-    /// Compressed bytes in `block` not yet given to zlib: `block[start..<end]`.
-    private var start = 0, end = 0
-    private var sourceEnded = false
+    /// Compressed bytes not yet given to zlib.
+    private var input = ReadBuffer(capacity: 256 << 10)
     /// Compressed offset where the current member starts, members seen, uncompressed bytes produced.
     private var memberStart = 0
     private var members = 1
@@ -33,24 +31,24 @@ final class GzipInput: ByteSource {
     }
 
     /// Compressed offset of the next byte zlib will see.
-    private var compressedOffset: Int { source.offset - (end - start) }
+    private var compressedOffset: Int { source.offset - input.count }
 
     func read(into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) throws(CLIError) -> Int {
         while !finished {
-            if start == end && !sourceEnded { try refill() }
+            if input.count == 0 && !input.sourceEnded { try input.refill(from: source) }
             if betweenMembers {
-                guard start < end else {
+                guard input.count > 0 else {
                     finished = true   // the input ends right after a member: complete
                     break
                 }
-                if block[start] == 0 {
+                if input[input.start] == 0 {
                     // Padding: only zeros may follow, up to the end.
-                    while start < end, block[start] == 0 { start += 1 }
-                    if start == end { continue }
+                    while input.count > 0, input[input.start] == 0 { input.start += 1 }
+                    if input.count == 0 { continue }
                     throw trailing()
                 }
-                guard end - start >= 2 || sourceEnded else { try refill(); continue }
-                guard end - start >= 2, block[start] == 0x1F, block[start + 1] == 0x8B else { throw trailing() }
+                guard input.count >= 2 || input.sourceEnded else { try input.refill(from: source); continue }
+                guard input.count >= 2, input[input.start] == 0x1F, input[input.start + 1] == 0x8B else { throw trailing() }
                 do throws(CompressionError) { try inflater.reset() } catch { throw .io("cannot decompress \(name): \(error)") }
                 memberStart = compressedOffset
                 members += 1
@@ -58,11 +56,10 @@ final class GzipInput: ByteSource {
             }
             let step: CodecStep
             do throws(CompressionError) {
-                let result: Result<CodecStep, CompressionError> = block.withUnsafeBytes { all in
+                let result: Result<CodecStep, CompressionError> = input.withUnused { unused in
                     do throws(CompressionError) {
                         return .success(
-                        try inflater.inflate(UnsafeRawBufferPointer(rebasing: all[start..<end]),
-                                             into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity)))
+                        try inflater.inflate(unused, into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity)))
                     } catch {
                         return .failure(error)
                     }
@@ -73,31 +70,16 @@ final class GzipInput: ByteSource {
                 throw .badInput("\(name): corrupt gzip data at byte \(at) of the compressed file (member \(members)"
                                 + ", after \(produced) uncompressed bytes): \(error.message)")
             }
-            start += step.consumed
+            input.start += step.consumed
             produced += step.produced
             if step.ended { betweenMembers = true }
             if step.produced > 0 { return step.produced }
-            if !step.ended && start == end && sourceEnded {
+            if !step.ended && input.count == 0 && input.sourceEnded {
                 throw .badInput("\(name): the gzip file is truncated: it ends at byte \(compressedOffset) inside member \(members)"
                                 + " (which starts at byte \(memberStart)), after \(produced) uncompressed bytes")
             }
         }
         return 0
-    }
-
-    /// Reads the next compressed block after the bytes not yet given to zlib.
-    private func refill() throws(CLIError) {
-        if start > 0 {
-            let rest = end - start
-            if rest > 0 { block.withUnsafeMutableBufferPointer { b in b.baseAddress!.update(from: b.baseAddress! + start, count: rest) } }
-            start = 0
-            end = rest
-        }
-        let n = try block.withUnsafeMutableBufferPointer { (b: inout UnsafeMutableBufferPointer<UInt8>) throws(CLIError) in
-            try source.read(into: b.baseAddress! + end, capacity: b.count - end)
-        }
-        if n == 0 { sourceEnded = true }
-        end += n
     }
 
     private func trailing() -> CLIError {

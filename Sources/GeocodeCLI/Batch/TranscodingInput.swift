@@ -7,12 +7,11 @@ final class TranscodingInput: ByteSource {
     private let source: any ByteSource
     private let encoding: TextEncoding
     private let name: String
-    private var inBlock = [UInt8](repeating: 0, count: 64 << 10)
-    private var inStart = 0, inEnd = 0
-    private var sourceEnded = false
+    /// Bytes of the source not yet transcoded.
+    private var input = ReadBuffer(capacity: 64 << 10)
     /// UTF-8 bytes made but not yet handed out (a character that did not fit).
     private var pending: [UInt8] = []
-    /// Input offset of `inBlock[inStart]`.
+    /// Input offset of `input[input.start]`.
     private var offset = 0
 
     init(source: any ByteSource, encoding: TextEncoding, name: String) {
@@ -32,19 +31,19 @@ final class TranscodingInput: ByteSource {
         }
         let unit = encoding == .utf16LE || encoding == .utf16BE ? 2 : 1
         while written < capacity {
-            if inEnd - inStart < unit * 2 && !sourceEnded {
-                try refill()
+            if input.count < unit * 2 && !input.sourceEnded {
+                try input.refill(from: source)
                 continue
             }
-            if inStart == inEnd { break }
+            if input.count == 0 { break }
             switch encoding {
             case .utf8:
-                put(inBlock[inStart])
-                inStart += 1
+                put(input[input.start])
+                input.start += 1
                 offset += 1
             case .latin1, .windows1252:
-                let byte = inBlock[inStart]
-                inStart += 1
+                let byte = input[input.start]
+                input.start += 1
                 offset += 1
                 let scalar = encoding == .windows1252 && (0x80...0x9F).contains(byte)
                     ? Self.windows1252High[Int(byte - 0x80)] : UInt32(byte)
@@ -54,25 +53,25 @@ final class TranscodingInput: ByteSource {
                 }
                 appendUTF8(scalar, put)
             case .utf16LE, .utf16BE:
-                guard inEnd - inStart >= 2 else {
+                guard input.count >= 2 else {
                     throw .badInput("\(name): the UTF-16 text ends in the middle of a character (an odd byte at offset \(offset))")
                 }
-                let first = codeUnit(at: inStart)
+                let first = codeUnit(at: input.start)
                 if (0xD800...0xDBFF).contains(first) {
-                    guard inEnd - inStart >= 4, (0xDC00...0xDFFF).contains(codeUnit(at: inStart + 2)) else {
+                    guard input.count >= 4, (0xDC00...0xDFFF).contains(codeUnit(at: input.start + 2)) else {
                         throw .badInput("\(name): invalid UTF-16 at byte offset \(offset): a high surrogate 0x"
                                         + "\(String(first, radix: 16, uppercase: true)) without its low surrogate")
                     }
-                    let second = codeUnit(at: inStart + 2)
+                    let second = codeUnit(at: input.start + 2)
                     appendUTF8(0x10000 + ((UInt32(first) - 0xD800) << 10) + (UInt32(second) - 0xDC00), put)
-                    inStart += 4
+                    input.start += 4
                     offset += 4
                 } else if (0xDC00...0xDFFF).contains(first) {
                     throw .badInput("\(name): invalid UTF-16 at byte offset \(offset): a low surrogate 0x"
                                     + "\(String(first, radix: 16, uppercase: true)) without a high one")
                 } else {
                     appendUTF8(UInt32(first), put)
-                    inStart += 2
+                    input.start += 2
                     offset += 2
                 }
             }
@@ -82,22 +81,8 @@ final class TranscodingInput: ByteSource {
 
     @inline(__always)
     private func codeUnit(at i: Int) -> UInt16 {
-        encoding == .utf16LE ? UInt16(inBlock[i]) | UInt16(inBlock[i + 1]) << 8
-                             : UInt16(inBlock[i]) << 8 | UInt16(inBlock[i + 1])
-    }
-
-    private func refill() throws(CLIError) {
-        let rest = inEnd - inStart
-        if inStart > 0 {
-            if rest > 0 { inBlock.withUnsafeMutableBufferPointer { b in b.baseAddress!.update(from: b.baseAddress! + inStart, count: rest) } }
-            inStart = 0
-            inEnd = rest
-        }
-        let n = try inBlock.withUnsafeMutableBufferPointer { (b: inout UnsafeMutableBufferPointer<UInt8>) throws(CLIError) in
-            try source.read(into: b.baseAddress! + rest, capacity: b.count - rest)
-        }
-        if n == 0 { sourceEnded = true }
-        inEnd += n
+        encoding == .utf16LE ? UInt16(input[i]) | UInt16(input[i + 1]) << 8
+                             : UInt16(input[i]) << 8 | UInt16(input[i + 1])
     }
 
     private func appendUTF8(_ scalar: UInt32, _ put: (UInt8) -> Void) {

@@ -5,9 +5,8 @@ final class ZstdInput: ByteSource {
     private let source: FileDescriptorSource
     private let name: String
     private let decompressor: ZstdDecompressor
-    private var block = [UInt8](repeating: 0, count: 128 << 10)
-    private var start = 0, end = 0
-    private var sourceEnded = false
+    /// Compressed bytes not yet given to zstd.
+    private var input = ReadBuffer(capacity: 128 << 10)
     /// Whether everything given so far ends exactly at a frame boundary.
     private var atFrameEnd = false
     private var produced = 0
@@ -22,30 +21,24 @@ final class ZstdInput: ByteSource {
         }
     }
 
-    private var compressedOffset: Int { source.offset - (end - start) }
+    private var compressedOffset: Int { source.offset - input.count }
 
     func read(into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) throws(CLIError) -> Int {
         while true {
-            if start == end {
-                if sourceEnded {
+            if input.count == 0 {
+                if input.sourceEnded {
                     if atFrameEnd || (produced == 0 && compressedOffset == 0) { return 0 }
                     throw .badInput("\(name): the zstd file is truncated: it ends at byte \(compressedOffset) inside a frame, "
                                     + "after \(produced) uncompressed bytes")
                 }
-                let n = try block.withUnsafeMutableBufferPointer { (b: inout UnsafeMutableBufferPointer<UInt8>) throws(CLIError) in
-                    try source.read(into: b.baseAddress!, capacity: b.count)
-                }
-                start = 0
-                end = n
-                if n == 0 { sourceEnded = true; continue }
+                if try input.refill(from: source) == 0 { continue }
             }
             let step: CodecStep
             do throws(CompressionError) {
-                let result: Result<CodecStep, CompressionError> = block.withUnsafeBytes { all in
+                let result: Result<CodecStep, CompressionError> = input.withUnused { unused in
                     do throws(CompressionError) {
                         return .success(
-                        try decompressor.decompress(UnsafeRawBufferPointer(rebasing: all[start..<end]),
-                                                    into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity)))
+                        try decompressor.decompress(unused, into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity)))
                     } catch {
                         return .failure(error)
                     }
@@ -55,7 +48,7 @@ final class ZstdInput: ByteSource {
                 throw .badInput("\(name): corrupt zstd data near byte \(compressedOffset) of the compressed file "
                                 + "(after \(produced) uncompressed bytes): \(error.message)")
             }
-            start += step.consumed
+            input.start += step.consumed
             produced += step.produced
             atFrameEnd = step.ended
             if step.produced > 0 { return step.produced }
