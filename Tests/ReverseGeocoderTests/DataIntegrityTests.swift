@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ReverseGeocoder
 
 /// Issue 18, faults 2, 8 and 9: the manifest's sha256 digests are checked when an index is built, broken
@@ -35,18 +36,6 @@ struct DataIntegrityTests {
         }
     }
 
-    static func sha256sum(_ path: String) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        p.arguments = [path]
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        try p.run()
-        let out = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return String(String(decoding: out, as: UTF8.self).prefix(64))
-    }
-
     static let root: URL = {
         var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) { dir.deleteLastPathComponent() }
@@ -63,7 +52,7 @@ struct DataIntegrityTests {
         #expect(Set(files.keys) == Set(present))
         for (name, digest) in files {
             let path = dir.appendingPathComponent(name).path
-            let oracle = try Self.sha256sum(path)
+            let oracle = try SHA256Sum.of(path)
             #expect(digest.sha256 == oracle, "\(name)")
             #expect(try SHA256.hex(ofFile: path) == oracle, "\(name)")
             #expect(digest.bytes == (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int))
@@ -93,7 +82,7 @@ struct DataIntegrityTests {
                 var files: [String: DatasetManifest.FileDigest] = [:]
                 for ext in ["shp", "shx", "dbf", "cpg"] {
                     let path = directory.appendingPathComponent("d.\(ext)").path
-                    files["d.\(ext)"] = .init(bytes: nil, sha256: try DataIntegrityTests.sha256sum(path))
+                    files["d.\(ext)"] = .init(bytes: nil, sha256: try SHA256Sum.of(path))
                 }
                 manifest.files = files
             }
@@ -117,9 +106,9 @@ struct DataIntegrityTests {
     @Test func aMistypedCodeInTheDBFIsAnErrorNamingTheFileAndBothDigests() throws {
         let folder = try Folder()
         #expect(try folder.engine().placemark(latitude: 0.5, longitude: 0.5)?.subLocalityCode == "110101")
-        let expected = try Self.sha256sum(folder.dbf.path)
+        let expected = try SHA256Sum.of(folder.dbf.path)
         try folder.mistypeACode()
-        let actual = try Self.sha256sum(folder.dbf.path)
+        let actual = try SHA256Sum.of(folder.dbf.path)
         #expect(throws: GeocoderError.modifiedFile(file: folder.dbf.path, expected: expected, actual: actual)) {
             try folder.engine()
         }
@@ -127,12 +116,12 @@ struct DataIntegrityTests {
 
     @Test func allowModifiedDataLoadsItWithAWarning() throws {
         let folder = try Folder()
-        let expected = try Self.sha256sum(folder.dbf.path)
+        let expected = try SHA256Sum.of(folder.dbf.path)
         try folder.mistypeACode()
         let engine = try folder.engine(allowModified: true)
         #expect(try engine.placemark(latitude: 0.5, longitude: 0.5)?.subLocalityCode == "110109")
         #expect(engine.datasets[0].modifiedFiles == [ModifiedFile(file: folder.dbf.path, expected: expected,
-                                                                  actual: try Self.sha256sum(folder.dbf.path))])
+                                                                  actual: try SHA256Sum.of(folder.dbf.path))])
         #expect(engine.warnings.count == 1 && engine.warnings[0].contains("d.dbf") && engine.warnings[0].contains("(allowed)"))
     }
 
@@ -214,7 +203,7 @@ struct DataIntegrityTests {
                             records: [.init(rings: [TestShapefile.box(0, 0, 1, 1)], ["NAME": "东城区", "CODE": "110101"])])
         var manifest = DatasetManifest(name: "bench", layers: [.init(file: layer.appendingPathComponent("d.shp").path, level: .district,
                                                                      fields: [.district: .init(name: ["NAME"], code: ["CODE"])])])
-        manifest.files = ["layer/d.dbf": .init(sha256: try Self.sha256sum(layer.appendingPathComponent("d.dbf").path))]
+        manifest.files = ["layer/d.dbf": .init(sha256: try SHA256Sum.of(layer.appendingPathComponent("d.dbf").path))]
         try JSONEncoder().encode(manifest).write(to: base.appendingPathComponent("manifest.json"))
         #expect(try ReverseGeocoder(directory: base, options: .init(cellSize: nil)).placemark(latitude: 0.5, longitude: 0.5)?.subLocalityCode == "110101")
         try Data("changed".utf8).write(to: layer.appendingPathComponent("d.dbf"))

@@ -380,13 +380,6 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
-        let outFile = try TemporaryDirectory.shared.newFile("tool")
-        let handle = try FileHandle(forWritingTo: outFile)
-        process.standardOutput = handle
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let status = await process.exitStatus()
-        try handle.close()
-        return GeocodeBinary.Result(status: status, stdout: try Data(contentsOf: outFile), stderr: Data())
+        return try await GeocodeBinary.capture(process)
     }
 }

@@ -13,16 +13,7 @@ struct MemoryLimitTests {
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", command, GeocodeBinary.url.path] + arguments
         process.environment = GeocodeBinary.environment(TrackAndInfoTests.realData.merging(["GEOCODE_CACHE_DIR": cache.path]) { $1 })
-        let out = try TemporaryDirectory.shared.newFile("stdout"), err = try TemporaryDirectory.shared.newFile("stderr")
-        let outHandle = try FileHandle(forWritingTo: out), errHandle = try FileHandle(forWritingTo: err)
-        process.standardOutput = outHandle
-        process.standardError = errHandle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let status = await process.exitStatus()
-        try outHandle.close()
-        try errHandle.close()
-        return GeocodeBinary.Result(status: status, stdout: try Data(contentsOf: out), stderr: try Data(contentsOf: err))
+        return try await GeocodeBinary.capture(process)
     }
 
     /// The bytes in "it needs N bytes" and the MB in "M MB in use" of the message.

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Testing
+import TestSupport
 
 /// Issue 18's faults 2, 3, 4, 5, 8 and 9, each through the real binary on real files, real processes
 /// and, for permissions, a real unprivileged user (root reads mode-000 folders, so as root the binary
@@ -34,21 +35,9 @@ struct RobustnessTests {
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
         process.environment = env
-        let outFile = try TemporaryDirectory.shared.newFile("stdout"), errFile = try TemporaryDirectory.shared.newFile("stderr")
-        let errHandle = try FileHandle(forWritingTo: errFile)
-        let outHandle: FileHandle
-        switch stdout {
-        case .device(let path): outHandle = try #require(FileHandle(forWritingAtPath: path))
-        default: outHandle = try FileHandle(forWritingTo: outFile)
-        }
-        process.standardOutput = outHandle
-        process.standardError = errHandle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let status = await process.exitStatus()
-        try outHandle.close()
-        try errHandle.close()
-        return .init(status: status, stdout: try Data(contentsOf: outFile), stderr: try Data(contentsOf: errFile))
+        var device: FileHandle?
+        if case .device(let path) = stdout { device = try #require(FileHandle(forWritingAtPath: path)) }
+        return try await GeocodeBinary.capture(process, stdout: device)
     }
 
     /// Whether nobody can be had (as root: setpriv works; as another user: mode 000 applies anyway).
@@ -130,7 +119,7 @@ struct RobustnessTests {
         let cache = try TemporaryDirectory.shared.newFolder("cache")
         let r = try await Self.run(["39.9087", "116.3975", "--data", data.path], environment: ["GEOCODE_CACHE_DIR": cache.path])
         #expect(r.status == 4)
-        #expect(r.err.contains("\(dbf.path): contents differ from the manifest (sha256 \(try DataIntegrityOracle.sha256sum(dbf.path)), "
+        #expect(r.err.contains("\(dbf.path): contents differ from the manifest (sha256 \(try SHA256Sum.of(dbf.path)), "
                                + "manifest lists c5d5c2fa130180d625587a8b33fa7e4dc49b807f9e5c59d0405c1ce495ce8b35)"), "\(r.err)")
         let allowed = try await Self.run(["39.9087", "116.3975", "--data", data.path, "--allow-modified-data"],
                                          environment: ["GEOCODE_CACHE_DIR": cache.path])
@@ -308,17 +297,3 @@ struct RobustnessTests {
     }
 }
 
-/// coreutils' sha256sum, the outside oracle for digests.
-enum DataIntegrityOracle {
-    static func sha256sum(_ path: String) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        p.arguments = [path]
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        try p.run()
-        let out = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return String(String(decoding: out, as: UTF8.self).prefix(64))
-    }
-}

@@ -60,11 +60,19 @@ struct GeocodeBinary {
         process.arguments = arguments
         process.environment = environment(extra)
         if let directory { process.currentDirectoryURL = directory }
+        return try await capture(process, stdin: try stdin.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice)
+    }
+
+    /// Runs a process set up by the caller (executable, arguments, environment) to completion, waiting
+    /// without holding a pool thread, with stdout and stderr collected in files (a pipe nobody reads
+    /// while the process runs could fill and block it). `stdout`: a handle to write to instead (a
+    /// device); its output is then not collected.
+    static func capture(_ process: Process, stdin: FileHandle = FileHandle.nullDevice, stdout: FileHandle? = nil) async throws -> Result {
         let outFile = try TemporaryDirectory.shared.newFile("stdout"), errFile = try TemporaryDirectory.shared.newFile("stderr")
-        let outHandle = try FileHandle(forWritingTo: outFile), errHandle = try FileHandle(forWritingTo: errFile)
+        let outHandle = try stdout ?? FileHandle(forWritingTo: outFile), errHandle = try FileHandle(forWritingTo: errFile)
         process.standardOutput = outHandle
         process.standardError = errHandle
-        process.standardInput = try stdin.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
+        process.standardInput = stdin
         try process.run()
         let status = await process.exitStatus()
         try outHandle.close()
