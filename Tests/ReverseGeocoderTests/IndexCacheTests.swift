@@ -151,7 +151,7 @@ struct IndexCacheTests {
             try IndexCache.reseal(&bytes)
             try Data(bytes).write(to: s.cacheFile)
             let g = try s.engine()
-            #expect(g.datasets[0].cacheStatus == "rebuilt (damaged: layer 0: coordinates or boxes out of range)",
+            #expect(g.datasets[0].cacheStatus == "rebuilt (damaged: layer 0: boxes out of range)",
                     "\(g.datasets[0].cacheStatus ?? "")")
             #expect(try Self.answers(g, s.coverage) == Self.answers(fresh, s.coverage))
         }

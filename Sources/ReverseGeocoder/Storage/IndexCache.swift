@@ -278,9 +278,9 @@ struct IndexCache {
     static func polygonInconsistency(vertices: UnsafeBufferPointer<Double>, ringStart: UnsafeBufferPointer<UInt32>,
                                      partRings: UnsafeBufferPointer<UInt32>, envelopes: UnsafeBufferPointer<Double>,
                                      partUnit: UnsafeBufferPointer<Int32>, units: Int) -> String? {
+        if let why = boxInconsistency(partRings: partRings, envelopes: envelopes, partUnit: partUnit, units: units) { return why }
         let parts = partRings.count - 1
-        guard vertices.count % 2 == 0 && ringStart.count >= 1 && parts >= 0 else { return "empty arrays" }
-        guard envelopes.count == 4 * parts && partUnit.count == parts else { return "array sizes disagree" }
+        guard vertices.count % 2 == 0 && ringStart.count >= 1 else { return "empty arrays" }
         guard ringStart[0] == 0 && Int(ringStart[ringStart.count - 1]) == vertices.count / 2 else { return "ring table" }
         for r in 0..<(ringStart.count - 1) {
             let a = Int(ringStart[r]), b = Int(ringStart[r + 1])
@@ -288,15 +288,30 @@ struct IndexCache {
             guard b - a >= 4 && b <= vertices.count / 2 else { return "ring \(r) malformed" }
             guard vertices[2 * a] == vertices[2 * b - 2] && vertices[2 * a + 1] == vertices[2 * b - 1] else { return "ring \(r) not closed" }
         }
-        guard parts == 0 || (partRings[0] == 0 && Int(partRings[parts]) == ringStart.count - 1) else { return "polygon table" }
-        // Boxes feed the R-tree's Hilbert sort and vertices GEOS: both must be the degrees the loader
-        // produces (|x| <= 720 after antimeridian unwrapping, |y| <= 90 and a hair), never NaN, never
-        // so large that a box's width overflows (the fuzzer found that one).
+        guard parts == 0 || Int(partRings[parts]) == ringStart.count - 1 else { return "polygon table" }
+        // Vertices feed GEOS: the degrees the loader produces (|x| <= 720 after antimeridian unwrapping,
+        // |y| <= 90 and a hair), never NaN.
+        var sane = true
+        for k in stride(from: 0, to: vertices.count, by: 2) { sane = sane && abs(vertices[k]) <= 720 && abs(vertices[k + 1]) <= 91 }
+        guard sane else { return "coordinates out of range" }
+        return nil
+    }
+
+    /// The part of ``polygonInconsistency(vertices:ringStart:partRings:envelopes:partUnit:units:)`` that
+    /// reads no vertex: the tables' sizes, the boxes, each polygon's rings and unit. All the coast
+    /// fallback's box walk reads (``LayerFirstUse/prepareBoxes()``), so it checks this alone.
+    static func boxInconsistency(partRings: UnsafeBufferPointer<UInt32>, envelopes: UnsafeBufferPointer<Double>,
+                                 partUnit: UnsafeBufferPointer<Int32>, units: Int) -> String? {
+        let parts = partRings.count - 1
+        guard parts >= 0 else { return "empty arrays" }
+        guard envelopes.count == 4 * parts && partUnit.count == parts else { return "array sizes disagree" }
+        guard parts == 0 || partRings[0] == 0 else { return "polygon table" }
+        // Boxes feed the R-tree's Hilbert sort and the distance bounds: degrees (|x| <= 720), never NaN,
+        // never so large that a box's width overflows (the fuzzer found that one).
         var sane = true
         for v in envelopes { sane = sane && abs(v) <= 720 }
-        for k in stride(from: 0, to: vertices.count, by: 2) { sane = sane && abs(vertices[k]) <= 720 && abs(vertices[k + 1]) <= 91 }
         for p in 0..<parts { sane = sane && envelopes[4 * p] <= envelopes[4 * p + 2] && envelopes[4 * p + 1] <= envelopes[4 * p + 3] }
-        guard sane else { return "coordinates or boxes out of range" }
+        guard sane else { return "boxes out of range" }
         for p in 0..<parts {
             guard partRings[p + 1] > partRings[p] else { return "polygon \(p) has no ring" }
             guard partUnit[p] >= 0 && Int(partUnit[p]) < units && (p == 0 || partUnit[p] >= partUnit[p - 1]) else { return "polygon \(p) unit" }

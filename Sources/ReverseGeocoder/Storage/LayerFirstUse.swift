@@ -227,17 +227,10 @@ final class LayerFirstUse: Sendable {
             if let tree { return tree }
             let a = arrays
             try verifier.verifyAll([a.envelopes.region, a.partUnit.region, a.partRings.region])
-            let parts = a.partRings.count - 1
-            try check(parts >= 0 && a.envelopes.count == 4 * parts && a.partUnit.count == parts, "array sizes disagree")
-            let e = a.envelopes.buffer, pu = a.partUnit.buffer, pr = a.partRings.buffer
-            var sane = parts == 0 || pr[0] == 0
-            for p in 0..<parts {
-                // As the full check: boxes feed the Hilbert sort and the distance bounds (|x| <= 720).
-                sane = sane && abs(e[4 * p]) <= 720 && abs(e[4 * p + 1]) <= 720 && abs(e[4 * p + 2]) <= 720
-                    && abs(e[4 * p + 3]) <= 720 && e[4 * p] <= e[4 * p + 2] && e[4 * p + 1] <= e[4 * p + 3]
-                    && pu[p] >= 0 && Int(pu[p]) < units && (p == 0 || pu[p] >= pu[p - 1]) && pr[p + 1] > pr[p]
+            if let why = IndexCache.boxInconsistency(partRings: a.partRings.buffer, envelopes: a.envelopes.buffer,
+                                                     partUnit: a.partUnit.buffer, units: units) {
+                throw Damage(reason: "\(name): \(why)")
             }
-            try check(sane, "polygon boxes or units")
             let built = envelopeTree()
             tree = built
             return built
