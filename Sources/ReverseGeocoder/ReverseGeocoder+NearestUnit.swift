@@ -63,8 +63,8 @@ extension ReverseGeocoder {
                     // Checked on first use and not yet whole: the boxes, then each polygon measured.
                     check.noteNearestSearch()
                     do {
-                        let boxes = try check.prepareBoxes()
-                        closest = try NearestUnit.wholePolygons(layer, tree: boxes, x: c.longitude, y: c.latitude, maxMetres: maxDistance,
+                        let boxes = try check.checkBoxes()
+                        closest = try NearestUnit.scanningBoxes(layer, envelopes: boxes, x: c.longitude, y: c.latitude, maxMetres: maxDistance,
                                                                 heap: &query.nearestHeap) { (part) throws(IndexCache.CacheDamage) in
                             try check.preparePart(part)
                         }

@@ -5,7 +5,8 @@ import Testing
 
 /// The coast fallback's search over edge chunks (``EdgeChunks``) against brute force (every chunk of every
 /// polygon, no tree: `EdgeChunks.nearestByScan`, in the engine so that it runs optimized); against the whole-polygon search it replaced on the query path
-/// (still what answers until a layer's chunks are built); and the plain-Swift edge measure against GEOS's
+/// (still what answers until a layer's chunks are built) and its tree-less scan of the boxes (a layer checked on
+/// first use, before its whole check); and the plain-Swift edge measure against GEOS's
 /// nearest points (``NearestPoint``, what the fallback measured with before), on the bundled data.
 @Suite(.serialized)
 struct EdgeChunksTests: Sendable {
@@ -49,8 +50,11 @@ struct EdgeChunksTests: Sendable {
                         let expect = chunks.nearestByScan(x: p.x, y: p.y, maxMetres: reach, vertices: layer.store.vertices)
                         let got = chunks.nearest(x: p.x, y: p.y, maxMetres: reach, vertices: layer.store.vertices, heap: &heap)
                         let whole = NearestUnit.wholePolygons(layer, x: p.x, y: p.y, maxMetres: reach, heap: &heap)
+                        let scanned = NearestUnit.scanningBoxes(layer, envelopes: layer.store.envelopes, x: p.x, y: p.y,
+                                                                maxMetres: reach, heap: &heap) { _ in }
                         #expect(got == expect, "\(layer.file) (\(p.y), \(p.x)) at \(reach) m")
                         #expect(whole == expect, "\(layer.file) (\(p.y), \(p.x)) at \(reach) m, whole polygons")
+                        #expect(scanned == expect, "\(layer.file) (\(p.y), \(p.x)) at \(reach) m, scanning the boxes")
                         if reach == .infinity { #expect(got != nil) }
                         if got != nil { hits += 1 }
                         compared += 1
@@ -98,7 +102,9 @@ struct EdgeChunksTests: Sendable {
         let chunks = EdgeChunks.build(store: store, partUnit: layer.partUnit)
         // On the shared edge's line above both squares: equally far from both (the shared corner (1, 1)).
         for search in [{ (x: Double, y: Double) in chunks.nearest(x: x, y: y, maxMetres: 1e6, vertices: store.vertices, heap: &heap) },
-                       { (x: Double, y: Double) in NearestUnit.wholePolygons(layer, x: x, y: y, maxMetres: 1e6, heap: &heap) }] {
+                       { (x: Double, y: Double) in NearestUnit.wholePolygons(layer, x: x, y: y, maxMetres: 1e6, heap: &heap) },
+                       { (x: Double, y: Double) in
+                           NearestUnit.scanningBoxes(layer, envelopes: store.envelopes, x: x, y: y, maxMetres: 1e6, heap: &heap) { _ in } }] {
             let tie = try #require(search(1, 1.05))
             #expect(tie.unit == 0)
             #expect(abs(tie.metres - SphereBound.metres(x1: 1, y1: 1.05, x2: 1, y2: 1)) < 1e-6)

@@ -299,7 +299,7 @@ struct IndexCache {
 
     /// The part of ``polygonInconsistency(vertices:ringStart:partRings:envelopes:partUnit:units:)`` that
     /// reads no vertex: the tables' sizes, the boxes, each polygon's rings and unit. All the coast
-    /// fallback's box walk reads (``LayerFirstUse/prepareBoxes()``), so it checks this alone.
+    /// fallback's scan of the boxes reads (``LayerFirstUse/checkBoxes()``), so it checks this alone.
     static func boxInconsistency(partRings: UnsafeBufferPointer<UInt32>, envelopes: UnsafeBufferPointer<Double>,
                                  partUnit: UnsafeBufferPointer<Int32>, units: Int) -> String? {
         let parts = partRings.count - 1

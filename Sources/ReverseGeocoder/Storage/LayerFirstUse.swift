@@ -33,9 +33,9 @@ final class LayerFirstUse: Sendable {
     private let decoded = Mutex<[Int: Placemark]>([:])
     /// The polygons checked whole, and the R-tree over them (for the R-tree path).
     private let whole = Mutex<PackedRTree?>(nil)
-    /// Only the polygons' boxes, units and ring ranges checked, and the R-tree over the boxes: what the
-    /// coast fallback walks before it measures a polygon (each one checked then, ``preparePart(_:)``).
-    private let boxes = Mutex<PackedRTree?>(nil)
+    /// Whether the polygons' boxes, units and ring ranges are checked: what the coast fallback scans
+    /// before it measures a polygon (each one checked then, ``preparePart(_:)``).
+    private let boxesChecked = Mutex(false)
     /// Coast fallback searches of this layer so far (see ``noteNearestSearch()``).
     private let nearestSearches = Atomic<Int>(0)
 
@@ -205,8 +205,7 @@ final class LayerFirstUse: Sendable {
                                                          partUnit: a.partUnit.buffer, units: units) {
                 throw Damage(reason: "\(name): \(why)")
             }
-            // The coast fallback's walk may have built the same tree over the same (checked) boxes.
-            let built = boxes.withLock { $0 } ?? envelopeTree()
+            let built = envelopeTree()
             tree = built
             return built
         }
@@ -215,26 +214,24 @@ final class LayerFirstUse: Sendable {
     /// The R-tree, once ``prepareTree()`` has built it.
     var tree: PackedRTree? { whole.withLock { $0 } }
 
-    /// The R-tree over the polygons' boxes, with only what a walk of it reads checked: the boxes (in
-    /// range, never inverted, never NaN), the polygon-to-unit table and the ring ranges' table (about
-    /// 40 bytes a polygon). The coast fallback's search walks it and checks each polygon it measures
-    /// (``preparePart(_:)``) before reading its rings, so a one-point run at sea reads a few kilobytes of
-    /// each admin layer instead of all its vertices (the whole check made `geocode 0 -150` peak at 102 MB,
-    /// against 44 MB on land).
-    func prepareBoxes() throws(Damage) -> PackedRTree {
-        if let tree { return tree }
-        return try boxes.withLock { (tree) throws(Damage) -> PackedRTree in
-            if let tree { return tree }
-            let a = arrays
+    /// The polygons' boxes (minX minY maxX maxY each), with only what a scan of them reads checked: the
+    /// boxes (in range, never inverted, never NaN), the polygon-to-unit table and the ring ranges' table
+    /// (about 40 bytes a polygon). The coast fallback scans them (``NearestUnit/scanningBoxes``) and checks
+    /// each polygon it measures (``preparePart(_:)``) before reading its rings, so a one-point run at sea
+    /// reads a few kilobytes of each admin layer instead of all its vertices (the whole check made
+    /// `geocode 0 -150` peak at 102 MB, against 44 MB on land), and builds no R-tree for one search.
+    func checkBoxes() throws(Damage) -> UnsafeBufferPointer<Double> {
+        let a = arrays
+        try boxesChecked.withLock { (checked) throws(Damage) in
+            if checked { return }
             try verifier.verifyAll([a.envelopes.region, a.partUnit.region, a.partRings.region])
             if let why = IndexCache.boxInconsistency(partRings: a.partRings.buffer, envelopes: a.envelopes.buffer,
                                                      partUnit: a.partUnit.buffer, units: units) {
                 throw Damage(reason: "\(name): \(why)")
             }
-            let built = envelopeTree()
-            tree = built
-            return built
+            checked = true
         }
+        return a.envelopes.buffer
     }
 
     /// The packed R-tree over the polygons' boxes (checked by the caller), in polygon order.
