@@ -74,9 +74,9 @@ struct GPXPlaybackSourceTests {
 
     @Test("an untimed Paris → Berlin route replays in real time one second per point, not a day apart")
     func untimedRouteInRealTime() async throws {
-        let source = GPXPlaybackSource(document: Self.parisBerlin, configuration: .init(pacing: .realTime(speedFactor: 5)))
-        let clock = ContinuousClock()
-        var arrivals: [ContinuousClock.Instant] = []
+        let clock = VirtualPlaybackClock()
+        let source = GPXPlaybackSource(document: Self.parisBerlin, configuration: .init(pacing: .realTime(speedFactor: 5)), clock: clock)
+        var arrivals: [Duration] = []
         var fixes: [Location] = []
         for await event in source.events() {
             arrivals.append(clock.now)
@@ -84,8 +84,7 @@ struct GPXPlaybackSourceTests {
         }
         #expect(fixes.count == 2)
         #expect(fixes[1].timestamp.timeIntervalSince(fixes[0].timestamp) == 1)
-        let gap = arrivals[1] - arrivals[0]
-        #expect(gap >= .milliseconds(190), "1 s at 5×, never early: \(gap)")
+        #expect(arrivals[1] - arrivals[0] == .milliseconds(200), "1 s at 5×: \(arrivals)")
     }
 
     @Test("as fast as possible, an untimed route plays at once")
@@ -125,9 +124,9 @@ struct GPXPlaybackSourceTests {
     func realTimePacing() async throws {
         // Xcode file: three waypoints two seconds apart; at 20× that is 0.1 s between fixes.
         let url = try GPXFixtures.url("xcode-waypoints.gpx")
-        let source = GPXPlaybackSource(contentsOf: url, configuration: .init(pacing: .realTime(speedFactor: 20)))
-        let clock = ContinuousClock()
-        var arrivals: [ContinuousClock.Instant] = []
+        let clock = VirtualPlaybackClock()
+        let source = GPXPlaybackSource(contentsOf: url, configuration: .init(pacing: .realTime(speedFactor: 20)), clock: clock)
+        var arrivals: [Duration] = []
         var names: [Date] = []
         for await event in source.events() {
             arrivals.append(clock.now)
@@ -139,7 +138,7 @@ struct GPXPlaybackSourceTests {
         // so each arrival is checked against the first.
         for (k, arrival) in arrivals.enumerated().dropFirst() {
             let offset = arrival - arrivals[0]
-            #expect(offset >= .milliseconds(100 * k - 20), "fix \(k) arrived early: \(offset)")
+            #expect(abs((offset - .milliseconds(100 * k)) / .nanoseconds(1)) < 1_000, "fix \(k) at \(offset)")
         }
     }
 
@@ -149,14 +148,14 @@ struct GPXPlaybackSourceTests {
         let points = [GPXPoint(kind: .routePoint, coordinate: Coordinate(latitude: 10, longitude: 20), segment: 1),
                       GPXPoint(kind: .routePoint, coordinate: Coordinate(latitude: 10.001, longitude: 20), segment: 1)]
         let expected = 0.5 / 5
+        let clock = VirtualPlaybackClock()
         let source = GPXPlaybackSource(document: GPXDocument(routePoints: points),
-                                       configuration: .init(pacing: .realTime(speedFactor: 5), untimedInterval: 0.5))
-        let clock = ContinuousClock()
-        var arrivals: [ContinuousClock.Instant] = []
+                                       configuration: .init(pacing: .realTime(speedFactor: 5), untimedInterval: 0.5), clock: clock)
+        var arrivals: [Duration] = []
         for await _ in source.events() { arrivals.append(clock.now) }
         #expect(arrivals.count == 2)
         let gap = arrivals[1] - arrivals[0]
-        #expect(gap >= .seconds(expected * 0.95), "\(gap) for \(expected) s, never early")
+        #expect(abs((gap - .seconds(expected)) / .nanoseconds(1)) < 1_000, "\(gap) for \(expected) s")
     }
 
     @Test("stop() ends a stream that is waiting for a fix an hour away")

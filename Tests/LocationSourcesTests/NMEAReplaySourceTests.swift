@@ -2,7 +2,8 @@ import Foundation
 import Testing
 @testable import LocationSources
 
-/// Log replay: everything in order, at the asked pace (coarse lower bounds only, never tight timing).
+/// Log replay: everything in order, at the asked pace (on a ``VirtualPlaybackClock``: exact moments, no
+/// wall-clock waits).
 struct NMEAReplaySourceTests {
     func corpusURL(_ name: String) throws -> URL {
         try NMEACorpus.directory.appendingPathComponent("\(name).log")
@@ -62,43 +63,39 @@ struct NMEAReplaySourceTests {
     }
 
     @Test func aSpeedFactorSpacesFixesByTheirTimestamps() async throws {
-        // 11 fixes one second apart = 10 recorded seconds; at 8x, at least 1.25 s of wall clock.
+        // 11 fixes one second apart = 10 recorded seconds; at 8x, fix i is due i/8 s after the first.
         let url = try writeLog(count: 11)
         defer { try? FileManager.default.removeItem(at: url) }
-        let source = NMEAReplaySource(contentsOf: url, configuration: .init(pacing: .realTime(speedFactor: 8)))
-        let clock = ContinuousClock()
-        let start = clock.now
-        var arrivals: [Duration] = []
-        var locations: [Location] = []
-        for await event in source.events() {
-            if case .location(let location) = event {
-                arrivals.append(clock.now - start)
-                locations.append(location)
-            }
-        }
+        let clock = VirtualPlaybackClock()
+        let source = NMEAReplaySource(contentsOf: url, configuration: .init(pacing: .realTime(speedFactor: 8)), clock: clock)
+        let (locations, _) = await collect(source)
         #expect(locations.count == 11)
         #expect(zip(locations, locations.dropFirst()).allSatisfy { $0.timestamp < $1.timestamp })
-        // Coarse lower bounds only: each fix no earlier than its recorded offset / 8 (less 50 ms
-        // of clock slack), the whole run at least 1.2 s. No upper bounds: the machine may be busy.
-        for (i, arrival) in arrivals.enumerated() {
-            #expect(arrival >= .seconds(Double(i) / 8) - .milliseconds(50), "fix \(i) at \(arrival)")
+        // Fix i is due at its recorded offset / 8 from the first (deadlines from the run's start, so
+        // waits do not drift). The deadlines, not the consumer's clock readings: the replay pushes
+        // fixes into a buffered stream, so on a clock whose sleeps take no time it runs ahead.
+        let due = clock.deadlines
+        #expect(due.count == 10)
+        for (k, deadline) in due.enumerated() {
+            let offset = locations[k + 1].timestamp.timeIntervalSince(locations[0].timestamp) / 8
+            #expect(abs(deadline / .seconds(1) - offset) < 1e-6, "fix \(k + 1) due at \(deadline), recorded offset / 8 = \(offset) s")
         }
-        #expect(arrivals.last! >= .milliseconds(1200))
     }
 
     @Test func recordingGapsWaitAtMostTheMaximumPause() async throws {
         // An hour's gap between fix 1 and 2, in real time, capped at 0.3 s.
         let url = try writeLog(count: 3, spacing: 0.1, gapAfter: (index: 0, seconds: 3600))
         defer { try? FileManager.default.removeItem(at: url) }
-        let source = NMEAReplaySource(contentsOf: url,
-                                      configuration: .init(pacing: .realTime, maximumPause: .milliseconds(300)))
-        let clock = ContinuousClock()
-        let start = clock.now
+        let clock = VirtualPlaybackClock()
+        let source = NMEAReplaySource(contentsOf: url, configuration: .init(pacing: .realTime, maximumPause: .milliseconds(300)),
+                                      clock: clock)
         let (locations, _) = await collect(source)
-        let elapsed = clock.now - start
         #expect(locations.count == 3)
-        #expect(elapsed >= .milliseconds(350))  // 0.3 s capped gap + 0.1 s
-        #expect(elapsed < .seconds(600))        // and certainly not the hour
+        // Fix 1 waits the capped 0.3 s (not the hour and 0.1 s), fix 2 its recorded gap after that.
+        let waits = clock.deadlines.map { $0 / .seconds(1) }
+        let recorded = locations[2].timestamp.timeIntervalSince(locations[1].timestamp)
+        #expect(waits.count == 2, "\(clock.deadlines)")
+        #expect(abs(waits[0] - 0.3) < 1e-9 && abs(waits[1] - waits[0] - recorded) < 1e-6, "\(clock.deadlines), recorded \(recorded) s")
     }
 
     @Test func rejectedLinesAreReportedWithFileAndLine() async throws {

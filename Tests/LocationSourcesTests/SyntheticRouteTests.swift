@@ -147,9 +147,9 @@ struct SyntheticRouteTests {
     func sourceRealTime() async throws {
         let a = Coordinate(latitude: 0, longitude: 0), b = Coordinate(latitude: 0, longitude: 0.0003)
         let route = try SyntheticRoute(waypoints: [a, b], speed: a.distance(to: b) / 3, fixInterval: 1)
-        let source = SyntheticRouteSource(route: route, pacing: .realTime(speedFactor: 10))
-        let clock = ContinuousClock()
-        var arrivals: [ContinuousClock.Instant] = []
+        let clock = VirtualPlaybackClock()
+        let source = SyntheticRouteSource(route: route, pacing: .realTime(speedFactor: 10), clock: clock)
+        var arrivals: [Duration] = []
         var stamps: [Date] = []
         let before = Date()
         var firstSeen: Date?
@@ -160,11 +160,10 @@ struct SyntheticRouteTests {
         }
         #expect(stamps.count == 4)
         #expect(stamps[0] >= before && stamps[0] <= firstSeen!, "no start date → the moment the run starts")
-        // Waits are anchored to the first fix, so check each arrival against it, not against its
-        // predecessor: a fix delivered late (busy machine) is followed by a shorter wait, by design.
+        // Waits are anchored to the first fix: fix k is due k × 0.1 s after it.
         for (k, arrival) in arrivals.enumerated().dropFirst() {
             let offset = arrival - arrivals[0]
-            #expect(offset >= .milliseconds(100 * k - 20), "fix \(k) early: \(offset)")
+            #expect(abs((offset - .milliseconds(100 * k)) / .nanoseconds(1)) < 1_000, "fix \(k) at \(offset)")
         }
     }
 

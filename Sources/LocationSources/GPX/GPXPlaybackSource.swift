@@ -71,22 +71,28 @@ public final class GPXPlaybackSource: LocationSource {
     /// Runs started by `events()` that are still going (internal for tests).
     let runs = SourceRuns()
 
+    /// What real-time playback waits on (``PlaybackClock/continuous`` unless a test gives its own).
+    public let clock: any PlaybackClock
+
     /// Plays the GPX file at `url`. The file is read when a run starts, not here.
-    public init(contentsOf url: URL, configuration: Configuration = Configuration()) {
+    public init(contentsOf url: URL, configuration: Configuration = Configuration(), clock: any PlaybackClock = .continuous) {
         self.input = .file(url)
         self.configuration = configuration
+        self.clock = clock
     }
 
     /// Plays an already parsed document; `name` labels error events.
-    public init(document: GPXDocument, name: String = "GPX", configuration: Configuration = Configuration()) {
+    public init(document: GPXDocument, name: String = "GPX", configuration: Configuration = Configuration(),
+                clock: any PlaybackClock = .continuous) {
         self.input = .document(document, name: name)
         self.configuration = configuration
+        self.clock = clock
     }
 
     public func events() -> AsyncStream<LocationSourceEvent> {
         let input = self.input, configuration = self.configuration
         let runs = self.runs
-        let run = PacedPlayback(pacing: configuration.pacing, makeTimeline: {
+        let run = PacedPlayback(pacing: configuration.pacing, clock: clock, makeTimeline: {
             Self.timeline(input: input, configuration: configuration)
         }, finished: { runs.remove($0) })
         runs.insert(run)

@@ -14,21 +14,24 @@ final class PacedPlayback: StoppableRun {
         var makeTimeline: (@Sendable () -> PlaybackTimeline)?
         var timeline: PlaybackTimeline?
         /// Wall-clock instant and timeline date of the first fix, which every later wait is measured from.
-        var anchor: (wall: ContinuousClock.Instant, timeline: Date)?
+        var anchor: (wall: Duration, timeline: Date)?
         /// The sleep in progress, so `stop()` can cut it short.
         var sleeper: Task<Void, Never>?
     }
 
     private let state: Mutex<State>
     private let pacing: PlaybackPacing
+    private let clock: any PlaybackClock
     private let finished: @Sendable (PacedPlayback) -> Void
 
     /// - Parameters:
     ///   - makeTimeline: produces the events, called once on the consumer's first request.
+    ///   - clock: what the real-time waits are measured on.
     ///   - finished: called once when the run ends (end of timeline, `stop()` or cancellation).
-    init(pacing: PlaybackPacing, makeTimeline: @escaping @Sendable () -> PlaybackTimeline,
+    init(pacing: PlaybackPacing, clock: any PlaybackClock = .continuous, makeTimeline: @escaping @Sendable () -> PlaybackTimeline,
          finished: @escaping @Sendable (PacedPlayback) -> Void) {
         self.pacing = pacing
+        self.clock = clock
         self.finished = finished
         self.state = Mutex(State(makeTimeline: makeTimeline))
     }
@@ -74,8 +77,8 @@ final class PacedPlayback: StoppableRun {
             return nil
         }
 
-        enum Step { case end, now(LocationSourceEvent), at(ContinuousClock.Instant, LocationSourceEvent) }
-        let now = ContinuousClock.now
+        enum Step { case end, now(LocationSourceEvent), at(Duration, LocationSourceEvent) }
+        let now = clock.now
         let step = state.withLock { state -> Step in
             guard !state.stopped else { return .end }
             guard case .location(let location) = event else { return .now(event) }
@@ -85,7 +88,7 @@ final class PacedPlayback: StoppableRun {
             }
             let elapsed = location.timestamp.timeIntervalSince(anchor.timeline)
             guard let wall = pacing.wallSeconds(for: elapsed) else { return .now(event) }
-            return .at(anchor.wall.advanced(by: .seconds(wall)), event)
+            return .at(anchor.wall + .seconds(wall), event)
         }
 
         switch step {
@@ -101,9 +104,10 @@ final class PacedPlayback: StoppableRun {
     }
 
     /// Sleeps until `deadline`; false when the run was stopped or the consumer cancelled meanwhile.
-    private func sleep(until deadline: ContinuousClock.Instant) async -> Bool {
-        if deadline <= .now { return true }
-        let sleeper = Task<Void, Never> { try? await Task.sleep(until: deadline, clock: .continuous) }
+    private func sleep(until deadline: Duration) async -> Bool {
+        if deadline <= clock.now { return true }
+        let clock = self.clock
+        let sleeper = Task<Void, Never> { try? await clock.sleep(until: deadline) }
         let started = state.withLock { state -> Bool in
             if state.stopped { return false }
             state.sleeper = sleeper

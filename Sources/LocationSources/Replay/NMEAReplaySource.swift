@@ -49,6 +49,8 @@ public final class NMEAReplaySource: LocationSource {
     /// The log being played.
     public let url: URL
     public let configuration: Configuration
+    /// What real-time playback waits on (``PlaybackClock/continuous`` unless a test gives its own).
+    public let clock: any PlaybackClock
     private let current = Mutex<Run?>(nil)
 
     /// One playback: its task and the stream it feeds.
@@ -58,17 +60,18 @@ public final class NMEAReplaySource: LocationSource {
     }
 
     /// Plays the log at `url`. The file is read when a run starts, not here.
-    public init(contentsOf url: URL, configuration: Configuration = Configuration()) {
+    public init(contentsOf url: URL, configuration: Configuration = Configuration(), clock: any PlaybackClock = .continuous) {
         self.url = url
         self.configuration = configuration
+        self.clock = clock
     }
 
     /// Starts playing from the beginning; a run already going is stopped (its stream finishes).
     public func events() -> AsyncStream<LocationSourceEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: LocationSourceEvent.self)
-        let url = url, configuration = configuration
+        let url = url, configuration = configuration, clock = clock
         let task = Task.detached {
-            await NMEAReplaySource.play(url, configuration, into: continuation)
+            await NMEAReplaySource.play(url, configuration, clock, into: continuation)
             continuation.finish()
         }
         continuation.onTermination = { _ in task.cancel() }
@@ -91,7 +94,7 @@ public final class NMEAReplaySource: LocationSource {
         run?.continuation.finish()
     }
 
-    private static func play(_ url: URL, _ configuration: Configuration,
+    private static func play(_ url: URL, _ configuration: Configuration, _ clock: any PlaybackClock,
                              into continuation: AsyncStream<LocationSourceEvent>.Continuation) async {
         let handle: FileHandle
         do {
@@ -104,7 +107,7 @@ public final class NMEAReplaySource: LocationSource {
 
         var decoder = NMEALocationDecoder(parser: NMEAParser(options: configuration.parser),
                                           assembler: configuration.assembler)
-        var pacer = Pacer(pacing: configuration.pacing, maximumPause: configuration.maximumPause)
+        var pacer = Pacer(pacing: configuration.pacing, maximumPause: configuration.maximumPause, clock: clock)
         while !Task.isCancelled {
             let chunk: Data?
             do {
@@ -148,19 +151,21 @@ public final class NMEAReplaySource: LocationSource {
     private struct Pacer {
         let pacing: PlaybackPacing
         let maximumPause: Duration
+        let clock: any PlaybackClock
         private var previous: Date?
-        private var deadline: ContinuousClock.Instant?
+        private var deadline: Duration?
 
-        init(pacing: PlaybackPacing, maximumPause: Duration) {
+        init(pacing: PlaybackPacing, maximumPause: Duration, clock: any PlaybackClock) {
             self.pacing = pacing
             self.maximumPause = maximumPause
+            self.clock = clock
         }
 
         /// Sleeps until the moment `timestamp` is due; false if cancelled.
         mutating func wait(until timestamp: Date) async -> Bool {
             defer { previous = timestamp }
             guard let last = previous, let base = deadline else {
-                deadline = .now
+                deadline = clock.now
                 return !Task.isCancelled
             }
             guard let seconds = pacing.wallSeconds(for: timestamp.timeIntervalSince(last)) else {
@@ -169,7 +174,7 @@ public final class NMEAReplaySource: LocationSource {
             let next = base + min(.seconds(seconds), maximumPause)
             deadline = next
             do {
-                try await Task.sleep(until: next, clock: .continuous)
+                try await clock.sleep(until: next)
             } catch {
                 return false
             }
