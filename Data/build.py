@@ -99,10 +99,40 @@ NE_OWN_ISO_TERRITORY = {
     ("NL", "Bonaire"): "BQ", ("NL", "St. Eustatius"): "BQ", ("NL", "Saba"): "BQ",  # Caribbean Netherlands
 }
 # Typos in the QGIS copy of Natural Earth's province names (the correct spelling is ISO 3166-2's).
-NE_PROVINCE_NAME_FIX = {("FR", "Seien-et-Marne"): "Seine-et-Marne", ("FR", "Haute-Rhin"): "Haut-Rhin"}
-# ISO 3166-2 codes the name matcher gets wrong, found by review: translations call both the city and the
-# oblast "Kiev", and pass 2 swapped them (NE's `Kiev` is the oblast, gn_name Kyyivs'ka Oblast').
-NE_ISO_3166_2_FIX = {("UA", "Kiev"): "UA-32", ("UA", "Kiev City"): "UA-30"}
+NE_PROVINCE_NAME_FIX = {("FR", "Seien-et-Marne"): "Seine-et-Marne", ("FR", "Haute-Rhin"): "Haut-Rhin",
+                        # NE names two units alike; its gn_name, and the GeoNames places inside (AL.50 Tirane: 31
+                        # places; AF.41 Daykundi: 6; AF.42 Panjshir: 5), say which is the other one. Keyed by
+                        # (country, NE name, NE gn_name).
+                        ("AL", "Durrës", "Qarku i Tiranes"): "Tiranë",
+                        ("AF", "Uruzgan", "Wilayat-e Daykundi"): "Daykundi",
+                        ("AF", "Parwan", "Panjshir"): "Panjshir",
+                        # NE calls the Kosi zone (gn_name Kosi Zone, FIPS NP07) by one of its districts
+                        ("NP", "Bhojpur", "Kosi Zone"): "Kosi"}
+# ISO 3166-2 codes the name matcher gets wrong or cannot give, found by review (the audit in the build log:
+# codes several NE units would share, ambiguous names, Data/README.md). A code set here is reserved: no
+# other NE unit gets it by name.
+NE_ISO_3166_2_FIX = {
+    # translations call both the city and the oblast "Kiev", and pass 2 swapped them (NE's `Kiev` is the
+    # oblast, gn_name Kyyivs'ka Oblast').
+    ("UA", "Kiev"): "UA-32", ("UA", "Kiev City"): "UA-30",
+    # Belarus: translations call oblast and city "Minsk": pass 2 gave the oblast (gn_name Minskaya
+    # Voblasts') the city's BY-HM, and City of Minsk (Horad Minsk) stayed ambiguous; Brest and Vitebsk
+    # both matched BY-VI through a translation and lost it; Gomel and Mogilev have no Latin translation
+    # near NE's names (ISO: Gomel'skaja oblast', Mahilioŭskaja voblasć).
+    ("BY", "Minsk"): "BY-MI", ("BY", "City of Minsk"): "BY-HM", ("BY", "Brest"): "BY-BR",
+    ("BY", "Gomel"): "BY-HO", ("BY", "Mogilev"): "BY-MA", ("BY", "Vitebsk"): "BY-VI",
+    # Kazakhstan: swapped like Kiev: NE `Almaty` is the oblast (gn_name Almaty Oblysy), `Almaty City` the
+    # city (Almaty Qalasy); ISO KZ-ALM is Almatinskaja oblast', KZ-ALA the city Almaty.
+    ("KZ", "Almaty"): "KZ-ALM", ("KZ", "Almaty City"): "KZ-ALA",
+    # Taiwan: NE `New Taipei City` (woe_name Taipei County) had Taipei's TW-TPE, Taipei City none; county
+    # and city of one name (ISO: Chiayi/Hsinchu, types County and City) were shared and given to neither.
+    ("TW", "New Taipei City"): "TW-NWT", ("TW", "Taipei City"): "TW-TPE",
+    ("TW", "Chiayi"): "TW-CYQ", ("TW", "Chiayi City"): "TW-CYI",
+    ("TW", "Hsinchu"): "TW-HSQ", ("TW", "Hsinchu City"): "TW-HSZ",
+    # Australia: NE's Jervis Bay Territory carries gn_name Australian Capital Territory, so AU-ACT was
+    # shared and the ACT itself had no code (ISO 3166-2:AU has no code for Jervis Bay).
+    ("AU", "Australian Capital Territory"): "AU-ACT",
+}
 # Codes in use that are not in ISO 3166-1 but are the accepted user-assigned code.
 NON_ISO_ALPHA2_OK = {"XK": "Kosovo (user-assigned code used by the EU, IMF, Natural Earth)"}
 
@@ -333,6 +363,11 @@ def iso_3166_2_entries() -> list[dict]:
         return json.load(f)["3166-2"]
 
 
+def iso_3166_2_names() -> dict:
+    """ISO 3166-2 code -> iso-codes' name."""
+    return {e["code"]: e["name"] for e in iso_3166_2_entries()}
+
+
 def name_variants(name: str) -> list[str]:
     """"Name [Alt]" / "Name (Alt)" / "Name / Alt": every variant, normalized."""
     return [norm_name(part) for part in re.split(r"\s*[\[\(]|\s*/\s*|[\]\)]", name) if part.strip()]
@@ -362,6 +397,21 @@ isla islas ile iles atoll division emirate wilaya velayat vilayati ostan mintaqa
 
 def generic_stripped(n: str) -> str:
     return " ".join(w for w in n.split() if w not in GENERIC_UNIT_WORDS)
+
+
+TRANSLIT_FOLDS = (("kh", "h"), ("zh", "z"), ("ts", "c"), ("ch", "c"), ("sh", "s"), ("j", "y"), ("iy", "y"),
+                  ("yy", "y"), ("ae", "a"), ("oe", "o"), ("ue", "u"))
+TRANSLIT_GENERIC = {"avtonomny", "respublika", "oblast", "okrug", "kray", "krai", "voblasc", "voblasts", "oblys",
+                    "oblysy"}
+
+
+def translit_key(n: str) -> str:
+    """A normalized name folded for the transliterations NE, GeoNames and ISO mix (ya/ja, kh/h, zh/z, iy/ij,
+    ae/a ...), unit-kind words dropped, words sorted ("Tyva, Respublika" = "Respublika Tyva")."""
+    s = generic_stripped(n)
+    for a, b in TRANSLIT_FOLDS:
+        s = s.replace(a, b)
+    return " ".join(sorted(w for w in s.split() if w not in TRANSLIT_GENERIC))
 
 
 def iso_3166_2_translations() -> dict:
@@ -406,6 +456,12 @@ def attach_iso_3166_2(srecs: list[dict]):
                 if g:
                     loose[cc][g].add(e["code"])
     stats = collections.Counter()
+    fixed = collections.Counter(NE_ISO_3166_2_FIX.values())
+    check(all(n == 1 for n in fixed.values()), "NE_ISO_3166_2_FIX gives a code twice")
+    check(all(c in etype for c in fixed), "NE_ISO_3166_2_FIX: a code not in iso-codes")
+    hits = collections.Counter((r["iso_cc"], r["name"]) for r in srecs if (r["iso_cc"], r["name"]) in NE_ISO_3166_2_FIX)
+    check(sorted(hits) == sorted(NE_ISO_3166_2_FIX) and all(n == 1 for n in hits.values()),
+          f"NE_ISO_3166_2_FIX keys must each name one NE province: {sorted(set(NE_ISO_3166_2_FIX) - set(hits))}")
     for r in srecs:
         if (r["iso_cc"], r["name"]) in NE_ISO_3166_2_FIX:
             r["iso3166_2"] = NE_ISO_3166_2_FIX[(r["iso_cc"], r["name"])]
@@ -415,7 +471,7 @@ def attach_iso_3166_2(srecs: list[dict]):
         cands = set()
         for k in ("name", "gn_name"):
             if r[k]:
-                cands = idx.get(r["iso_cc"], {}).get(norm_name(r[k]), set())
+                cands = idx.get(r["iso_cc"], {}).get(norm_name(r[k]), set()) - set(fixed)
             if cands:
                 break
         r["iso3166_2"] = next(iter(cands)) if len(cands) == 1 else ""
@@ -453,14 +509,58 @@ def attach_iso_3166_2(srecs: list[dict]):
                 PASS2_SAMPLE.append((r["iso_cc"], r["name"], r["gn_name"], r["iso3166_2"]))
         r["_cands"] = cands
     used = collections.Counter(r["iso3166_2"] for r in srecs if r["iso3166_2"])
+    shared = collections.defaultdict(list)
     for r in srecs:
         if r["iso3166_2"] and used[r["iso3166_2"]] > 1:
             stats[f"dropped (pass {r['_pass']})"] += 1
+            shared[r["iso3166_2"]].append(f"{r['name']!r} (pass {r['_pass']})")
             r["iso3166_2"] = ""
+    # Pass 3, for the rest: the same names folded for transliteration (NE/GeoNames "Murmanskaya Oblast'",
+    # "Sakhalinskaya" vs ISO "Murmanskaja oblast'", "Sahalinskaja"), exactly, when the folded name is one
+    # still free code's and no other uncoded NE unit of the country folds to it.
+    taken = {r["iso3166_2"] for r in srecs if r["iso3166_2"]} | set(shared)
+    folded = collections.defaultdict(lambda: collections.defaultdict(set))
+    for e in entries:
+        cc = e["code"].split("-")[0]
+        if e["code"] in taken:
+            continue
+        for nm in [e["name"]] + sorted(trans.get(e["name"], ())):
+            for v in name_variants(nm):
+                if translit_key(v):
+                    folded[cc][translit_key(v)].add(e["code"])
+    want = {}
+    for r in srecs:
+        if r["iso3166_2"]:
+            continue
+        for k in ("name", "gn_name"):
+            key = translit_key(norm_name(r[k])) if r[k] else ""
+            codes = folded.get(r["iso_cc"], {}).get(key, set()) if key else set()
+            if codes:
+                if len(codes) == 1:
+                    want[r["fid"]] = next(iter(codes))
+                break
+    claims = collections.Counter(want.values())
+    pass3 = []
+    for r in srecs:
+        c = want.get(r["fid"])
+        if c and claims[c] == 1:
+            r["iso3166_2"], r["_pass"] = c, 3
+            pass3.append((r, c))
+    log(f"ISO 3166-2 codes several NE provinces would share (given to none): {len(shared)}")
+    iso_names = iso_3166_2_names()
+    for code, names in sorted(shared.items()):
+        log(f"  {code} {iso_names[code]!r}: {', '.join(names)}")
+    for r in srecs:
+        if not r["iso3166_2"] and len(r["_cands"]) > 1:
+            log(f"  ambiguous: {r['iso_cc']} {r['name']!r}: {', '.join(sorted(r['_cands']))}")
+    log(f"ISO 3166-2 by transliteration-folded names (pass 3): {len(pass3)}")
+    for r, c in pass3:
+        log(f"  {r['iso_cc']} {r['name']!r} (gn_name {r['gn_name']!r}) -> {c} {iso_names[c]!r}")
     matched = [r for r in srecs if r["iso3166_2"]]
     log(f"ISO 3166-2 attached to {len(matched)} of {len(srecs)} provinces: "
         f"{sum(r['_pass'] == 1 for r in matched)} by iso-codes' own names (pass 1), "
         f"{sum(r['_pass'] == 2 for r in matched)} by translations / without unit-kind words (pass 2), "
+        f"{sum(r['_pass'] == 3 for r in matched)} by transliteration-folded names (pass 3), "
         f"{sum(r['_pass'] == 0 for r in matched)} by NE_ISO_3166_2_FIX; "
         f"{sum(len(r['_cands']) > 1 and not r['iso3166_2'] for r in srecs)} ambiguous, "
         f"{sum(v for k, v in stats.items())} dropped as shared by several NE units")
@@ -500,9 +600,12 @@ def build_world(tmp: str):
             check(p["gu_a3"] in NE_NO_ISO_FIX, f"state {p['name']} has iso_a2 {cc!r} and unknown gu_a3 {p['gu_a3']}")
             cc = NE_NO_ISO_FIX[p["gu_a3"]][1]
         name = p["name"] or ""
-        if (cc, name) in NE_PROVINCE_NAME_FIX:
-            log(f"  province name typo fixed: {cc} {name!r} -> {NE_PROVINCE_NAME_FIX[(cc, name)]!r}")
-            name = NE_PROVINCE_NAME_FIX[(cc, name)]
+        for key in ((cc, name), (cc, name, p["gn_name"] or "")):
+            if key in NE_PROVINCE_NAME_FIX:
+                log(f"  province name fixed: {cc} {name!r}{' (gn_name ' + repr(key[2]) + ')' if len(key) > 2 else ''} "
+                    f"-> {NE_PROVINCE_NAME_FIX[key]!r}")
+                name = NE_PROVINCE_NAME_FIX[key]
+                break
         own = NE_OWN_ISO_TERRITORY.get(p["gu_a3"]) or NE_OWN_ISO_TERRITORY.get((cc, name))
         srecs.append({"fid": fid, "name": name, "fips": p["fips"] or "", "adm0_a3": p["adm0_a3"] or "",
                       "gu_a3": p["gu_a3"] or "", "admin": p["admin"] or "", "iso_a2_src": p["iso_a2"],

