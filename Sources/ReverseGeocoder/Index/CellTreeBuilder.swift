@@ -35,6 +35,8 @@ final class CellBuildInputs: @unchecked Sendable {
     let boxes: UnsafeMutableBufferPointer<Box>
     let unitOf: [Int32]
     let baseDepth: Int, maxDepth: Int, maxEdges: Int
+    /// The edgeless cells' centre test without GEOS.
+    let bands: PartBands
 
     init(store: PolygonStore, unitOf: [Int32], baseDepth: Int, maxDepth: Int, maxEdges: Int) {
         var count = 0
@@ -57,6 +59,7 @@ final class CellBuildInputs: @unchecked Sendable {
             starts.append(Int32(n))
         }
         segStart = starts
+        bands = PartBands(segments: segments, segStart: starts, boxes: boxes)
         self.unitOf = unitOf
         self.baseDepth = baseDepth; self.maxDepth = maxDepth; self.maxEdges = maxEdges
     }
@@ -95,6 +98,8 @@ struct CellTreeBuilder {
     var subtrees: [Subtree] = []
     /// Border cells and subtrees in the depth-first order a single recursion would meet them.
     var pieces: [Piece] = []
+    /// Scratch of unitsOfEdgelessChildren, reused.
+    var memo: [MemoEntry] = []
 
     /// The parts that reach a cell, each with the segments that may touch it: part `parts[i]` has
     /// segments `segs[segEnd[i - 1] ..< segEnd[i]]` (from 0 for the first).
@@ -255,7 +260,9 @@ struct CellTreeBuilder {
                             let sx0 = min(s.x1, s.x2), sx1 = max(s.x1, s.x2), sy0 = min(s.y1, s.y2), sy1 = max(s.y1, s.y2)
                             for c in 0..<4 where reaches[c] != 0 {
                                 if sx0 > maxX[c] || sx1 < minX[c] || sy0 > maxY[c] || sy1 < minY[c] { continue }
-                                if Self.lineMayTouch(s, cell(c)) { children[c].segs.append(segs[k]) }
+                                // An end inside the child: lineMayTouch says true then (see endInside), so
+                                // most segments, short against the cell, skip its four cross products.
+                                if Self.endInside(s, cell(c)) || Self.lineMayTouch(s, cell(c)) { children[c].segs.append(segs[k]) }
                             }
                         }
                         for c in 0..<4 where reaches[c] != 0 {
@@ -266,20 +273,14 @@ struct CellTreeBuilder {
                 }
             }
         }
+        let held = unitsOfEdgelessChildren(children, x0: x0, y0: y0, half: half)
         for child in 0..<4 {
             let cx0 = x0 + (child & 1 == 1 ? half : 0), cy0 = y0 + (child & 2 == 2 ? half : 0)
             let childColumn = 2 * column + (child & 1), childRow = 2 * row + (child >> 1)
             let childFrame = children[child]
             let slot = 4 * node + child
             if childFrame.segs.isEmpty {
-                // No edge near the cell: each reaching part holds all of it or none of it. Parts are
-                // in ascending order, so the first that holds it is the lowest-numbered unit.
-                let cx = cx0 + half / 2, cy = cy0 + half / 2
-                var best: Int32 = -1
-                for p in childFrame.parts where containsProperly(Int(p), cx, cy) {
-                    best = inputs.unitOf[Int(p)]
-                    break
-                }
+                let best = held[child]
                 if best < 0 {
                     tree.nodes[slot] = CellIndex.tagEmpty << 30
                     tree.emptyCells += 1
@@ -308,6 +309,71 @@ struct CellTreeBuilder {
             }
         }
         swap(&children, &pool[level])
+    }
+
+    /// For each child that no edge comes near, the unit holding it (-1: none); untouched lanes for the
+    /// others. Such a child lies wholly inside or wholly outside each reaching part, so GEOS's exact test
+    /// of its centre decides it, which ``PartBands`` gives without GEOS (GEOS only where it cannot be
+    /// sure); parts are in ascending order, so the first that holds it is the lowest-numbered unit.
+    ///
+    /// Siblings share answers: when two children are both edgeless and part p reaches both, no edge of
+    /// p comes within the margin of either cell (the edge tests err only towards "touches"), and the
+    /// two cells grown by half the margin overlap, so one connected region free of p's edges holds both
+    /// centres: p holds both or neither (GEOS's containsProperly is exact away from the boundary). So
+    /// GEOS is asked once per part and parent, not once per part and child. Each child's answers are
+    /// kept in ascending part order (`memo`, from `memoStart[c]`), so a later child walks the earlier
+    /// ones' lists alongside its own parts.
+    private mutating func unitsOfEdgelessChildren(_ children: [Frame], x0: Double, y0: Double, half: Double) -> SIMD4<Int32> {
+        var held = SIMD4<Int32>(repeating: -1)
+        memo.removeAll(keepingCapacity: true)
+        var memoStart = SIMD4<Int>(repeating: 0), memoEnd = SIMD4<Int>(repeating: 0)
+        var earlier = 0  // edgeless children before this one, in `order`
+        var order = SIMD4<Int>(repeating: 0)
+        for c in 0..<4 where children[c].segs.isEmpty {
+            let cx = x0 + (c & 1 == 1 ? half : 0) + half / 2, cy = y0 + (c & 2 == 2 ? half : 0) + half / 2
+            memoStart[c] = memo.count
+            var at = memoStart  // per earlier child: its next memo entry to compare with
+            for p in children[c].parts {
+                var known: Bool?
+                for e in 0..<earlier {
+                    let o = order[e]
+                    while at[o] < memoEnd[o] && memo[at[o]].part < p { at[o] += 1 }
+                    if at[o] < memoEnd[o] && memo[at[o]].part == p {
+                        known = memo[at[o]].holds
+                        break
+                    }
+                }
+                let holds = known ?? inputs.bands.interior(Int(p), cx, cy, segments: inputs.segments) ?? containsProperly(Int(p), cx, cy)
+                memo.append(MemoEntry(part: p, holds: holds))
+                if holds {
+                    held[c] = inputs.unitOf[Int(p)]
+                    break
+                }
+            }
+            memoEnd[c] = memo.count
+            order[earlier] = c
+            earlier += 1
+        }
+        return held
+    }
+
+    /// One part's answer at an edgeless child's centre (see unitsOfEdgelessChildren).
+    struct MemoEntry {
+        var part: Int32
+        var holds: Bool
+    }
+
+    /// Whether an end of the segment lies in the box (edges included). Then ``lineMayTouch`` is true:
+    /// exactly, a line through a point of a box has the box's corners on both sides of it or on it (the
+    /// point is a convex combination of the corners, and the side is linear in the corner), so the four
+    /// exact cross products are not all of one strict sign; rounding moves each computed one by about three
+    /// ulps of |dx|·|by − y1| + |dy|·|bx − x1|, under a tenth of lineMayTouch's tolerance even in a cell
+    /// 360° wide, which cannot flip that.
+    /// `CellTreeBuilderTests` checks the two agree on random segments and boxes.
+    @inline(__always)
+    static func endInside(_ s: BuildSegment, _ b: Box) -> Bool {
+        (s.x1 >= b.minX && s.x1 <= b.maxX && s.y1 >= b.minY && s.y1 <= b.maxY)
+            || (s.x2 >= b.minX && s.x2 <= b.maxX && s.y2 >= b.minY && s.y2 <= b.maxY)
     }
 
     /// Whether the segment may touch the box: false only when the box lies clearly on one side.
