@@ -115,7 +115,7 @@ struct CellTreeBuilderTests {
                 }
                 let got = ReferenceCellTree.leaves(of: tree)
                 #expect(got.count == expected.count, "\(threads) workers: \(got.count) leaves, reference \(expected.count)")
-                if let k = zip(got, expected).firstIndex(where: { $0 != $1 }) {
+                if let k = zip(got, expected).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
                     Issue.record("\(threads) workers: leaf \(k) is \(got[k]), the reference's \(expected[k])")
                 }
                 #expect(tree.unitCells == units && tree.mixedCells.count == borders)

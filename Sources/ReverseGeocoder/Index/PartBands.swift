@@ -33,30 +33,37 @@ struct PartBands {
             let h = (boxes[p].maxY - boxes[p].minY) / Double(bands)
             height[p] = h > 0 ? h : 1
         }
-        @inline(__always) func band(_ y: Double, _ p: Int) -> Int {
-            let b = ((y - south[p]) / height[p]).rounded(.down)
-            let last = firstBand[p + 1] - firstBand[p] - 1
-            return b <= 0 ? 0 : b >= Double(last) ? last : Int(b)
-        }
-        // Two passes: count each band's edges, then file them (in edge order within a band).
+        // Two passes: count each band's edges, then file them (in edge order within a band). Plain
+        // loops over raw memory: this runs once per edge and pass.
         var start = [Int](repeating: 0, count: firstBand[parts] + 1)
-        for p in 0..<parts {
-            let base = firstBand[p]
-            for k in Int(segStart[p])..<Int(segStart[p + 1]) {
-                let s = segments[k]
-                for b in band(min(s.y1, s.y2), p)...band(max(s.y1, s.y2), p) { start[base + b + 1] += 1 }
+        var filed: [UInt32] = []
+        for pass in 0..<2 {
+            if pass == 1 {
+                for b in 0..<firstBand[parts] { start[b + 1] += start[b] }
+                filed = [UInt32](repeating: 0, count: start[firstBand[parts]])
             }
-        }
-        for b in 0..<firstBand[parts] { start[b + 1] += start[b] }
-        var filed = [UInt32](repeating: 0, count: start[firstBand[parts]])
-        var at = start
-        for p in 0..<parts {
-            let base = firstBand[p]
-            for k in Int(segStart[p])..<Int(segStart[p + 1]) {
-                let s = segments[k]
-                for b in band(min(s.y1, s.y2), p)...band(max(s.y1, s.y2), p) {
-                    filed[at[base + b]] = UInt32(k)
-                    at[base + b] += 1
+            var at = pass == 1 ? Array(start.dropLast()) : []
+            start.withUnsafeMutableBufferPointer { start in
+                at.withUnsafeMutableBufferPointer { at in
+                    filed.withUnsafeMutableBufferPointer { filed in
+                        for p in 0..<parts {
+                            let base = firstBand[p], last = firstBand[p + 1] - base - 1
+                            let s0 = south[p], h = height[p]
+                            for k in Int(segStart[p])..<Int(segStart[p + 1]) {
+                                let s = segments[k]
+                                let b0 = Self.band(min(s.y1, s.y2), south: s0, height: h, last: last)
+                                let b1 = Self.band(max(s.y1, s.y2), south: s0, height: h, last: last)
+                                for b in (base + b0)...(base + b1) {
+                                    if pass == 0 {
+                                        start[b + 1] += 1
+                                    } else {
+                                        filed[at[b]] = UInt32(k)
+                                        at[b] += 1
+                                    }
+                                }
+                            }
+                        }
+                    }
                 }
             }
         }
@@ -67,12 +74,17 @@ struct PartBands {
         self.height = height
     }
 
+    /// The band of a y among a part's bands 0 ... last (monotone in y: see the type's comment).
+    @inline(__always)
+    private static func band(_ y: Double, south: Double, height: Double, last: Int) -> Int {
+        let b = ((y - south) / height).rounded(.down)
+        return b <= 0 ? 0 : b >= Double(last) ? last : Int(b)
+    }
+
     /// Whether (px, py) is in part p's interior, by GEOS's rules; nil when GEOS would find it on the
     /// boundary or a side is not certain (the caller asks GEOS).
     func interior(_ p: Int, _ px: Double, _ py: Double, segments: UnsafeMutableBufferPointer<BuildSegment>) -> Bool? {
-        let last = firstBand[p + 1] - firstBand[p] - 1
-        let f = ((py - south[p]) / height[p]).rounded(.down)
-        let b = firstBand[p] + (f <= 0 ? 0 : f >= Double(last) ? last : Int(f))
+        let b = firstBand[p] + Self.band(py, south: south[p], height: height[p], last: firstBand[p + 1] - firstBand[p] - 1)
         var parity = false
         return edges.withUnsafeBufferPointer { (edges) -> Bool? in
             for i in bandStart[b]..<bandStart[b + 1] {
