@@ -114,6 +114,24 @@ struct DataIntegrityTests {
         }
     }
 
+    /// The digests run on a thread of their own while the layer is read (when a second core may be
+    /// used); a file both changed and unreadable must still be named as changed, on one core or two.
+    @Test(arguments: [1, 2]) func aChangedFileThatNoLongerReadsIsNamedAsChanged(threads: Int) throws {
+        let folder = try Folder()
+        let shp = folder.directory.appendingPathComponent("d.shp")
+        let expected = try Self.sha256sum(shp.path)
+        try Data(try Data(contentsOf: shp).prefix(120)).write(to: shp)  // a header cut short: the reader refuses it
+        let actual = try Self.sha256sum(shp.path)
+        var options = ReverseGeocoder.Options(cellSize: nil)
+        options.buildThreads = threads
+        #expect(throws: GeocoderError.modifiedFile(file: shp.path, expected: expected, actual: actual)) {
+            try ReverseGeocoder(directory: folder.directory, options: options)
+        }
+        // The same file without the check is a reading error, not a digest one.
+        options.allowModifiedData = true
+        #expect(throws: (any Error).self) { try ReverseGeocoder(directory: folder.directory, options: options) }
+    }
+
     @Test func allowModifiedDataLoadsItWithAWarning() throws {
         let folder = try Folder()
         let expected = try SHA256Sum.of(folder.dbf.path)

@@ -133,14 +133,21 @@ struct DatasetLoader: Sendable {
     private func readLayers() throws -> [RawLayer] {
         let specs = manifest.layers
         let results = LoadResults<RawLayer>(count: specs.count)
+        // The digests (SHA-256 of every source file: as long as reading a layer's records on the bundled
+        // data) on a thread of their own while this one reads, when the process may use a second core.
+        let hashAside = (options.buildThreads ?? ReverseGeocoder.usableCores()) > 1
         DispatchQueue.concurrentPerform(iterations: specs.count) { i in
             results.set(i, Result {
-                // Checked before reading: a changed file is named as changed, not as whatever it breaks.
-                let modified = try DatasetIntegrity.check(layer: specs[i], manifest: manifest, directory: directory)
+                let check: @Sendable () throws -> [ModifiedFile] = { try DatasetIntegrity.check(layer: specs[i], manifest: manifest, directory: directory) }
+                let digests = hashAside ? AsideResult(check) : nil
+                let records = Result { try read(specs[i], context: loadContext(specs[i].file)) }
+                // The check's verdict comes first, whichever finished first: a changed file is named as
+                // changed, not as whatever it breaks.
+                let modified = try digests?.value() ?? check()
                 if !options.allowModifiedData, let m = modified.first {
                     throw GeocoderError.modifiedFile(file: m.file, expected: m.expected, actual: m.actual)
                 }
-                var layer = try read(specs[i], context: loadContext(specs[i].file))
+                var layer = try records.get()
                 layer.modified = modified
                 return layer
             })

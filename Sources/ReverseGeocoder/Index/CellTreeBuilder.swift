@@ -35,6 +35,8 @@ final class CellBuildInputs: @unchecked Sendable {
     let boxes: UnsafeMutableBufferPointer<Box>
     let unitOf: [Int32]
     let baseDepth: Int, maxDepth: Int, maxEdges: Int
+    /// The edgeless cells' centre test without GEOS.
+    let bands: PartBands
 
     init(store: PolygonStore, unitOf: [Int32], baseDepth: Int, maxDepth: Int, maxEdges: Int) {
         var count = 0
@@ -57,6 +59,7 @@ final class CellBuildInputs: @unchecked Sendable {
             starts.append(Int32(n))
         }
         segStart = starts
+        bands = PartBands(segments: segments, segStart: starts, boxes: boxes)
         self.unitOf = unitOf
         self.baseDepth = baseDepth; self.maxDepth = maxDepth; self.maxEdges = maxEdges
     }
@@ -95,6 +98,31 @@ struct CellTreeBuilder {
     var subtrees: [Subtree] = []
     /// Border cells and subtrees in the depth-first order a single recursion would meet them.
     var pieces: [Piece] = []
+    /// Scratch of unitsOfEdgelessChildren, reused.
+    var memo: [MemoEntry] = []
+    /// Where subdivide writes its children's segments, reused.
+    let scratch = ChildSegments()
+
+    /// Four buffers of segment numbers, one per child, grown to the most segments one part has in a
+    /// frame (a child holds at most its parent's). A class: freed in deinit; used by one builder on one worker.
+    final class ChildSegments {
+        private(set) var base: [UnsafeMutablePointer<Int32>] = []
+        private var capacity = 0
+
+        /// Room for `count` segments in each (at least one, so there are always four buffers).
+        @inline(__always)
+        func reserve(_ count: Int) {
+            if count > capacity || base.isEmpty { grow(count) }
+        }
+
+        private func grow(_ count: Int) {
+            for b in base { b.deallocate() }
+            capacity = max(count, 2 * capacity, 64)
+            base = (0..<4).map { _ in .allocate(capacity: capacity) }
+        }
+
+        deinit { for b in base { b.deallocate() } }
+    }
 
     /// The parts that reach a cell, each with the segments that may touch it: part `parts[i]` has
     /// segments `segs[segEnd[i - 1] ..< segEnd[i]]` (from 0 for the first).
@@ -234,52 +262,74 @@ struct CellTreeBuilder {
         var children: [Frame] = []
         swap(&children, &pool[level])
         for c in 0..<4 { children[c].removeAll() }
+        // A column's cells share their x-range and a row's their y-range (the lanes are the same
+        // arithmetic), so a segment's box is tested against two x-ranges and two y-ranges, not four boxes.
+        let wx0 = minX[0], wx1 = maxX[0], ex0 = minX[1], ex1 = maxX[1]
+        let sy0 = minY[0], sy1 = maxY[0], ny0 = minY[2], ny1 = maxY[2]
+        // Each child's segments of a part written straight into scratch memory (a plain store each, not
+        // an array append with its uniqueness and capacity checks), then copied into its frame at once.
+        let scratch = self.scratch
         frame.parts.withUnsafeBufferPointer { parts in
             frame.segEnd.withUnsafeBufferPointer { segEnd in
                 frame.segs.withUnsafeBufferPointer { segs in
                     for i in 0..<parts.count {
                         let p = Int(parts[i])
                         let b = boxes[p]
-                        // Which children the part's box reaches (lanes set to 1).
-                        var reaches = SIMD4<UInt8>(repeating: 0)
-                        var any = false
-                        for c in 0..<4 where !b.isDisjoint(from: cell(c)) {
-                            reaches[c] = 1
-                            any = true
-                        }
-                        guard any else { continue }
+                        // Which children the part's box reaches.
+                        let r0 = !b.isDisjoint(from: cell(0)), r1 = !b.isDisjoint(from: cell(1))
+                        let r2 = !b.isDisjoint(from: cell(2)), r3 = !b.isDisjoint(from: cell(3))
+                        guard r0 || r1 || r2 || r3 else { continue }
                         let from = i == 0 ? 0 : Int(segEnd[i - 1]), to = Int(segEnd[i])
+                        scratch.reserve(to - from)
+                        let o0 = scratch.base[0], o1 = scratch.base[1], o2 = scratch.base[2], o3 = scratch.base[3]
+                        var n0 = 0, n1 = 0, n2 = 0, n3 = 0
                         for k in from..<to {
                             let s = segments[Int(segs[k])]
-                            // The segment's box once, for the four children (segmentMayTouch's first test).
-                            let sx0 = min(s.x1, s.x2), sx1 = max(s.x1, s.x2), sy0 = min(s.y1, s.y2), sy1 = max(s.y1, s.y2)
-                            for c in 0..<4 where reaches[c] != 0 {
-                                if sx0 > maxX[c] || sx1 < minX[c] || sy0 > maxY[c] || sy1 < minY[c] { continue }
-                                if Self.lineMayTouch(s, cell(c)) { children[c].segs.append(segs[k]) }
+                            // The segment's box against the columns and rows (segmentMayTouch's first test).
+                            let lo = min(s.x1, s.x2), hi = max(s.x1, s.x2), bottom = min(s.y1, s.y2), top = max(s.y1, s.y2)
+                            let inW = !(lo > wx1 || hi < wx0), inE = !(lo > ex1 || hi < ex0)
+                            let inS = !(bottom > sy1 || top < sy0), inN = !(bottom > ny1 || top < ny0)
+                            // An end inside the child: lineMayTouch says true then (see endInside), so
+                            // most segments, short against the cell, skip its four cross products.
+                            let aW = s.x1 >= wx0 && s.x1 <= wx1, aE = s.x1 >= ex0 && s.x1 <= ex1
+                            let aS = s.y1 >= sy0 && s.y1 <= sy1, aN = s.y1 >= ny0 && s.y1 <= ny1
+                            let bW = s.x2 >= wx0 && s.x2 <= wx1, bE = s.x2 >= ex0 && s.x2 <= ex1
+                            let bS = s.y2 >= sy0 && s.y2 <= sy1, bN = s.y2 >= ny0 && s.y2 <= ny1
+                            @inline(__always) func consider(_ c: Int, _ reaches: Bool, _ overlaps: Bool, _ endInside: Bool,
+                                                            _ out: UnsafeMutablePointer<Int32>, _ n: inout Int) {
+                                guard reaches && overlaps else { return }
+                                if endInside || Self.lineMayTouch(s, cell(c)) {
+                                    out[n] = segs[k]
+                                    n &+= 1
+                                }
                             }
+                            consider(0, r0, inW && inS, (aW && aS) || (bW && bS), o0, &n0)
+                            consider(1, r1, inE && inS, (aE && aS) || (bE && bS), o1, &n1)
+                            consider(2, r2, inW && inN, (aW && aN) || (bW && bN), o2, &n2)
+                            consider(3, r3, inE && inN, (aE && aN) || (bE && bN), o3, &n3)
                         }
-                        for c in 0..<4 where reaches[c] != 0 {
+                        @inline(__always) func file(_ c: Int, _ reaches: Bool, _ out: UnsafeMutablePointer<Int32>, _ n: Int) {
+                            guard reaches else { return }
+                            children[c].segs.append(contentsOf: UnsafeBufferPointer(start: out, count: n))
                             children[c].parts.append(Int32(p))
                             children[c].segEnd.append(Int32(children[c].segs.count))
                         }
+                        file(0, r0, o0, n0)
+                        file(1, r1, o1, n1)
+                        file(2, r2, o2, n2)
+                        file(3, r3, o3, n3)
                     }
                 }
             }
         }
+        let held = unitsOfEdgelessChildren(children, x0: x0, y0: y0, half: half)
         for child in 0..<4 {
             let cx0 = x0 + (child & 1 == 1 ? half : 0), cy0 = y0 + (child & 2 == 2 ? half : 0)
             let childColumn = 2 * column + (child & 1), childRow = 2 * row + (child >> 1)
             let childFrame = children[child]
             let slot = 4 * node + child
             if childFrame.segs.isEmpty {
-                // No edge near the cell: each reaching part holds all of it or none of it. Parts are
-                // in ascending order, so the first that holds it is the lowest-numbered unit.
-                let cx = cx0 + half / 2, cy = cy0 + half / 2
-                var best: Int32 = -1
-                for p in childFrame.parts where containsProperly(Int(p), cx, cy) {
-                    best = inputs.unitOf[Int(p)]
-                    break
-                }
+                let best = held[child]
                 if best < 0 {
                     tree.nodes[slot] = CellIndex.tagEmpty << 30
                     tree.emptyCells += 1
@@ -308,6 +358,71 @@ struct CellTreeBuilder {
             }
         }
         swap(&children, &pool[level])
+    }
+
+    /// For each child that no edge comes near, the unit holding it (-1: none); untouched lanes for the
+    /// others. Such a child lies wholly inside or wholly outside each reaching part, so GEOS's exact test
+    /// of its centre decides it, which ``PartBands`` gives without GEOS (GEOS only where it cannot be
+    /// sure); parts are in ascending order, so the first that holds it is the lowest-numbered unit.
+    ///
+    /// Siblings share answers: when two children are both edgeless and part p reaches both, no edge of
+    /// p comes within the margin of either cell (the edge tests err only towards "touches"), and the
+    /// two cells grown by half the margin overlap, so one connected region free of p's edges holds both
+    /// centres: p holds both or neither (GEOS's containsProperly is exact away from the boundary). So
+    /// GEOS is asked once per part and parent, not once per part and child. Each child's answers are
+    /// kept in ascending part order (`memo`, from `memoStart[c]`), so a later child walks the earlier
+    /// ones' lists alongside its own parts.
+    private mutating func unitsOfEdgelessChildren(_ children: [Frame], x0: Double, y0: Double, half: Double) -> SIMD4<Int32> {
+        var held = SIMD4<Int32>(repeating: -1)
+        memo.removeAll(keepingCapacity: true)
+        var memoStart = SIMD4<Int>(repeating: 0), memoEnd = SIMD4<Int>(repeating: 0)
+        var earlier = 0  // edgeless children before this one, in `order`
+        var order = SIMD4<Int>(repeating: 0)
+        for c in 0..<4 where children[c].segs.isEmpty {
+            let cx = x0 + (c & 1 == 1 ? half : 0) + half / 2, cy = y0 + (c & 2 == 2 ? half : 0) + half / 2
+            memoStart[c] = memo.count
+            var at = memoStart  // per earlier child: its next memo entry to compare with
+            for p in children[c].parts {
+                var known: Bool?
+                for e in 0..<earlier {
+                    let o = order[e]
+                    while at[o] < memoEnd[o] && memo[at[o]].part < p { at[o] += 1 }
+                    if at[o] < memoEnd[o] && memo[at[o]].part == p {
+                        known = memo[at[o]].holds
+                        break
+                    }
+                }
+                let holds = known ?? inputs.bands.interior(Int(p), cx, cy, segments: inputs.segments) ?? containsProperly(Int(p), cx, cy)
+                memo.append(MemoEntry(part: p, holds: holds))
+                if holds {
+                    held[c] = inputs.unitOf[Int(p)]
+                    break
+                }
+            }
+            memoEnd[c] = memo.count
+            order[earlier] = c
+            earlier += 1
+        }
+        return held
+    }
+
+    /// One part's answer at an edgeless child's centre (see unitsOfEdgelessChildren).
+    struct MemoEntry {
+        var part: Int32
+        var holds: Bool
+    }
+
+    /// Whether an end of the segment lies in the box (edges included). Then ``lineMayTouch`` is true:
+    /// exactly, a line through a point of a box has the box's corners on both sides of it or on it (the
+    /// point is a convex combination of the corners, and the side is linear in the corner), so the four
+    /// exact cross products are not all of one strict sign; rounding moves each computed one by about three
+    /// ulps of |dx|·|by − y1| + |dy|·|bx − x1|, under a tenth of lineMayTouch's tolerance even in a cell
+    /// 360° wide, which cannot flip that.
+    /// `CellTreeBuilderTests` checks the two agree on random segments and boxes.
+    @inline(__always)
+    static func endInside(_ s: BuildSegment, _ b: Box) -> Bool {
+        (s.x1 >= b.minX && s.x1 <= b.maxX && s.y1 >= b.minY && s.y1 <= b.maxY)
+            || (s.x2 >= b.minX && s.x2 <= b.maxX && s.y2 >= b.minY && s.y2 <= b.maxY)
     }
 
     /// Whether the segment may touch the box: false only when the box lies clearly on one side.

@@ -1,0 +1,129 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import ReverseGeocoder
+
+/// The cell tree builder's shortcuts must change nothing: the tree (and so the index cache) must be the
+/// one its definition gives.
+///
+/// - An end of a segment inside a cell means the line test says "may touch": the builder skips the
+///   test then. Oracle: the full test (`segmentMayTouch`) on random segments and boxes, from 10⁻⁶° to
+///   360° wide, around the origin and at ±180°.
+/// - The tree itself, leaf by leaf, against ``ReferenceCellTree``: the plain recursion (every segment of
+///   every reaching part tested against every child, GEOS asked for every reaching part of every
+///   edgeless cell), on a synthetic coverage with holes, islands and multipart units, on 1 and 3 workers.
+struct CellTreeBuilderTests {
+    @Test func anEndInsideTheCellMeansTheLineTestSaysTouch() {
+        var rng = SplitMix64(seed: 91)
+        var inside = 0, touching = 0
+        for i in 0..<400_000 {
+            let size = pow(10, -6 + rng.unitInterval() * 8.6)  // 1e-6 ... ~400
+            let cx = (rng.unitInterval() - 0.5) * 360, cy = (rng.unitInterval() - 0.5) * 180
+            let centre = i % 3 == 0 ? (cx, cy) : i % 3 == 1 ? (0.0, 0.0) : (180.0, -90.0)
+            let box = Box(minX: centre.0 - size * rng.unitInterval(), minY: centre.1 - size * rng.unitInterval(),
+                          maxX: centre.0 + size * rng.unitInterval(), maxY: centre.1 + size * rng.unitInterval())
+            // Ends near the box, from a hair to many box sizes away, some exactly on its sides.
+            func end() -> (Double, Double) {
+                let spread = size * pow(10, -3 + rng.unitInterval() * 5)
+                var x = box.minX + (rng.unitInterval() * 1.2 - 0.1) * (box.maxX - box.minX) + (rng.unitInterval() - 0.5) * spread
+                var y = box.minY + (rng.unitInterval() * 1.2 - 0.1) * (box.maxY - box.minY) + (rng.unitInterval() - 0.5) * spread
+                if rng.next() % 8 == 0 { x = rng.next() % 2 == 0 ? box.minX : box.maxX }
+                if rng.next() % 8 == 0 { y = rng.next() % 2 == 0 ? box.minY : box.maxY }
+                return (x, y)
+            }
+            let a = end(), b = rng.next() % 16 == 0 ? a : end()
+            let s = BuildSegment(x1: a.0, y1: a.1, x2: b.0, y2: b.1)
+            let full = CellTreeBuilder.segmentMayTouch(s, box)
+            if full { touching += 1 }
+            if CellTreeBuilder.endInside(s, box) {
+                inside += 1
+                if !full { Issue.record("segment \(s) with an end in \(box), but the line test says clear") }
+            }
+        }
+        #expect(inside > 100_000 && touching > inside, "ends inside \(inside), touching \(touching)")
+    }
+
+    /// The edgeless cells' centre test without GEOS: GEOS's answer, or nil (then the builder asks GEOS).
+    /// Oracle: GEOS prepared containsProperly on every part, at random points (never nil there) and at the
+    /// coverage's vertices and edge midpoints, exactly and within 1e-13 (on the boundary: nil or "not
+    /// interior", never a wrong "interior").
+    @Test func bandsAnswerAsGEOSOrAbstain() async throws {
+        try await offPool {
+            let coverage = SyntheticCoverage(n: 8, seed: 12)
+            let (manifest, _) = coverage.written("part-bands")
+            let g = try ReverseGeocoder(manifests: [(manifest, nil)], options: .init(cellSize: nil))
+            let store = g.loaded[0].layers[0].store
+            let inputs = CellBuildInputs(store: store, unitOf: Array(g.loaded[0].layers[0].partUnit), baseDepth: 4, maxDepth: 4, maxEdges: 32)
+            let geos = try InteriorTest(store: store)
+            var rng = SplitMix64(seed: 4)
+            var points: [(Double, Double, random: Bool)] = (0..<4_000).map { _ in
+                (coverage.minX - 0.3 + rng.unitInterval() * 10.6, coverage.minY - 0.3 + rng.unitInterval() * 10.6, true)
+            }
+            for (i, v) in coverage.borderPoints.enumerated() {
+                let w = coverage.borderPoints[(i + 1) % coverage.borderPoints.count]
+                points += [(v.0, v.1, false), (v.0 + 1e-13, v.1, false), (v.0, v.1 - 1e-13, false), ((v.0 + w.0) / 2, (v.1 + w.1) / 2, false)]
+            }
+            var decided = 0, interior = 0, abstained = 0
+            for (x, y, random) in points {
+                for p in 0..<store.count {
+                    let expected = geos.containsProperly(p, x, y)
+                    guard let got = inputs.bands.interior(p, x, y, segments: inputs.segments) else {
+                        abstained += 1
+                        if random { Issue.record("random point (\(x), \(y)) part \(p): no answer") }
+                        continue
+                    }
+                    decided += 1
+                    if got { interior += 1 }
+                    if got != expected { Issue.record("(\(x), \(y)) part \(p): bands \(got), GEOS \(expected)") }
+                }
+            }
+            #expect(geos.failure == nil)
+            #expect(interior > 3_000 && decided > interior && abstained > 1_000, "decided \(decided), interior \(interior), abstained \(abstained)")
+        }
+    }
+
+    @Test(arguments: [(0.05, 3), (0.3, 32)])
+    func theTreeIsTheOneItsDefinitionGives(cellSize: Double, maxEdges: Int) async throws {
+        try await offPool {
+            let coverage = SyntheticCoverage(n: 12, seed: 5)
+            let (manifest, _) = coverage.written("tree-reference-\(cellSize)")
+            let g = try ReverseGeocoder(manifests: [(manifest, nil)], options: .init(cellSize: nil))
+            let layer = g.loaded[0].layers[0]
+            let store = layer.store, unitOf = Array(layer.partUnit)
+            let base = Int((log2(11 / cellSize)).rounded(.up))
+            let inputs = CellBuildInputs(store: store, unitOf: unitOf, baseDepth: base, maxDepth: base + (20 - base) / 2 * 2,
+                                         maxEdges: maxEdges)
+            let (originX, originY, side) = (coverage.minX - 0.4, coverage.minY - 0.7, 11.0)
+
+            let referenceTest = try InteriorTest(store: store)
+            var referenceCalls = 0
+            let expected = ReferenceCellTree.leaves(inputs: inputs, originX: originX, originY: originY, side: side) { p, x, y in
+                referenceCalls += 1
+                return referenceTest.containsProperly(p, x, y)
+            }
+            let borders = expected.filter { if case .border = $0 { return true } else { return false } }.count
+            let units = expected.filter { if case .unit = $0 { return true } else { return false } }.count
+            #expect(borders > 500 && units > 200, "a real tree: \(borders) border cells, \(units) unit cells")
+
+            for threads in [1, 3] {
+                let tests = try (0..<threads).map { _ in try InteriorTest(store: store) }
+                let calls = Mutex(0)
+                let tree = CellTreeBuilder.build(inputs: inputs, threads: threads, originX: originX, originY: originY, side: side) {
+                    worker, p, x, y in
+                    calls.withLock { $0 += 1 }
+                    return tests[worker].containsProperly(p, x, y)
+                }
+                let got = ReferenceCellTree.leaves(of: tree)
+                #expect(got.count == expected.count, "\(threads) workers: \(got.count) leaves, reference \(expected.count)")
+                if let k = zip(got, expected).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
+                    Issue.record("\(threads) workers: leaf \(k) is \(got[k]), the reference's \(expected[k])")
+                }
+                #expect(tree.unitCells == units && tree.mixedCells.count == borders)
+                // Siblings share GEOS's answers: fewer calls than one per part and edgeless cell.
+                let made = calls.withLock { $0 }
+                #expect(made < referenceCalls, "\(threads) workers: \(made) GEOS calls, the plain recursion \(referenceCalls)")
+            }
+            #expect(referenceTest.failure == nil)
+        }
+    }
+}
