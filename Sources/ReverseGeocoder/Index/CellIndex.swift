@@ -329,6 +329,16 @@ final class CellIndex: Sendable {
         return state ?? .empty
     }
 
+    /// Levels below the cell size (``ReverseGeocoder/Options/cellSize``) every border cell is split to,
+    /// whatever its edges: a quarter of the side, so about a third of the area (a border crosses some 5
+    /// of the 16 cells it is split into), and a third as many points reach a border cell, the query's
+    /// slow path (its records and their edges, misses one after another). Two, not one: the two-level
+    /// nodes make a border cell two levels down one node load more either way. Measured on the bundled
+    /// China districts (Benchmarks/results/query-speed.md, session 9): 0 → 2 cut the simulated
+    /// last-level misses a query from 0.77 to 0.51 and the instructions from 280 to 267, for a cache
+    /// about 25 MB larger (41 MB) and a longer build (more cells, each decided by GEOS once).
+    static let borderLevels = 2
+
     /// Edges (of all candidates together, so a border shared by two units counts twice) a border cell
     /// below the base level may hold before it is split again. Measured on China's districts segmentized
     /// to 23 M vertices (Benchmarks/results/growth.md; on a loaded machine, so the times are high):
