@@ -39,13 +39,15 @@ struct AdaptiveDepthTests {
             let (manifest, _) = Self.write("adaptive-oracle")
             let g = try ReverseGeocoder(manifests: [(manifest, nil)], options: Self.options())
             let cells = try #require(g.loaded[0].layers[0].cells)
-            // Base level: cells of at most 0.25° over the 4° extent, 4 or 5 levels (the root square is a
-            // hair wider than the extent); the extra levels even, to 20 at most.
+            // The cell size's level: cells of at most 0.25° over the 4° extent, 4 or 5 levels (the root
+            // square is a hair wider than the extent); border cells at least CellIndex.borderLevels below
+            // it; the extra levels even, to 20 at most.
             let levels = cells.borderCellLevels()
-            let base = levels.keys.min()!
-            #expect((4...5).contains(base) && cells.depth == base + (20 - base) / 2 * 2, "\(cells.depth): \(levels.sorted { $0.key < $1.key })")
-            // The tree really is adaptive: most border cells lie well below the base level.
-            let deep = levels.filter { $0.key >= base + 4 }.values.reduce(0, +)
+            let base = levels.keys.min()!, cellLevel = base - CellIndex.borderLevels
+            #expect((4...5).contains(cellLevel) && cells.depth == cellLevel + (20 - cellLevel) / 2 * 2,
+                    "\(cells.depth): \(levels.sorted { $0.key < $1.key })")
+            // The tree really is adaptive: most border cells lie well below the cell size's level.
+            let deep = levels.filter { $0.key >= cellLevel + 4 }.values.reduce(0, +)
             #expect(deep > levels.values.reduce(0, +) / 2, "\(levels.sorted { $0.key < $1.key })")
             let points = Self.points
             let oracle = ExactnessTests.BruteForce(Self.coverage)
@@ -61,6 +63,25 @@ struct AdaptiveDepthTests {
             }
             #expect(mismatches == 0)
             #expect(found > 25_000 && found < points.count - 1_000)  // inside and outside both exercised
+        }
+    }
+
+    /// ``CellIndex/borderLevels``: every border cell sits at least that many levels below the cell size's
+    /// level, even where it holds few edges (a lightly drawn coverage, the default edge limit, where the
+    /// edge rule alone would leave them at the cell size), and some sit exactly there.
+    @Test func borderCellsSitBorderLevelsBelowTheCellSize() async throws {
+        try await offPool {
+            let (manifest, _) = BorderCellEntryTests.write("adaptive-border-levels")
+            let g = try ReverseGeocoder(manifests: [(manifest, nil)], options: BorderCellEntryTests.options())
+            let layer = g.loaded[0].layers[0]
+            let cells = try #require(layer.cells)
+            let extent = (0..<layer.store.count).reduce(Box.empty) { $0.union(layer.store.envelope($1)) }
+            let side = max(extent.maxX - extent.minX, extent.maxY - extent.minY)
+            let cellLevel = Int(log2(side / BorderCellEntryTests.cellSize).rounded(.up))
+            let levels = cells.borderCellLevels()
+            #expect(levels.keys.min() == cellLevel + CellIndex.borderLevels, "cell size level \(cellLevel): \(levels.sorted { $0.key < $1.key })")
+            #expect(levels[cellLevel + CellIndex.borderLevels, default: 0] > levels.values.reduce(0, +) / 2,
+                    "most border cells stop at the first level the rule allows: \(levels.sorted { $0.key < $1.key })")
         }
     }
 

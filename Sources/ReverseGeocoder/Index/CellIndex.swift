@@ -329,6 +329,18 @@ final class CellIndex: Sendable {
         return state ?? .empty
     }
 
+    /// Levels below the cell size (``ReverseGeocoder/Options/cellSize``) every border cell is split to,
+    /// whatever its edges: a quarter of the side, so about a third of the area (a border crosses some 5
+    /// of the 16 cells it is split into), and a third as many points reach a border cell, the query's
+    /// slow path (its records and their edges, misses one after another). Two, not one: the two-level
+    /// nodes make a border cell two levels down one node load more either way, and one level gave no
+    /// timed gain. Measured (Benchmarks/results/query-speed.md, session 9): 0 → 2 cut the simulated
+    /// last-level misses a query on the bundled China districts from 0.77 to 0.51 and the CPU time per
+    /// point to 0.82 of it (full resolution 0.71, densified ×24 0.76), for a cache of 79 MB instead of
+    /// 41 MB (full: 159 instead of 128; ×24 +0.5 %: dense borders were split that far already) and a
+    /// longer build on simplified data (more cells, each decided by GEOS once).
+    static let borderLevels = 2
+
     /// Edges (of all candidates together, so a border shared by two units counts twice) a border cell
     /// below the base level may hold before it is split again. Measured on China's districts segmentized
     /// to 23 M vertices (Benchmarks/results/growth.md; on a loaded machine, so the times are high):

@@ -44,7 +44,9 @@ struct IndexCache {
     /// 10: the metadata in ``CompactEncoder``'s binary form instead of JSON (a fifth of a one-point start).
     /// 11: a border cell's tree entry holds where its records begin and its last record is flagged, so the
     /// query no longer reads the border cell table (one dependent cache miss fewer per border point).
-    static let formatVersion: UInt32 = 11
+    /// 12: border cells split to at least ``CellIndex/borderLevels`` levels below the cell size (the same
+    /// layout; a different tree for the same data, and a cache of 11 would keep the slower one).
+    static let formatVersion: UInt32 = 12
     private static let magic: [UInt8] = Array("GEOIDX\0\0".utf8)
     private static let headerSize = 64
 
