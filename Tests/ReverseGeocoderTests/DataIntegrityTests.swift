@@ -119,9 +119,9 @@ struct DataIntegrityTests {
     @Test(arguments: [1, 2]) func aChangedFileThatNoLongerReadsIsNamedAsChanged(threads: Int) throws {
         let folder = try Folder()
         let shp = folder.directory.appendingPathComponent("d.shp")
-        let expected = try Self.sha256sum(shp.path)
+        let expected = try SHA256Sum.of(shp.path)
         try Data(try Data(contentsOf: shp).prefix(120)).write(to: shp)  // a header cut short: the reader refuses it
-        let actual = try Self.sha256sum(shp.path)
+        let actual = try SHA256Sum.of(shp.path)
         var options = ReverseGeocoder.Options(cellSize: nil)
         options.buildThreads = threads
         #expect(throws: GeocoderError.modifiedFile(file: shp.path, expected: expected, actual: actual)) {
