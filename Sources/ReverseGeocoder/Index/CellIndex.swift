@@ -339,7 +339,15 @@ final class CellIndex: Sendable {
     /// point to 0.82 of it (full resolution 0.71, densified ×24 0.76), for a cache of 79 MB instead of
     /// 41 MB (full: 159 instead of 128; ×24 +0.5 %: dense borders were split that far already) and a
     /// longer build on simplified data (more cells, each decided by GEOS once).
-    static let borderLevels = 2
+    ///
+    /// Set back to 0 at the merge: the district layer was the only one measured, and on the bundled
+    /// data's other layers two levels cost far more. Index caches of `Data/` (geocode-bench
+    /// `--load-only`, empty cache, one run each, idle machine): China 61 → 121 MB, world 75 → 260 MB,
+    /// localities 81 → 267 MB, time zones 72 → 152 MB (289 MB → 800 MB in all), build 17.6 → 33.8 s
+    /// wall, the localities' build peaking at 1.25 GB instead of 0.53; the CI run went from 18 to 28
+    /// minutes. Two levels pay only where a layer's cells are large beside its units (the districts); a
+    /// rule by layer is the open question (see the session note).
+    static let borderLevels = 0
 
     /// Edges (of all candidates together, so a border shared by two units counts twice) a border cell
     /// below the base level may hold before it is split again. Measured on China's districts segmentized

@@ -46,7 +46,8 @@ struct IndexCache {
     /// query no longer reads the border cell table (one dependent cache miss fewer per border point).
     /// 12: border cells split to at least ``CellIndex/borderLevels`` levels below the cell size (the same
     /// layout; a different tree for the same data, and a cache of 11 would keep the slower one).
-    static let formatVersion: UInt32 = 12
+    /// 13: ``CellIndex/borderLevels`` back to 0 (format 12's caches hold the deeper trees).
+    static let formatVersion: UInt32 = 13
     private static let magic: [UInt8] = Array("GEOIDX\0\0".utf8)
     private static let headerSize = 64
 
