@@ -58,17 +58,25 @@ struct ExactnessTests {
         try await offPool { try hundredThousandRandomPoints(cellSize: cellSize) }
     }
 
-    func hundredThousandRandomPoints(cellSize: Double?) throws {
+    /// The random points and GEOS's unit for each, asked once for the three cell sizes (the brute force
+    /// was the test's largest cost, three times over).
+    static let randomPoints: [(x: Double, y: Double, unit: Int?)] = {
         let coverage = SyntheticCoverage(n: 12, seed: 42)
-        let g = try engine(coverage, cellSize: cellSize)
         let oracle = BruteForce(coverage)
         var rng = SplitMix64(seed: 2024)
-        var found = 0, outside = 0
-        for _ in 0..<100_000 {
+        return (0..<100_000).map { _ in
             // A margin around the coverage so "in no unit" is exercised too.
             let x = coverage.minX - 0.5 + rng.unitInterval() * (coverage.maxX - coverage.minX + 1)
             let y = coverage.minY - 0.5 + rng.unitInterval() * (coverage.maxY - coverage.minY + 1)
-            let expected = oracle.unit(x: x, y: y)
+            return (x, y, oracle.unit(x: x, y: y))
+        }
+    }()
+
+    func hundredThousandRandomPoints(cellSize: Double?) throws {
+        let coverage = SyntheticCoverage(n: 12, seed: 42)
+        let g = try engine(coverage, cellSize: cellSize)
+        var found = 0, outside = 0
+        for (x, y, expected) in Self.randomPoints {
             let got = try g.placemark(latitude: y, longitude: x)?.administrativeAreaCode.flatMap { Int($0) }
             if got != expected { Issue.record("(\(y), \(x)): engine \(String(describing: got)), GEOS \(String(describing: expected))") }
             if expected == nil { outside += 1 } else { found += 1 }
