@@ -79,4 +79,53 @@ struct WGS84GridTests {
             #expect(Array(a.entries) == Array(b.entries) && a.columns == b.columns && a.originX == b.originX)
         }
     }
+
+    /// The grid's (and the empty and far masks') question, a box's common answer, against brute force:
+    /// every finest cell the box overlaps asked through the point lookup at its centre (a border cell or
+    /// two different answers make it mixed; cells past the root square say empty). Boxes from one cell
+    /// to a few dozen across, anywhere over and around a coverage whose cells straddle borders.
+    @Test func boxAnswersEqualBruteForce() throws {
+        let coverage = SyntheticCoverage(n: 10, seed: 12, origin: (112, 28), size: 2)
+        let shp = coverage.write(to: TestShapefile.directory().appendingPathComponent("cov"))
+        let geocoder = try ReverseGeocoder(manifests: [(TestShapefile.manifest("cov", file: shp, datum: .gcj02), nil)],
+                                           options: .init(cellSize: 0.05))
+        let index = try #require(geocoder.loaded[0].layers[0].cells)
+        let side = index.size / Double(1 << index.depth), last = (1 << index.depth) - 1
+        var rng = SplitMix64(seed: 31)
+        var seen: [String: Int] = [:]
+        for _ in 0..<3_000 {
+            let w = side * [0.3, 1, 3, 12, 40][Int(rng.next() % 5)], h = side * [0.3, 1, 3, 12, 40][Int(rng.next() % 5)]
+            let x0 = coverage.minX - 0.1 + rng.unitInterval() * (coverage.maxX - coverage.minX + 0.2)
+            let y0 = coverage.minY - 0.1 + rng.unitInterval() * (coverage.maxY - coverage.minY + 0.2)
+            let got = index.boxAnswer(x0: x0, y0: y0, x1: x0 + w, y1: y0 + h)
+            // The cells the box grown by the margin overlaps, as boxAnswer numbers them.
+            let m = CellIndex.margin
+            let fx0 = (x0 - m - index.originX) / side, fy0 = (y0 - m - index.originY) / side
+            let fx1 = (x0 + w + m - index.originX) / side, fy1 = (y0 + h + m - index.originY) / side
+            var answers: Set<String> = []
+            let cells = Double(last + 1)
+            if fx0 < 0 || fy0 < 0 || fx1 > cells || fy1 > cells { answers.insert("empty") }
+            if !(fx1 < 0 || fy1 < 0 || fx0 > cells || fy0 > cells) {
+                for iy in max(0, min(last, Int(fy0)))...max(0, min(last, Int(fy1))) {
+                    for ix in max(0, min(last, Int(fx0)))...max(0, min(last, Int(fx1))) {
+                        switch index.answer(x: index.originX + (Double(ix) + 0.5) * side, y: index.originY + (Double(iy) + 0.5) * side) {
+                        case .empty: answers.insert("empty")
+                        case .unit(let u): answers.insert("unit \(u)")
+                        case .candidates: answers.insert("mixed")
+                        }
+                    }
+                }
+            }
+            let expected: CellIndex.BoxAnswer
+            if answers.count == 1, let only = answers.first, only != "mixed" {
+                expected = only == "empty" ? .empty : .unit(Int(only.dropFirst(5))!)
+            } else {
+                expected = answers.isEmpty ? .empty : .mixed
+            }
+            #expect(got == expected, "box \(x0), \(y0) +\(w) x \(h)")
+            seen["\(expected)".prefix(4).description, default: 0] += 1
+        }
+        // All three answers exercised.
+        #expect(seen["empt", default: 0] > 100 && seen["unit", default: 0] > 100 && seen["mixe", default: 0] > 100, "\(seen)")
+    }
 }

@@ -68,6 +68,9 @@ final class WGS84Grid: Sendable {
         let columnTerms = (0..<columns).map { i in
             OffsetBounds.terms(longitudes: (x0 + Double(i) * cell - slack)...(x0 + Double(i + 1) * cell + slack))
         }
+        // The layers' cell indexes unretained (`layers` holds them): a retain and a release per box and
+        // layer were 0.1 G instructions of a bundled build.
+        let indexes = layers.map { Unmanaged.passUnretained($0.cells!) }
         for j in 0..<rows {
             let lat0 = y0 + Double(j) * cell - slack, lat1 = y0 + Double(j + 1) * cell + slack
             let rowTerms = OffsetBounds.terms(latitudes: lat0...lat1)
@@ -78,8 +81,8 @@ final class WGS84Grid: Sendable {
                 let gx0 = lon0 + off.lon.lo - slack, gx1 = lon1 + off.lon.hi + slack
                 let gy0 = lat0 + off.lat.lo - slack, gy1 = lat1 + off.lat.hi + slack
                 var entry = WGS84GridEntry.none
-                for (l, layer) in layers.enumerated() {
-                    let answer = layer.cells!.boxAnswer(x0: gx0, y0: gy0, x1: gx1, y1: gy1)
+                for l in indexes.indices {
+                    let answer = indexes[l]._withUnsafeGuaranteedRef { $0.boxAnswer(x0: gx0, y0: gy0, x1: gx1, y1: gy1) }
                     if answer == .empty { continue }
                     if case .unit(let u) = answer, let known = WGS84GridEntry(layer: l, unit: u) { entry = known } else { entry = .unknown }
                     break
