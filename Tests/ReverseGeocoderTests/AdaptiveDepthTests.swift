@@ -111,12 +111,12 @@ struct AdaptiveDepthTests {
                 guard rule > 0 else { continue }
                 // The deep tree against GEOS: fewer random and vertex points than BorderCellEntryTests (the
                 // same code answers them), and points on the split cells' lines and corners.
-                var points = BorderCellEntryTests.coverage.oraclePoints(seed: 41, random: 2_000, margin: 0.2,
-                                                                        offsets: [0, 1e-13, -1e-13, 1e-9, -1e-9, 1e-6, -1e-6], stride: 11)
+                var points = BorderCellEntryTests.coverage.oraclePoints(seed: 41, random: 1_000, margin: 0.2,
+                                                                        offsets: [0, 1e-13, -1e-13, 1e-9, -1e-9, 1e-6, -1e-6], stride: 17)
                 var rng = SplitMix64(seed: 43)
                 let line = cells.size / Double(1 << (cellLevel + rule))
                 let c = BorderCellEntryTests.coverage
-                for _ in 0..<1_500 {
+                for _ in 0..<800 {
                     let i = Double(Int(rng.unitInterval() * Double(1 << (cellLevel + rule))))
                     let j = Double(Int(rng.unitInterval() * Double(1 << (cellLevel + rule))))
                     let x = cells.originX + i * line, y = cells.originY + j * line
