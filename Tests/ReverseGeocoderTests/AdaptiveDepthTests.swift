@@ -40,11 +40,14 @@ struct AdaptiveDepthTests {
             let g = try ReverseGeocoder(manifests: [(manifest, nil)], options: Self.options())
             let cells = try #require(g.loaded[0].layers[0].cells)
             // The cell size's level: cells of at most 0.25° over the 4° extent, 4 or 5 levels (the root
-            // square is a hair wider than the extent); border cells at least CellIndex.borderLevels below
-            // it; the extra levels even, to 20 at most.
+            // square is a hair wider than the extent); border cells at least the layer's border levels
+            // below it (a densely drawn coverage: the rule goes deep); the extra levels even, to 20 at most.
             let levels = cells.borderCellLevels()
-            let base = levels.keys.min()!, cellLevel = base - CellIndex.borderLevels
-            #expect((4...5).contains(cellLevel) && cells.depth == cellLevel + (20 - cellLevel) / 2 * 2,
+            let layer = g.loaded[0].layers[0]
+            let cellLevel = Self.cellLevel(layer, cellSize: Self.cellSize)
+            let rule = CellIndex.borderLevels(store: layer.store, cellSide: Self.cellSide(layer, cellSize: Self.cellSize))
+            #expect(rule == CellIndex.deepBorderLevels)
+            #expect((4...5).contains(cellLevel) && cells.depth == cellLevel + (20 - cellLevel) / 2 * 2 && levels.keys.min()! >= cellLevel + rule,
                     "\(cells.depth): \(levels.sorted { $0.key < $1.key })")
             // The tree really is adaptive: most border cells lie well below the cell size's level.
             let deep = levels.filter { $0.key >= cellLevel + 4 }.values.reduce(0, +)
@@ -66,23 +69,87 @@ struct AdaptiveDepthTests {
         }
     }
 
-    /// ``CellIndex/borderLevels``: every border cell sits at least that many levels below the cell size's
-    /// level, even where it holds few edges (a lightly drawn coverage, the default edge limit, where the
-    /// edge rule alone would leave them at the cell size), and some sit exactly there.
-    @Test func borderCellsSitBorderLevelsBelowTheCellSize() async throws {
+    /// The cell size's level of a layer built at `cellSize` (as ``LayerIndex/buildCells``: the extent's
+    /// longer side, at least the cell size, halved until a cell is no wider than the cell size).
+    static func cellLevel(_ layer: LayerIndex, cellSize: Double) -> Int {
+        let extent = (0..<layer.store.count).reduce(Box.empty) { $0.union(layer.store.envelope($1)) }
+        let side = max(extent.maxX - extent.minX, extent.maxY - extent.minY, cellSize)
+        return Int(log2(side / cellSize).rounded(.up))
+    }
+
+    /// The side of that level's cells, which the border rule is given.
+    static func cellSide(_ layer: LayerIndex, cellSize: Double) -> Double {
+        let extent = (0..<layer.store.count).reduce(Box.empty) { $0.union(layer.store.envelope($1)) }
+        let side = max(extent.maxX - extent.minX, extent.maxY - extent.minY, cellSize)
+        return side / Double(1 << cellLevel(layer, cellSize: cellSize))
+    }
+
+    /// ``CellIndex/borderLevels(store:cellSide:)``, per layer: one lightly drawn coverage (40 vertices a
+    /// side, the default edge limit, where the edge rule alone leaves border cells at the cell size) at
+    /// two cell sizes. At 0.005° (0.015 edges a cell of its area) the rule leaves its border cells at the
+    /// cell size; at 0.05° (3.9 edges a cell) it puts every one at least two levels below, most exactly
+    /// there. The deep tree answers as GEOS (brute force) at random points, on and within 1e-13…1e-6 of
+    /// the edges and vertices, and on the lines and corners of the split cells (where a point's cell is
+    /// decided by rounding).
+    @Test func borderCellsSitTheLayersBorderLevelsBelowTheCellSize() async throws {
         try await offPool {
             let (manifest, _) = BorderCellEntryTests.write("adaptive-border-levels")
-            let g = try ReverseGeocoder(manifests: [(manifest, nil)], options: BorderCellEntryTests.options())
-            let layer = g.loaded[0].layers[0]
-            let cells = try #require(layer.cells)
-            let extent = (0..<layer.store.count).reduce(Box.empty) { $0.union(layer.store.envelope($1)) }
-            let side = max(extent.maxX - extent.minX, extent.maxY - extent.minY)
-            let cellLevel = Int(log2(side / BorderCellEntryTests.cellSize).rounded(.up))
-            let levels = cells.borderCellLevels()
-            #expect(levels.keys.min() == cellLevel + CellIndex.borderLevels, "cell size level \(cellLevel): \(levels.sorted { $0.key < $1.key })")
-            #expect(levels[cellLevel + CellIndex.borderLevels, default: 0] > levels.values.reduce(0, +) / 2,
-                    "most border cells stop at the first level the rule allows: \(levels.sorted { $0.key < $1.key })")
+            for (cellSize, expected) in [(BorderCellEntryTests.cellSize, 0), (0.05, CellIndex.deepBorderLevels)] {
+                var options = BorderCellEntryTests.options()
+                options.cellSize = cellSize
+                let g = try ReverseGeocoder(manifests: [(manifest, nil)], options: options)
+                let layer = g.loaded[0].layers[0]
+                let cells = try #require(layer.cells)
+                let cellLevel = Self.cellLevel(layer, cellSize: cellSize), cellSide = Self.cellSide(layer, cellSize: cellSize)
+                let density = CellIndex.edgesPerCell(store: layer.store, cellSide: cellSide)
+                let rule = CellIndex.borderLevels(store: layer.store, cellSide: cellSide)
+                #expect(rule == expected, "cell size \(cellSize): \(density) edges a cell")
+                let levels = cells.borderCellLevels()
+                #expect(levels.keys.min() == cellLevel + rule, "cell size level \(cellLevel): \(levels.sorted { $0.key < $1.key })")
+                #expect(levels[cellLevel + rule, default: 0] > levels.values.reduce(0, +) / 2,
+                        "most border cells stop at the first level the rule allows: \(levels.sorted { $0.key < $1.key })")
+                guard rule > 0 else { continue }
+                // The deep tree against GEOS: fewer random and vertex points than BorderCellEntryTests (the
+                // same code answers them), and points on the split cells' lines and corners.
+                var points = BorderCellEntryTests.coverage.oraclePoints(seed: 41, random: 1_000, margin: 0.2,
+                                                                        offsets: [0, 1e-13, -1e-13, 1e-9, -1e-9, 1e-6, -1e-6], stride: 17)
+                var rng = SplitMix64(seed: 43)
+                let line = cells.size / Double(1 << (cellLevel + rule))
+                let c = BorderCellEntryTests.coverage
+                for _ in 0..<800 {
+                    let i = Double(Int(rng.unitInterval() * Double(1 << (cellLevel + rule))))
+                    let j = Double(Int(rng.unitInterval() * Double(1 << (cellLevel + rule))))
+                    let x = cells.originX + i * line, y = cells.originY + j * line
+                    let free = (c.minX + rng.unitInterval() * (c.maxX - c.minX), c.minY + rng.unitInterval() * (c.maxY - c.minY))
+                    points += [(x, free.1), (free.0, y), (x, y)]
+                }
+                let oracle = ExactnessTests.BruteForce(BorderCellEntryTests.coverage)
+                let got = try SyntheticCoverage.units(g, points)
+                var mismatches = 0
+                for (k, p) in points.enumerated() where got[k] != oracle.unit(x: p.0, y: p.1) {
+                    mismatches += 1
+                    if mismatches <= 10 { Issue.record("(\(p.1), \(p.0)): engine \(String(describing: got[k])), GEOS \(String(describing: oracle.unit(x: p.0, y: p.1)))") }
+                }
+                #expect(mismatches == 0, "of \(points.count) points")
+            }
         }
+    }
+
+    /// The rule's measure on a polygon small enough to count by hand: a unit square less a centred
+    /// square hole of side 1/2 (8 edges, area 3/4), and a 2 × 1 rectangle beside it (4 edges, area 2),
+    /// at cells of side 1/2: 12 edges · 1/4 ÷ 2.75 = 12/11 edges a cell, from the threshold on deep.
+    @Test func theRulesMeasureIsEdgesPerCellOfTheUnitsArea() throws {
+        let context = try GEOSContext()
+        let wkts = ["POLYGON((0 0, 1 0, 1 1, 0 1, 0 0), (0.25 0.25, 0.25 0.75, 0.75 0.75, 0.75 0.25, 0.25 0.25))",
+                    "POLYGON((2 0, 4 0, 4 1, 2 1, 2 0))"]
+        let store = PolygonStore(polygons: try wkts.map { try Geometry.wkt($0, context: context) })
+        let density = CellIndex.edgesPerCell(store: store, cellSide: 0.5)
+        #expect(abs(density - 12.0 / 11.0) < 1e-12, "\(density)")
+        #expect(abs(CellIndex.edgesPerCell(store: store, cellSide: 0.05) - 12.0 / 1100.0) < 1e-12)
+        #expect(CellIndex.borderLevels(store: store, cellSide: 0.5) == CellIndex.deepBorderLevels)
+        #expect(CellIndex.borderLevels(store: store, cellSide: 0.05) == 0)
+        #expect(CellIndex.borderLevels(edgesPerCell: CellIndex.deepBorderEdgesPerCell) == CellIndex.deepBorderLevels)
+        #expect(CellIndex.borderLevels(edgesPerCell: CellIndex.deepBorderEdgesPerCell.nextDown) == 0)
     }
 
     @Test func theCacheRoundTripsADeepTreeAndFindsItDamaged() async throws {

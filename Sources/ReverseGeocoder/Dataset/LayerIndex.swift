@@ -146,15 +146,16 @@ final class LayerIndex: Sendable {
         var tests: [InteriorTest] = []
         for _ in 0..<threads { tests.append(try InteriorTest(store: store)) }
         let extent = (0..<store.count).reduce(Box.empty) { $0.union(store.envelope($1)) }
-        // Deep enough that leaves are about cellSize wide. Border cells go ``CellIndex/borderLevels``
-        // further (then few points reach one), and further still while they hold many edges (fine
+        // Deep enough that leaves are about cellSize wide. Border cells go the layer's own
+        // ``CellIndex/borderLevels(store:cellSide:)`` further (then few points reach one), and further still while they hold many edges (fine
         // boundaries), to 20 levels (the tree's limit) less one when that keeps the extra levels even, so
         // the top grid is as deep as without them.
         let side = max(extent.maxX - extent.minX, extent.maxY - extent.minY, cellSize)
         let depth = min(20, max(1, Int((log2(side / cellSize)).rounded(.up))))
         let maxDepth = depth + (20 - depth) / 2 * 2
         let workers = tests
-        let cells = CellIndex(store: store, unitOf: partUnit, baseDepth: min(maxDepth, depth + CellIndex.borderLevels), maxDepth: maxDepth,
+        let borderLevels = CellIndex.borderLevels(store: store, cellSide: side / Double(1 << depth))
+        let cells = CellIndex(store: store, unitOf: partUnit, baseDepth: min(maxDepth, depth + borderLevels), maxDepth: maxDepth,
                               maxEdges: maxEdges, threads: threads) { worker, p, x, y in
             workers[worker].containsProperly(p, x, y)
         }

@@ -346,25 +346,65 @@ final class CellIndex: Sendable {
         return state == code
     }
 
-    /// Levels below the cell size (``ReverseGeocoder/Options/cellSize``) every border cell is split to,
-    /// whatever its edges: a quarter of the side, so about a third of the area (a border crosses some 5
-    /// of the 16 cells it is split into), and a third as many points reach a border cell, the query's
-    /// slow path (its records and their edges, misses one after another). Two, not one: the two-level
-    /// nodes make a border cell two levels down one node load more either way, and one level gave no
-    /// timed gain. Measured (Benchmarks/results/query-speed.md, session 9): 0 → 2 cut the simulated
-    /// last-level misses a query on the bundled China districts from 0.77 to 0.51 and the CPU time per
-    /// point to 0.82 of it (full resolution 0.71, densified ×24 0.76), for a cache of 79 MB instead of
-    /// 41 MB (full: 159 instead of 128; ×24 +0.5 %: dense borders were split that far already) and a
-    /// longer build on simplified data (more cells, each decided by GEOS once).
+    /// Levels below the cell size (``ReverseGeocoder/Options/cellSize``) a layer's border cells are split
+    /// to, whatever their edges, chosen per layer at build time by ``borderLevels(edgesPerCell:)``: a
+    /// quarter of the side is about a third of the area (a border crosses some 5 of the 16 cells it is
+    /// split into), so a third as many points reach a border cell, the query's slow path (its records and
+    /// their edges, misses one after another). Two, not one: the two-level nodes make a border cell two
+    /// levels down one node load more either way, and one level gave no timed gain (session 9).
     ///
-    /// Set back to 0 at the merge: the district layer was the only one measured, and on the bundled
-    /// data's other layers two levels cost far more. Index caches of `Data/` (geocode-bench
-    /// `--load-only`, empty cache, one run each, idle machine): China 61 → 121 MB, world 75 → 260 MB,
-    /// localities 81 → 267 MB, time zones 72 → 152 MB (289 MB → 800 MB in all), build 17.6 → 33.8 s
-    /// wall, the localities' build peaking at 1.25 GB instead of 0.53; the CI run went from 18 to 28
-    /// minutes. Two levels pay only where a layer's cells are large beside its units (the districts); a
-    /// rule by layer is the open question (see the session note).
-    static let borderLevels = 0
+    /// For every layer (session 9's format 12) it cut the district layer's CPU time a point to 0.71–0.82
+    /// but nearly tripled `Data/`'s other caches (world 75 → 260 MB, localities 81 → 267, time zones 72 →
+    /// 152; build 17.6 → 33.8 s): those layers' border cells hold under one edge each on average and
+    /// few points reach them, so the split cost five times the records for little (query-speed.md,
+    /// session 10).
+    static let deepBorderLevels = 2
+
+    /// The layer's ``edgesPerCell(store:cellSide:)`` from which its border cells go ``deepBorderLevels``
+    /// deeper. It is what a point in the layer's units pays in the border test, on average (the share of
+    /// the area in border cells times the edges a border cell holds), and also what makes the split
+    /// cheap beside the layer (a border cell of many edges splits into cells of a few, so the records
+    /// grow by ~2.7× rather than ~5×). At the default cell size, `Data/`'s layers: China's districts
+    /// 0.93, cities 0.40, provinces 0.16; world provinces 0.04, countries 0.02; localities 0.07; time
+    /// zones 0.05 (full-resolution districts 4.0, ×24 densified 23): between the districts and the cities.
+    static let deepBorderEdgesPerCell = 0.6
+
+    /// The border levels for a layer whose covered area holds `edgesPerCell` edges a cell of the cell
+    /// size's level: ``deepBorderLevels`` from ``deepBorderEdgesPerCell`` on, else 0.
+    static func borderLevels(edgesPerCell: Double) -> Int {
+        edgesPerCell >= deepBorderEdgesPerCell ? deepBorderLevels : 0
+    }
+
+    /// The border levels for a layer's polygons at base cells of side `cellSide`.
+    static func borderLevels(store: PolygonStore, cellSide: Double) -> Int {
+        borderLevels(edgesPerCell: edgesPerCell(store: store, cellSide: cellSide))
+    }
+
+    /// The layer's edges (every ring's, so a border between two units counts twice, as in the border
+    /// cells' records) per cell of side `cellSide` of its units' area (each polygon's shell less its
+    /// holes, by the shoelace sum, relative to the ring's first vertex): one pass over the vertices. 0
+    /// for a layer without area.
+    static func edgesPerCell(store: PolygonStore, cellSide: Double) -> Double {
+        let v = store.vertices
+        var edges = 0, area = 0.0
+        for p in 0..<store.count {
+            var polygon = 0.0
+            for r in Int(store.partRings[p])..<Int(store.partRings[p + 1]) {
+                let from = Int(store.ringStart[r]), to = Int(store.ringStart[r + 1])
+                guard to - from >= 2 else { continue }
+                edges += to - from - 1
+                let x0 = v[2 * from], y0 = v[2 * from + 1]
+                var twice = 0.0
+                for k in from..<(to - 1) {
+                    twice += (v[2 * k] - x0) * (v[2 * k + 3] - y0) - (v[2 * k + 2] - x0) * (v[2 * k + 1] - y0)
+                }
+                polygon += r == Int(store.partRings[p]) ? abs(twice) / 2 : -abs(twice) / 2
+            }
+            area += max(0, polygon)
+        }
+        guard area > 0, cellSide > 0 else { return 0 }
+        return Double(edges) * cellSide * cellSide / area
+    }
 
     /// Edges (of all candidates together, so a border shared by two units counts twice) a border cell
     /// below the base level may hold before it is split again. Measured on China's districts segmentized

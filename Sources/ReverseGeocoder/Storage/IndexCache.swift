@@ -44,10 +44,13 @@ struct IndexCache {
     /// 10: the metadata in ``CompactEncoder``'s binary form instead of JSON (a fifth of a one-point start).
     /// 11: a border cell's tree entry holds where its records begin and its last record is flagged, so the
     /// query no longer reads the border cell table (one dependent cache miss fewer per border point).
-    /// 12: border cells split to at least ``CellIndex/borderLevels`` levels below the cell size (the same
+    /// 12: border cells split to at least two levels below the cell size (the same
     /// layout; a different tree for the same data, and a cache of 11 would keep the slower one).
-    /// 13: ``CellIndex/borderLevels`` back to 0 (format 12's caches hold the deeper trees).
-    static let formatVersion: UInt32 = 13
+    /// 13: border cells back at the cell size (format 12's caches hold the deeper trees).
+    /// 14: border cells ``CellIndex/deepBorderLevels`` below the cell size on the layers whose
+    /// ``CellIndex/edgesPerCell(store:cellSide:)`` reaches ``CellIndex/deepBorderEdgesPerCell`` (the
+    /// same layout; a deeper tree for China's districts, and a cache of 13 would keep the slower one).
+    static let formatVersion: UInt32 = 14
     private static let magic: [UInt8] = Array("GEOIDX\0\0".utf8)
     private static let headerSize = 64
 
