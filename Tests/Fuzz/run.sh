@@ -55,6 +55,7 @@ module_deps() {
 
 SWIFTC=${SWIFTC:-swiftc}
 CLANG=${CLANG:-$(dirname "$(command -v "$SWIFTC")")/clang}
+LLD=${LLD:-$(dirname "$(command -v "$SWIFTC")")/ld.lld}
 # The Swift runtime's own crash backtracer fights AddressSanitizer's; libFuzzer reports crashes itself.
 export SWIFT_BACKTRACE=enable=no
 export LSAN_OPTIONS="suppressions=$HERE/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
@@ -86,8 +87,8 @@ build_module() {
     local sources
     sources=$(find "$dir" -name '*.swift' | LC_ALL=C sort)
     # FUZZ_ONONE_MODULES (CI: the facade and the CLI): built unoptimized, a fraction of their -O compile.
-    # Not the engine or the parsers: the shapefile harness's slowest seed takes 14 s at -Onone, past
-    # libFuzzer's 10-second hang limit, and under 2 s at -O.
+    # Not the engine or the parsers: at -Onone one shapefile seed took 14.5 s of CPU, past libFuzzer's
+    # 10-second hang limit (at -O the seeds replay within it).
     local flags=("${FLAGS[@]}")
     case " ${FUZZ_ONONE_MODULES:-} " in *" $name "*) flags=("${flags[@]/#-O/-Onone}") ;; esac
     local stamp
@@ -109,7 +110,7 @@ build_module() {
     nice -n "$NICE" "$SWIFTC" "${flags[@]}" -num-threads "$BUILD_THREADS" -enable-testing -wmo -module-name "$name" \
         -emit-module -emit-module-path "$B/modules/$name.swiftmodule" -c $sources -output-file-map "$map" \
         2> >(grep -v "warning:\|^ *[0-9]* |\|^ *|\|^\[#\|^$" >&2 || true)
-    ld.lld -r "$objdir"/*.o -o "$B/modules/$name.o"
+    "$LLD" -r "$objdir"/*.o -o "$B/modules/$name.o"
     echo "$name $stamp" > "$B/modules/$name.stamp"
 }
 
