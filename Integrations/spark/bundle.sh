@@ -9,13 +9,15 @@
 # Run it on the executors' OS and CPU architecture (e.g. in their container image): glibc still comes
 # from the executor and must be at least as new as here.
 #   Integrations/spark/bundle.sh [DATA_DIR]
+#   Integrations/spark/bundle.sh --build-only   # only the release build (CI starts it early, beside the
+#                                               # other compiles; the later full run finds it up to date)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
+build_only=0
+if [ "${1:-}" = "--build-only" ]; then build_only=1; shift; fi
 data="${1:-$root/Data}"
 dist="$here/dist"
-rm -rf "$dist/libs"
-mkdir -p "$dist/libs"
 # The static Foundation links its system libraries by name: FoundationXML (GPX) needs libxml2's
 # development symlink, which only the -dev package installs.
 log="$here/.build-static/build.log"
@@ -28,6 +30,9 @@ if ! (cd "$root" && swift build -c release --product geocode --static-swift-stdl
   echo "bundle.sh: the release build failed (log: $log)" >&2
   exit 1
 fi
+[ "$build_only" = 0 ] || exit 0
+rm -rf "$dist/libs"
+mkdir -p "$dist/libs"
 cp "$here/.build-static/release/geocode" "$dist/geocode"
 if command -v strip >/dev/null; then strip "$dist/geocode"; fi   # symbols are most of its size
 # Every library the binary loads, directly or not, except glibc's own.
