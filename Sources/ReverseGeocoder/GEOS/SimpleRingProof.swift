@@ -20,9 +20,10 @@
 /// Anything else — a hole, a repeated point, a pair in doubt — answers false, and GEOS decides.
 /// `SimpleRingProofTests` compares it with GEOS on real and constructed rings, valid and invalid.
 enum SimpleRingProof {
-    /// One ring edge's box and its number in the ring.
-    private struct EdgeBox {
-        var minX: Double, maxX: Double, minY: Double, maxY: Double
+    /// One ring edge's west end and its number in the ring: what the sweep sorts (16 bytes, moved
+    /// cheaply; the rest of its box is read from the ring).
+    private struct EdgeStart {
+        var minX: Double
         var edge: Int
     }
 
@@ -53,22 +54,22 @@ enum SimpleRingProof {
         }
         guard m > 3 else { return true }  // a triangle's edges are all adjacent
         // Non-adjacent pairs whose boxes overlap, by a sweep in x.
-        var boxes: [EdgeBox] = []
-        boxes.reserveCapacity(m)
-        for i in 0..<m {
-            let x1 = xy[2 * i], y1 = xy[2 * i + 1], x2 = xy[2 * i + 2], y2 = xy[2 * i + 3]
-            boxes.append(EdgeBox(minX: min(x1, x2), maxX: max(x1, x2), minY: min(y1, y2), maxY: max(y1, y2), edge: i))
-        }
-        return boxes.withUnsafeMutableBufferPointer { boxes in
-            boxes.sort { $0.minX < $1.minX }
+        var starts: [EdgeStart] = []
+        starts.reserveCapacity(m)
+        for i in 0..<m { starts.append(EdgeStart(minX: min(xy[2 * i], xy[2 * i + 2]), edge: i)) }
+        return starts.withUnsafeMutableBufferPointer { starts in
+            // A ring runs east and west in long stretches: runs the sort merges cheaply.
+            starts.sort { $0.minX < $1.minX }
             for a in 0..<m {
-                let ea = boxes[a]
+                let i0 = starts[a].edge
+                let maxX = max(xy[2 * i0], xy[2 * i0 + 2])
+                let minY = min(xy[2 * i0 + 1], xy[2 * i0 + 3]), maxY = max(xy[2 * i0 + 1], xy[2 * i0 + 3])
                 var b = a + 1
-                while b < m, boxes[b].minX <= ea.maxX {
-                    let eb = boxes[b]
+                while b < m, starts[b].minX <= maxX {
+                    let j0 = starts[b].edge
                     b += 1
-                    if eb.minY > ea.maxY || eb.maxY < ea.minY { continue }
-                    let i = min(ea.edge, eb.edge), j = max(ea.edge, eb.edge)
+                    if min(xy[2 * j0 + 1], xy[2 * j0 + 3]) > maxY || max(xy[2 * j0 + 1], xy[2 * j0 + 3]) < minY { continue }
+                    let i = min(i0, j0), j = max(i0, j0)
                     if j == i + 1 || (i == 0 && j == m - 1) { continue }  // adjacent: checked above
                     if !disjoint(xy, i, j) { return false }
                 }
