@@ -448,7 +448,12 @@ struct CellTreeBuilder {
                         break
                     }
                 }
-                let holds = known ?? inputs.bands.interior(Int(p), cx, cy, segments: inputs.segments) ?? containsProperly(Int(p), cx, cy)
+                // A centre outside the part's box is outside the part (what GEOS and the bands would say,
+                // after a scan of a band's edges): most reaching neighbours of an edgeless cell.
+                let box = inputs.boxes[Int(p)]
+                let outside = cx < box.minX || cx > box.maxX || cy < box.minY || cy > box.maxY
+                let holds = known ?? (outside ? false
+                    : inputs.bands.interior(Int(p), cx, cy, segments: inputs.segments) ?? containsProperly(Int(p), cx, cy))
                 memo.append(MemoEntry(part: p, holds: holds))
                 if holds {
                     held[c] = inputs.unitOf[Int(p)]
