@@ -71,7 +71,8 @@ final class CellBuildInputs: @unchecked Sendable {
 }
 
 /// Pushes the edges of a layer's polygons down a quadtree (see ``CellIndex``), depth first: a cell's
-/// four children's frames are made in one pass over its own, into arrays reused per level.
+/// four children's frames are made in one pass over its own, written straight into memory the builder
+/// keeps per level (``LevelStore``), kept while the children are visited.
 ///
 /// In parallel: the tree's cells at ``splitLevel`` that need splitting become subtrees, each built by
 /// its own builder on whichever worker takes it (``CellTreeBuilder/build(inputs:threads:origin:side:containsProperly:)``).
@@ -89,9 +90,13 @@ struct CellTreeBuilder {
     /// GEOS's exact interior test of a part at a point, for this builder's worker.
     let containsProperly: (Int, Double, Double) -> Bool
     var tree = CellTree()
-    /// Reused child frames, per level: the four children's frames of a cell at level l are made in one
-    /// pass over the cell's own frame into `pool[l]`, kept while the children are visited.
-    var pool: [[Frame]] = []
+    /// One ``LevelStore`` per level 0 ... maxDepth: the children of the cell being split at level l are
+    /// written into `levels[l]`, which stays as it is while they are visited (their own children go into
+    /// `levels[l + 1]`). Raw memory, not arrays of arrays in `self`: the children's frames cost plain
+    /// stores, no append with its uniqueness and capacity checks, no retain of a frame per child, and no
+    /// run-time exclusivity check (a class's stored arrays paid one per access). Freed by ``release()``.
+    let levels: UnsafeMutablePointer<LevelStore>
+    let levelCount: Int
     /// Cells at this level that need splitting are left to a subtree (`subtrees`) instead of recursing;
     /// `Int.max` in a subtree's own builder.
     let splitAt: Int
@@ -100,39 +105,77 @@ struct CellTreeBuilder {
     var pieces: [Piece] = []
     /// Scratch of unitsOfEdgelessChildren, reused.
     var memo: [MemoEntry] = []
-    /// Where subdivide writes its children's segments, reused.
-    let scratch = ChildSegments()
-
-    /// Four buffers of segment numbers, one per child, grown to the most segments one part has in a
-    /// frame (a child holds at most its parent's). A class: freed in deinit; used by one builder on one worker.
-    final class ChildSegments {
-        private(set) var base: [UnsafeMutablePointer<Int32>] = []
-        private var capacity = 0
-
-        /// Room for `count` segments in each (at least one, so there are always four buffers).
-        @inline(__always)
-        func reserve(_ count: Int) {
-            if count > capacity || base.isEmpty { grow(count) }
-        }
-
-        private func grow(_ count: Int) {
-            for b in base { b.deallocate() }
-            capacity = max(count, 2 * capacity, 64)
-            base = (0..<4).map { _ in .allocate(capacity: capacity) }
-        }
-
-        deinit { for b in base { b.deallocate() } }
-    }
 
     /// The parts that reach a cell, each with the segments that may touch it: part `parts[i]` has
-    /// segments `segs[segEnd[i - 1] ..< segEnd[i]]` (from 0 for the first).
+    /// segments `segs[segEnd[i - 1] ..< segEnd[i]]` (from 0 for the first). A view of memory owned
+    /// elsewhere (a ``LevelStore``, or an ``OwnedFrame`` for the root and the subtrees).
     struct Frame {
+        var parts: UnsafePointer<Int32>, segEnd: UnsafePointer<Int32>, segs: UnsafePointer<Int32>
+        var partCount: Int
+
+        var segCount: Int { partCount == 0 ? 0 : Int(segEnd[partCount - 1]) }
+    }
+
+    /// A frame in arrays of its own: the root's, and a subtree's, which outlives the level memory it
+    /// was made in.
+    struct OwnedFrame {
         var parts: [Int32] = [], segEnd: [Int32] = [], segs: [Int32] = []
 
-        mutating func removeAll() {
-            parts.removeAll(keepingCapacity: true)
-            segEnd.removeAll(keepingCapacity: true)
-            segs.removeAll(keepingCapacity: true)
+        init(parts: [Int32], segEnd: [Int32], segs: [Int32]) {
+            self.parts = parts; self.segEnd = segEnd; self.segs = segs
+        }
+
+        init(copying f: Frame) {
+            parts = Array(UnsafeBufferPointer(start: f.parts, count: f.partCount))
+            segEnd = Array(UnsafeBufferPointer(start: f.segEnd, count: f.partCount))
+            segs = Array(UnsafeBufferPointer(start: f.segs, count: f.segCount))
+        }
+
+        func withFrame<R>(_ body: (Frame) -> R) -> R {
+            parts.withUnsafeBufferPointer { p in
+                segEnd.withUnsafeBufferPointer { e in
+                    segs.withUnsafeBufferPointer { s in
+                        // Never nil: an empty array still has a base address here, but be safe for count 0.
+                        let none = UnsafePointer<Int32>(bitPattern: MemoryLayout<Int32>.alignment)!
+                        return body(Frame(parts: p.baseAddress ?? none, segEnd: e.baseAddress ?? none, segs: s.baseAddress ?? none,
+                                          partCount: p.count))
+                    }
+                }
+            }
+        }
+    }
+
+    /// The four children's frames of one cell: child c's parts are `parts[c * partCapacity ...]`, its
+    /// segment ends `segEnd[c * partCapacity ...]` and its segments `segs[c * segCapacity ...]`. A child
+    /// holds at most its parent's parts and segments, so room for the parent's counts per child is
+    /// enough; grown (the old contents are dead by then) when a larger cell comes to this level.
+    struct LevelStore {
+        var parts: UnsafeMutablePointer<Int32>?, segEnd: UnsafeMutablePointer<Int32>?, segs: UnsafeMutablePointer<Int32>?
+        var partCapacity = 0, segCapacity = 0
+
+        mutating func reserve(parts p: Int, segs s: Int) {
+            if p > partCapacity || parts == nil {
+                parts?.deallocate(); segEnd?.deallocate()
+                partCapacity = max(p, 2 * partCapacity, 16)
+                parts = .allocate(capacity: 4 * partCapacity)
+                segEnd = .allocate(capacity: 4 * partCapacity)
+            }
+            if s > segCapacity || segs == nil {
+                segs?.deallocate()
+                segCapacity = max(s, 2 * segCapacity, 64)
+                segs = .allocate(capacity: 4 * segCapacity)
+            }
+        }
+
+        func free() {
+            parts?.deallocate(); segEnd?.deallocate(); segs?.deallocate()
+        }
+
+        /// Child c's frame, given its number of parts.
+        @inline(__always)
+        func child(_ c: Int, partCount: Int) -> Frame {
+            Frame(parts: parts! + c * partCapacity, segEnd: segEnd! + c * partCapacity, segs: segs! + c * segCapacity,
+                  partCount: partCount)
         }
     }
 
@@ -142,7 +185,7 @@ struct CellTreeBuilder {
         var slot: Int
         var x0: Double, y0: Double, side: Double
         var level: Int, column: Int, row: Int
-        var frame: Frame
+        var frame: OwnedFrame
     }
 
     /// A border cell of the top tree, or a subtree, in depth-first order.
@@ -155,6 +198,16 @@ struct CellTreeBuilder {
         self.inputs = inputs
         self.splitAt = splitAt
         self.containsProperly = containsProperly
+        levelCount = inputs.maxDepth + 1
+        levels = .allocate(capacity: levelCount)
+        levels.initialize(repeating: LevelStore(), count: levelCount)
+    }
+
+    /// Frees the level memory; the builder is not used after.
+    func release() {
+        for l in 0..<levelCount { levels[l].free() }
+        levels.deinitialize(count: levelCount)
+        levels.deallocate()
     }
 
     /// The whole tree over the square (originX, originY, side), the subtrees below ``splitLevel`` built
@@ -164,26 +217,29 @@ struct CellTreeBuilder {
                       containsProperly: @escaping @Sendable (Int, Int, Double, Double) -> Bool) -> CellTree {
         var top = CellTreeBuilder(inputs: inputs, splitAt: splitLevel) { containsProperly(0, $0, $1, $2) }
         // Root: every part with all its segments.
-        var root = Frame()
-        root.parts = (0..<Int32(inputs.boxes.count)).map { $0 }
-        root.segEnd = Array(inputs.segStart.dropFirst())
-        root.segs = (0..<(inputs.segStart.last ?? 0)).map { $0 }
+        let root = OwnedFrame(parts: (0..<Int32(inputs.boxes.count)).map { $0 }, segEnd: Array(inputs.segStart.dropFirst()),
+                              segs: (0..<(inputs.segStart.last ?? 0)).map { $0 })
         top.tree.nodes = [0, 0, 0, 0]
-        top.subdivide(node: 0, x0: originX, y0: originY, side: side, level: 0, column: 0, row: 0, frame: root)
+        root.withFrame { top.subdivide(node: 0, x0: originX, y0: originY, side: side, level: 0, column: 0, row: 0, frame: $0) }
+        top.release()
 
         let jobs = top.subtrees
         let results = BuildResults<CellTree>(count: jobs.count)
         let next = Mutex(0)
         let workers = max(1, min(threads, jobs.count))
         @Sendable func work(_ worker: Int) {
+            var b = CellTreeBuilder(inputs: inputs, splitAt: .max) { containsProperly(worker, $0, $1, $2) }
+            defer { b.release() }
             while true {
                 let j = next.withLock { (n: inout Int) -> Int in defer { n += 1 }; return n }
                 guard j < jobs.count else { return }
                 let job = jobs[j]
-                var b = CellTreeBuilder(inputs: inputs, splitAt: .max) { containsProperly(worker, $0, $1, $2) }
+                b.tree = CellTree()
                 b.tree.nodes = [0, 0, 0, 0]
-                b.subdivide(node: 0, x0: job.x0, y0: job.y0, side: job.side, level: job.level, column: job.column, row: job.row,
-                            frame: job.frame)
+                job.frame.withFrame {
+                    b.subdivide(node: 0, x0: job.x0, y0: job.y0, side: job.side, level: job.level, column: job.column, row: job.row,
+                                frame: $0)
+                }
                 results.set(j, b.tree)
             }
         }
@@ -194,7 +250,6 @@ struct CellTreeBuilder {
         }
         return merge(top, subtrees: results.values())
     }
-
     /// The top tree with its subtrees grafted on: border cells renumbered in depth-first order, each
     /// subtree's nodes appended after the top's.
     private static func merge(_ top: CellTreeBuilder, subtrees: [CellTree]) -> CellTree {
@@ -256,84 +311,79 @@ struct CellTreeBuilder {
         let west = SIMD4<Double>(x0, x0 + half, x0, x0 + half), south = SIMD4<Double>(y0, y0, y0 + half, y0 + half)
         let minX = west - m, minY = south - m, maxX = west + (half + m), maxY = south + (half + m)
         @inline(__always) func cell(_ c: Int) -> Box { Box(minX: minX[c], minY: minY[c], maxX: maxX[c], maxY: maxY[c]) }
-        // The four children's frames in one pass over this cell's (each segment read once, not once per
-        // child), into this level's reused frames, taken out of the pool while the children are visited.
-        while pool.count <= level { pool.append([Frame](repeating: Frame(), count: 4)) }
-        var children: [Frame] = []
-        swap(&children, &pool[level])
-        for c in 0..<4 { children[c].removeAll() }
         // A column's cells share their x-range and a row's their y-range (the lanes are the same
         // arithmetic), so a segment's box is tested against two x-ranges and two y-ranges, not four boxes.
         let wx0 = minX[0], wx1 = maxX[0], ex0 = minX[1], ex1 = maxX[1]
         let sy0 = minY[0], sy1 = maxY[0], ny0 = minY[2], ny1 = maxY[2]
-        // Each child's segments of a part written straight into scratch memory (a plain store each, not
-        // an array append with its uniqueness and capacity checks), then copied into its frame at once.
-        // Sized once per cell for its largest part, and the four buffers read once: each access to the
-        // class's properties is a run-time exclusivity check (swift_beginAccess), which per part cost
-        // 0.2 G instructions of a bundled build.
-        var most = 0, previous: Int32 = 0
-        for end in frame.segEnd { most = max(most, Int(end - previous)); previous = end }
-        scratch.reserve(most)
-        let buffers = scratch.base
-        let o0 = buffers[0], o1 = buffers[1], o2 = buffers[2], o3 = buffers[3]
-        frame.parts.withUnsafeBufferPointer { parts in
-            frame.segEnd.withUnsafeBufferPointer { segEnd in
-                frame.segs.withUnsafeBufferPointer { segs in
-                    for i in 0..<parts.count {
-                        let p = Int(parts[i])
-                        let b = boxes[p]
-                        // Which children the part's box reaches.
-                        let r0 = !b.isDisjoint(from: cell(0)), r1 = !b.isDisjoint(from: cell(1))
-                        let r2 = !b.isDisjoint(from: cell(2)), r3 = !b.isDisjoint(from: cell(3))
-                        guard r0 || r1 || r2 || r3 else { continue }
-                        let from = i == 0 ? 0 : Int(segEnd[i - 1]), to = Int(segEnd[i])
-                        var n0 = 0, n1 = 0, n2 = 0, n3 = 0
-                        for k in from..<to {
-                            let s = segments[Int(segs[k])]
-                            // The segment's box against the columns and rows (segmentMayTouch's first test).
-                            let lo = min(s.x1, s.x2), hi = max(s.x1, s.x2), bottom = min(s.y1, s.y2), top = max(s.y1, s.y2)
-                            let inW = !(lo > wx1 || hi < wx0), inE = !(lo > ex1 || hi < ex0)
-                            let inS = !(bottom > sy1 || top < sy0), inN = !(bottom > ny1 || top < ny0)
-                            // An end inside the child: lineMayTouch says true then (see endInside), so
-                            // most segments, short against the cell, skip its four cross products.
-                            let aW = s.x1 >= wx0 && s.x1 <= wx1, aE = s.x1 >= ex0 && s.x1 <= ex1
-                            let aS = s.y1 >= sy0 && s.y1 <= sy1, aN = s.y1 >= ny0 && s.y1 <= ny1
-                            let bW = s.x2 >= wx0 && s.x2 <= wx1, bE = s.x2 >= ex0 && s.x2 <= ex1
-                            let bS = s.y2 >= sy0 && s.y2 <= sy1, bN = s.y2 >= ny0 && s.y2 <= ny1
-                            @inline(__always) func consider(_ c: Int, _ reaches: Bool, _ overlaps: Bool, _ endInside: Bool,
-                                                            _ out: UnsafeMutablePointer<Int32>, _ n: inout Int) {
-                                guard reaches && overlaps else { return }
-                                if endInside || Self.lineMayTouch(s, cell(c)) {
-                                    out[n] = segs[k]
-                                    n &+= 1
-                                }
-                            }
-                            consider(0, r0, inW && inS, (aW && aS) || (bW && bS), o0, &n0)
-                            consider(1, r1, inE && inS, (aE && aS) || (bE && bS), o1, &n1)
-                            consider(2, r2, inW && inN, (aW && aN) || (bW && bN), o2, &n2)
-                            consider(3, r3, inE && inN, (aE && aN) || (bE && bN), o3, &n3)
-                        }
-                        @inline(__always) func file(_ c: Int, _ reaches: Bool, _ out: UnsafeMutablePointer<Int32>, _ n: Int) {
-                            guard reaches else { return }
-                            children[c].segs.append(contentsOf: UnsafeBufferPointer(start: out, count: n))
-                            children[c].parts.append(Int32(p))
-                            children[c].segEnd.append(Int32(children[c].segs.count))
-                        }
-                        file(0, r0, o0, n0)
-                        file(1, r1, o1, n1)
-                        file(2, r2, o2, n2)
-                        file(3, r3, o3, n3)
+        // The four children's frames in one pass over this cell's (each segment read once, not once per
+        // child), each segment and part written with a plain store straight into this level's memory.
+        levels[level].reserve(parts: frame.partCount, segs: frame.segCount)
+        let store = levels[level]
+        let partCapacity = store.partCapacity, segCapacity = store.segCapacity
+        let o0 = store.segs!, o1 = o0 + segCapacity, o2 = o1 + segCapacity, o3 = o2 + segCapacity
+        let q0 = store.parts!, q1 = q0 + partCapacity, q2 = q1 + partCapacity, q3 = q2 + partCapacity
+        let e0 = store.segEnd!, e1 = e0 + partCapacity, e2 = e1 + partCapacity, e3 = e2 + partCapacity
+        var n0 = 0, n1 = 0, n2 = 0, n3 = 0  // segments written per child
+        var p0 = 0, p1 = 0, p2 = 0, p3 = 0  // parts written per child
+        let parts = frame.parts, segEnd = frame.segEnd, segs = frame.segs
+        var from = 0
+        for i in 0..<frame.partCount {
+            let to = Int(segEnd[i])
+            defer { from = to }
+            let p = parts[i]
+            let b = boxes[Int(p)]
+            // Which children the part's box reaches.
+            let r0 = !b.isDisjoint(from: cell(0)), r1 = !b.isDisjoint(from: cell(1))
+            let r2 = !b.isDisjoint(from: cell(2)), r3 = !b.isDisjoint(from: cell(3))
+            guard r0 || r1 || r2 || r3 else { continue }
+            for k in from..<to {
+                let s = segments[Int(segs[k])]
+                // The segment's box against the columns and rows (segmentMayTouch's first test).
+                let lo = min(s.x1, s.x2), hi = max(s.x1, s.x2), bottom = min(s.y1, s.y2), top = max(s.y1, s.y2)
+                let inW = !(lo > wx1 || hi < wx0), inE = !(lo > ex1 || hi < ex0)
+                let inS = !(bottom > sy1 || top < sy0), inN = !(bottom > ny1 || top < ny0)
+                // An end inside the child: lineMayTouch says true then (see endInside), so
+                // most segments, short against the cell, skip its four cross products.
+                let aW = s.x1 >= wx0 && s.x1 <= wx1, aE = s.x1 >= ex0 && s.x1 <= ex1
+                let aS = s.y1 >= sy0 && s.y1 <= sy1, aN = s.y1 >= ny0 && s.y1 <= ny1
+                let bW = s.x2 >= wx0 && s.x2 <= wx1, bE = s.x2 >= ex0 && s.x2 <= ex1
+                let bS = s.y2 >= sy0 && s.y2 <= sy1, bN = s.y2 >= ny0 && s.y2 <= ny1
+                @inline(__always) func consider(_ c: Int, _ reaches: Bool, _ overlaps: Bool, _ endInside: Bool,
+                                                _ out: UnsafeMutablePointer<Int32>, _ n: inout Int) {
+                    guard reaches && overlaps else { return }
+                    if endInside || Self.lineMayTouch(s, cell(c)) {
+                        out[n] = segs[k]
+                        n &+= 1
                     }
                 }
+                consider(0, r0, inW && inS, (aW && aS) || (bW && bS), o0, &n0)
+                consider(1, r1, inE && inS, (aE && aS) || (bE && bS), o1, &n1)
+                consider(2, r2, inW && inN, (aW && aN) || (bW && bN), o2, &n2)
+                consider(3, r3, inE && inN, (aE && aN) || (bE && bN), o3, &n3)
             }
+            // The part goes to every child its box reaches, even with no segment there (an edgeless
+            // child's candidates).
+            @inline(__always) func file(_ reaches: Bool, _ q: UnsafeMutablePointer<Int32>, _ e: UnsafeMutablePointer<Int32>,
+                                        _ np: inout Int, _ n: Int) {
+                guard reaches else { return }
+                q[np] = p
+                e[np] = Int32(truncatingIfNeeded: n)
+                np &+= 1
+            }
+            file(r0, q0, e0, &p0, n0)
+            file(r1, q1, e1, &p1, n1)
+            file(r2, q2, e2, &p2, n2)
+            file(r3, q3, e3, &p3, n3)
         }
-        let held = unitsOfEdgelessChildren(children, x0: x0, y0: y0, half: half)
+        let partCounts = SIMD4<Int>(p0, p1, p2, p3), segCounts = SIMD4<Int>(n0, n1, n2, n3)
+        let held = unitsOfEdgelessChildren(store, partCounts: partCounts, segCounts: segCounts, x0: x0, y0: y0, half: half)
         for child in 0..<4 {
             let cx0 = x0 + (child & 1 == 1 ? half : 0), cy0 = y0 + (child & 2 == 2 ? half : 0)
             let childColumn = 2 * column + (child & 1), childRow = 2 * row + (child >> 1)
-            let childFrame = children[child]
+            let childFrame = store.child(child, partCount: partCounts[child])
+            let childSegs = segCounts[child]
             let slot = 4 * node + child
-            if childFrame.segs.isEmpty {
+            if childSegs == 0 {
                 let best = held[child]
                 if best < 0 {
                     tree.nodes[slot] = CellIndex.tagEmpty << 30
@@ -342,10 +392,10 @@ struct CellTreeBuilder {
                     tree.nodes[slot] = CellIndex.tagUnit << 30 | UInt32(best)
                     tree.unitCells += 1
                 }
-            } else if level + 1 >= inputs.maxDepth || (level + 1 >= inputs.baseDepth && childFrame.segs.count <= inputs.maxEdges) {
+            } else if level + 1 >= inputs.maxDepth || (level + 1 >= inputs.baseDepth && childSegs <= inputs.maxEdges) {
                 tree.nodes[slot] = CellIndex.tagMixed << 30 | UInt32(tree.mixedCells.count)
                 pieces.append(.border(tree.mixedCells.count))
-                tree.mixedParts += childFrame.parts
+                tree.mixedParts.append(contentsOf: UnsafeBufferPointer(start: childFrame.parts, count: childFrame.partCount))
                 tree.mixedStart.append(Int32(tree.mixedParts.count))
                 tree.mixedCells.append(BorderCell(column: Int32(childColumn), row: Int32(childRow), level: Int8(level + 1)))
             } else if level + 1 == splitAt {
@@ -353,7 +403,7 @@ struct CellTreeBuilder {
                 tree.nodes[slot] = CellIndex.tagEmpty << 30
                 pieces.append(.subtree(subtrees.count))
                 subtrees.append(Subtree(slot: slot, x0: cx0, y0: cy0, side: half, level: level + 1, column: childColumn, row: childRow,
-                                        frame: childFrame))
+                                        frame: OwnedFrame(copying: childFrame)))
             } else {
                 let childNode = tree.nodes.count / 4
                 tree.nodes.append(contentsOf: repeatElement(0, count: 4))  // no temporary array per node
@@ -362,7 +412,6 @@ struct CellTreeBuilder {
                           row: childRow, frame: childFrame)
             }
         }
-        swap(&children, &pool[level])
     }
 
     /// For each child that no edge comes near, the unit holding it (-1: none); untouched lanes for the
@@ -377,17 +426,19 @@ struct CellTreeBuilder {
     /// GEOS is asked once per part and parent, not once per part and child. Each child's answers are
     /// kept in ascending part order (`memo`, from `memoStart[c]`), so a later child walks the earlier
     /// ones' lists alongside its own parts.
-    private mutating func unitsOfEdgelessChildren(_ children: [Frame], x0: Double, y0: Double, half: Double) -> SIMD4<Int32> {
+    private mutating func unitsOfEdgelessChildren(_ store: LevelStore, partCounts: SIMD4<Int>, segCounts: SIMD4<Int>,
+                                                  x0: Double, y0: Double, half: Double) -> SIMD4<Int32> {
         var held = SIMD4<Int32>(repeating: -1)
         memo.removeAll(keepingCapacity: true)
         var memoStart = SIMD4<Int>(repeating: 0), memoEnd = SIMD4<Int>(repeating: 0)
         var earlier = 0  // edgeless children before this one, in `order`
         var order = SIMD4<Int>(repeating: 0)
-        for c in 0..<4 where children[c].segs.isEmpty {
+        for c in 0..<4 where segCounts[c] == 0 {
             let cx = x0 + (c & 1 == 1 ? half : 0) + half / 2, cy = y0 + (c & 2 == 2 ? half : 0) + half / 2
             memoStart[c] = memo.count
             var at = memoStart  // per earlier child: its next memo entry to compare with
-            for p in children[c].parts {
+            let child = store.child(c, partCount: partCounts[c])
+            for p in UnsafeBufferPointer(start: child.parts, count: child.partCount) {
                 var known: Bool?
                 for e in 0..<earlier {
                     let o = order[e]
@@ -397,7 +448,12 @@ struct CellTreeBuilder {
                         break
                     }
                 }
-                let holds = known ?? inputs.bands.interior(Int(p), cx, cy, segments: inputs.segments) ?? containsProperly(Int(p), cx, cy)
+                // A centre outside the part's box is outside the part (what GEOS and the bands would say,
+                // after a scan of a band's edges): most reaching neighbours of an edgeless cell.
+                let box = inputs.boxes[Int(p)]
+                let outside = cx < box.minX || cx > box.maxX || cy < box.minY || cy > box.maxY
+                let holds = known ?? (outside ? false
+                    : inputs.bands.interior(Int(p), cx, cy, segments: inputs.segments) ?? containsProperly(Int(p), cx, cy))
                 memo.append(MemoEntry(part: p, holds: holds))
                 if holds {
                     held[c] = inputs.unitOf[Int(p)]

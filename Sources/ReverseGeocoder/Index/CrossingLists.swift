@@ -213,10 +213,20 @@ struct CrossingLists {
         var originX: Double, originY: Double, side: Double, margin: Double
     }
 
-    /// A border cell's (level, row), sortable: the rows a part's entries need.
-    private struct LevelRow: Comparable {
-        var level: Int8, row: Int32
-        static func < (a: LevelRow, b: LevelRow) -> Bool { a.level < b.level || (a.level == b.level && a.row < b.row) }
+    /// A border cell's (level, row): the rows a part's entries need, as one integer whose order is
+    /// (level, row)'s (the level above the row's bits, the row's sign bit flipped), so sorting them is
+    /// sorting plain integers, without a comparison closure.
+    private struct LevelRow: Equatable {
+        var key: UInt64
+
+        init(level: Int8, row: Int32) {
+            key = UInt64(UInt8(bitPattern: level) ^ 0x80) << 32 | UInt64(UInt32(bitPattern: row) ^ 0x8000_0000)
+        }
+
+        init(key: UInt64) { self.key = key }
+
+        var level: Int8 { Int8(bitPattern: UInt8(truncatingIfNeeded: key >> 32) ^ 0x80) }
+        var row: Int32 { Int32(bitPattern: UInt32(truncatingIfNeeded: key) ^ 0x8000_0000) }
     }
 
     /// An edge filed in the row bucket `bucket`.
@@ -231,7 +241,7 @@ struct CrossingLists {
     /// own variable, not a class: a class's arrays pay a run-time exclusivity check on every access
     /// (swift_beginAccess was 2 % of a whole build's instructions).
     private struct PartSweep {
-        var needed: [LevelRow] = []
+        var needed: [UInt64] = []  // LevelRow keys
         /// Distinct levels, ascending; level l's rows are `rows[levelStart[l] ..< levelStart[l + 1]]`, and
         /// a row's bucket is its index in `rows`.
         var levels: [Int8] = []
@@ -253,12 +263,13 @@ struct CrossingLists {
             // level), sorted: an edge is filed by a binary search for the first needed row it may meet, so a
             // long edge costs the rows it serves, not every row it spans at the finest level.
             needed.removeAll(keepingCapacity: true)
-            for e in entryIndices { needed.append(LevelRow(level: entries[Int(e)].level, row: entries[Int(e)].row)) }
+            for e in entryIndices { needed.append(LevelRow(level: entries[Int(e)].level, row: entries[Int(e)].row).key) }
             needed.sort()
             levels.removeAll(keepingCapacity: true)
             levelStart.removeAll(keepingCapacity: true)
             rows.removeAll(keepingCapacity: true)
-            for (i, n) in needed.enumerated() where i == 0 || n != needed[i - 1] {
+            for (i, key) in needed.enumerated() where i == 0 || key != needed[i - 1] {
+                let n = LevelRow(key: key)
                 if levels.last != n.level {
                     levels.append(n.level)
                     levelStart.append(rows.count)

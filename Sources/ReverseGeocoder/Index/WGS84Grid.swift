@@ -71,23 +71,67 @@ final class WGS84Grid: Sendable {
         // The layers' cell indexes unretained (`layers` holds them): a retain and a release per box and
         // layer were 0.1 G instructions of a bundled build.
         let indexes = layers.map { Unmanaged.passUnretained($0.cells!) }
-        for j in 0..<rows {
-            let lat0 = y0 + Double(j) * cell - slack, lat1 = y0 + Double(j + 1) * cell + slack
-            let rowTerms = OffsetBounds.terms(latitudes: lat0...lat1)
-            for i in 0..<columns {
-                let lon0 = x0 + Double(i) * cell - slack, lon1 = x0 + Double(i + 1) * cell + slack
-                let off = OffsetBounds.offset(columnTerms[i], rowTerms)
-                // The image of the cell in GCJ-02, grown for the rounding of adding the offset.
-                let gx0 = lon0 + off.lon.lo - slack, gx1 = lon1 + off.lon.hi + slack
-                let gy0 = lat0 + off.lat.lo - slack, gy1 = lat1 + off.lat.hi + slack
-                var entry = WGS84GridEntry.none
+        @inline(__always) func answer(_ l: Int, _ b: Box) -> CellIndex.BoxAnswer {
+            indexes[l]._withUnsafeGuaranteedRef { $0.boxAnswer(x0: b.minX, y0: b.minY, x1: b.maxX, y1: b.maxY) }
+        }
+        // Cells in blocks of `block` × `block`: the box answer of the union of a block's images is asked
+        // first. It is the fold of every tree cell the union overlaps, a superset of those each image
+        // overlaps (the spans are monotone in the box), so "empty" or "unit u" for the union is that answer
+        // for every image, and the block is done in one question per layer; only a mixed block asks cell by
+        // cell, from the layer where it was mixed (every earlier layer was empty for all of its cells). Most
+        // blocks lie inside one unit or outside all: the same entries, for about a tenth of the questions.
+        let block = 4
+        let images = UnsafeMutablePointer<Box>.allocate(capacity: block * block)
+        defer { images.deallocate() }
+        var rowTerms = [OffsetBounds.LatitudeTerms]()
+        rowTerms.reserveCapacity(block)
+        for bj in stride(from: 0, to: rows, by: block) {
+            let jEnd = min(rows, bj + block)
+            rowTerms.removeAll(keepingCapacity: true)
+            for j in bj..<jEnd {
+                rowTerms.append(OffsetBounds.terms(latitudes: (y0 + Double(j) * cell - slack)...(y0 + Double(j + 1) * cell + slack)))
+            }
+            for bi in stride(from: 0, to: columns, by: block) {
+                let iEnd = min(columns, bi + block), width = iEnd - bi
+                var union = Box.empty
+                for j in bj..<jEnd {
+                    let lat0 = y0 + Double(j) * cell - slack, lat1 = y0 + Double(j + 1) * cell + slack
+                    for i in bi..<iEnd {
+                        let lon0 = x0 + Double(i) * cell - slack, lon1 = x0 + Double(i + 1) * cell + slack
+                        let off = OffsetBounds.offset(columnTerms[i], rowTerms[j - bj])
+                        // The image of the cell in GCJ-02, grown for the rounding of adding the offset.
+                        let image = Box(minX: lon0 + off.lon.lo - slack, minY: lat0 + off.lat.lo - slack,
+                                        maxX: lon1 + off.lon.hi + slack, maxY: lat1 + off.lat.hi + slack)
+                        images[(j - bj) * width + (i - bi)] = image
+                        union = Box(minX: min(union.minX, image.minX), minY: min(union.minY, image.minY),
+                                    maxX: max(union.maxX, image.maxX), maxY: max(union.maxY, image.maxY))
+                    }
+                }
+                // The block's common entry by layer; `first` is where it was mixed (nil: it was not).
+                var common = WGS84GridEntry.none
+                var first: Int?
                 for l in indexes.indices {
-                    let answer = indexes[l]._withUnsafeGuaranteedRef { $0.boxAnswer(x0: gx0, y0: gy0, x1: gx1, y1: gy1) }
-                    if answer == .empty { continue }
-                    if case .unit(let u) = answer, let known = WGS84GridEntry(layer: l, unit: u) { entry = known } else { entry = .unknown }
+                    let a = answer(l, union)
+                    if a == .empty { continue }
+                    if case .unit(let u) = a { common = WGS84GridEntry(layer: l, unit: u) ?? .unknown } else { first = l }
                     break
                 }
-                entries[j * columns + i] = entry.rawValue
+                for j in bj..<jEnd {
+                    for i in bi..<iEnd {
+                        var entry = common
+                        if let first {
+                            entry = .none
+                            let image = images[(j - bj) * width + (i - bi)]
+                            for l in first..<indexes.count {
+                                let a = answer(l, image)
+                                if a == .empty { continue }
+                                if case .unit(let u) = a, let known = WGS84GridEntry(layer: l, unit: u) { entry = known } else { entry = .unknown }
+                                break
+                            }
+                        }
+                        entries[j * columns + i] = entry.rawValue
+                    }
+                }
             }
         }
         return WGS84Grid(originX: x0, originY: y0, cell: cell, columns: columns, rows: rows,
