@@ -638,10 +638,12 @@ public final class ReverseGeocoder: Sendable {
         var p = hotOverlays.isEmpty
             ? ownPlacemark(layer: l, unit: unit, context: context)
             : try withOverlays(admin: (l, unit), query: query, datum: datum, context: context)!
-        // Per query, outside the shared storage: no copy, no allocation (see Placemark.setNearestPlaceDistance).
-        if let places = hot.places {
-            let wgs = cDatum == .wgs84 ? c : Datum.convert(c, from: cDatum, to: .wgs84)
-            p.setNearestPlaceDistance(places._withUnsafeGuaranteedRef { $0.metres(from: wgs, to: unit) })
+        // Per query, outside the shared storage: no copy, no allocation, and no distance measured here: the
+        // placemark carries the unit's place (`presented`), the answer the point, measured when read
+        // (Placemark.setNearestPlaceQuery). Measuring it on every query cost the haversine's sines and
+        // arcsine and a load from the place table, for callers that mostly never read it.
+        if hot.places != nil {
+            p.setNearestPlaceQuery(cDatum == .wgs84 ? c : Datum.convert(c, from: cDatum, to: .wgs84))
         }
         return p
     }
@@ -665,7 +667,10 @@ public final class ReverseGeocoder: Sendable {
         for (level, codes) in layerCountryCodes[l] {
             if let code = p.code(at: level), let iso = codes[code] { p.isoCountryCode = iso }
         }
-        return p.localized(to: preferredLanguages)
+        var shown = p.localized(to: preferredLanguages)
+        // The unit's place, for its answers' distances (measured when read, see answer(layer:unit:...)).
+        if let places = hotLayers[l].places { shown.setNearestPlace(places._withUnsafeGuaranteedRef { $0.place(unit) }) }
+        return shown
     }
 
     /// ``presented(layer:unit:)`` for a layer reached by object.
