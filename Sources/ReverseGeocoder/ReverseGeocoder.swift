@@ -452,6 +452,10 @@ public final class ReverseGeocoder: Sendable {
         // instead of each admin dataset's mask, the far mask and each overlay's cells (see FarAnswers).
         if let far = farAnswers?.ready() {
             let k = far._withUnsafeGuaranteedRef { $0.combination(x: coordinate.longitude, y: coordinate.latitude) }
+            if k == FarAnswers.farOnly {
+                // Far, but the overlays differ over the cell: what the path below gives a far point.
+                return hotOverlays.isEmpty ? nil : try withOverlays(admin: nil, query: coordinate, datum: datum, context: threadContext())
+            }
             if k != 0 { return hotOverlays.isEmpty ? nil : try farPlacemark(k, far, context: threadContext()) }
         }
         var missedChina = false

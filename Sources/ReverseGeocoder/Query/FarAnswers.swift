@@ -10,10 +10,11 @@ import Synchronization
 /// top table, a cache miss) before its combined placemark; the median world query was such a point
 /// (Benchmarks/results/placemark-speed.md, session 11).
 ///
-/// A cell's entry is 0 (not far, or some overlay is not one answer over the cell: the query path
-/// decides) or k ≥ 1: the point is far, and overlay o answers slot `slots[(k - 1) * overlays + o]` (-1:
-/// none) for every point of the cell in every datum. The 254 combinations a byte can name are many more
-/// than the sea has (the bundled data: see ``combinationCount``); cells of further combinations stay 0.
+/// A cell's entry is 0 (not far: the query path decides), ``farOnly`` (far, but some overlay is not one
+/// answer over the cell: the point goes straight to the overlays, past the admin datasets), or k in
+/// 1 ... 254: the point is far, and overlay o answers slot `slots[(k - 1) * overlays + o]` (-1: none) for
+/// every point of the cell in every datum. The 254 combinations a byte can name are many more than the
+/// sea has (the bundled data: see ``combinationCount``); cells of further combinations are ``farOnly``.
 ///
 /// Two levels, so that the open sea is answered from a table that stays in the L2 cache: one 16-bit
 /// entry per block of 16 × 16 cells (16 KB), which is the block's entry when all its cells have the same
@@ -32,6 +33,8 @@ final class FarAnswers: Sendable {
     static let columns = FarMask.columns, rows = FarMask.rows
     /// The largest combination an entry can name.
     static let maxCombinations = Int(UInt8.max) - 1
+    /// The entry of a far cell without one answer of every overlay.
+    static let farOnly = Int(UInt8.max)
     private static let cellWidth = 360.0 / Double(columns), cellHeight = 180.0 / Double(rows)
     /// Cells per block side, and blocks per row of blocks.
     static let blockSide = 16, blockColumns = columns / blockSide
@@ -68,7 +71,7 @@ final class FarAnswers: Sendable {
         slots.deallocate()
     }
 
-    /// The entry for (x, y), a valid coordinate: 0, or the combination + 1. The cell is the one
+    /// The entry for (x, y), a valid coordinate: 0, a combination (1 ... 254) or ``farOnly``. The cell is the one
     /// ``FarMask/isFar(x:y:)`` reads (the same arithmetic).
     @inline(__always)
     func combination(x: Double, y: Double) -> Int {
@@ -162,6 +165,9 @@ final class FarAnswers: Sendable {
                 answered += 1
             }
         }
+        // Far cells without one answer: past the admin datasets at least (the entries of the cells above
+        // that have one stand; this only fills those phase 1 left unknown).
+        for cell in 0..<cellCount where entries[cell] == 0 && far(cell % columns, cell / columns) { entries[cell] = UInt8(farOnly) }
         // Phase 3: the two levels.
         let side = blockSide, blockCount = blockColumns * (rows / side)
         let blocks = UnsafeMutableBufferPointer<UInt16>.allocate(capacity: blockCount)
