@@ -90,11 +90,16 @@ public struct Placemark: Hashable, Sendable {
         var units: ContiguousArray<Unit>
         var timeZone: String?, ocean: String?, inlandWater: String?
         var dataset: String
+        /// The unit's place, for a distance measured when read (``QueryDistance/from(_:)``); no part of
+        /// the value (equality, hashing, `Codable` see only the distances it gives).
+        var place: NearestPlace?
 
-        init(units: ContiguousArray<Unit>, timeZone: String?, ocean: String?, inlandWater: String?, dataset: String) {
+        init(units: ContiguousArray<Unit>, timeZone: String?, ocean: String?, inlandWater: String?, dataset: String,
+             place: NearestPlace? = nil) {
             self.units = units
             self.timeZone = timeZone; self.ocean = ocean; self.inlandWater = inlandWater
             self.dataset = dataset
+            self.place = place
         }
 
         /// A copy; `text` may give each string its own buffer (see ``Placemark/unshared()``).
@@ -102,40 +107,85 @@ public struct Placemark: Hashable, Sendable {
             Storage(units: ContiguousArray(units.map { u in
                         Unit(name: text(u.name), code: text(u.code), language: text(u.language), names: u.names, provenance: u.provenance)
                     }),
-                    timeZone: text(timeZone), ocean: text(ocean), inlandWater: text(inlandWater), dataset: text(dataset)!)
+                    timeZone: text(timeZone), ocean: text(ocean), inlandWater: text(inlandWater), dataset: text(dataset)!,
+                    place: place)
         }
     }
 
     private var storage: Storage
-    /// This answer's distance to its nearest place, in metres, for every level whose provenance is
-    /// ``Provenance/nearestPlace(metres:)`` (NaN: none; the storage's own distances stand). Kept beside
-    /// the shared storage, not in it: the engine sets it per query on the thread's copy of a unit's
-    /// placemark without copying that storage (no allocation, no shared reference count). Every read
-    /// applies it; the first mutation writes it into the storage (see ``unique()``), so the value
+
+    /// This answer's own distance to its nearest place, for every level whose provenance is
+    /// ``Provenance/nearestPlace(metres:)``.
+    private enum QueryDistance {
+        /// None: the storage's own distances stand.
+        case none
+        /// This many metres.
+        case metres(Double)
+        /// From this WGS-84 point to the storage's ``NearestPlace``, measured when read.
+        case from(Coordinate)
+
+        /// The same case and the same bits (a cheap "equal" that never measures).
+        func isIdentical(to other: QueryDistance) -> Bool {
+            switch (self, other) {
+            case (.none, .none): true
+            case (.metres(let a), .metres(let b)): a.bitPattern == b.bitPattern
+            case (.from(let a), .from(let b)): a.latitude.bitPattern == b.latitude.bitPattern && a.longitude.bitPattern == b.longitude.bitPattern
+            default: false
+            }
+        }
+    }
+
+    /// Kept beside the shared storage, not in it: the engine sets it per query on the thread's copy of a
+    /// unit's placemark without copying that storage (no allocation, no shared reference count). Every
+    /// read applies it; the first mutation writes it into the storage (see ``unique()``), so the value
     /// semantics are exactly those of a placemark whose units carry the distance.
-    private var queryPlaceDistance: Double = .nan
+    private var queryDistance = QueryDistance.none
 
     /// Sets the distance of every ``Provenance/nearestPlace(metres:)`` level of this answer, without
-    /// touching the shared storage (the engine's per-query path).
+    /// touching the shared storage.
     @inline(__always)
-    package mutating func setNearestPlaceDistance(_ metres: Double) { queryPlaceDistance = metres }
+    package mutating func setNearestPlaceDistance(_ metres: Double) { queryDistance = metres.isNaN ? .none : .metres(metres) }
 
-    /// Whether this value carries a per-query distance (``setNearestPlaceDistance(_:)``): two values with
-    /// the same ``storageIdentity`` then differ in their distances.
-    package var hasQueryDistance: Bool { !queryPlaceDistance.isNaN }
+    /// Sets the point (WGS-84) every ``Provenance/nearestPlace(metres:)`` level's distance is measured from,
+    /// to the place ``setNearestPlace(_:)`` gave the storage, when the distance is read (the engine's
+    /// per-query path: nothing is measured for a caller that never reads it). Without such a place the
+    /// storage's own distances stand.
+    @inline(__always)
+    package mutating func setNearestPlaceQuery(_ point: Coordinate) { queryDistance = .from(point) }
+
+    /// Gives the storage the unit's place, for ``setNearestPlaceQuery(_:)`` (once per unit, when the
+    /// engine makes its placemark).
+    package mutating func setNearestPlace(_ place: NearestPlace) { unique().place = place }
+
+    /// Whether this value carries a per-query distance: two values with the same ``storageIdentity``
+    /// then differ in their distances.
+    package var hasQueryDistance: Bool {
+        if case .none = queryDistance { return false }
+        return true
+    }
+
+    /// The per-query distance in metres, nil when there is none.
+    @inline(__always)
+    private var queryMetres: Double? {
+        switch queryDistance {
+        case .none: nil
+        case .metres(let m): m
+        case .from(let point): storage.place?.metres(from: point)
+        }
+    }
 
     /// A unit as read: the per-query distance applied.
     @inline(__always)
     private func effective(_ unit: Unit) -> Unit {
-        guard !queryPlaceDistance.isNaN, case .nearestPlace = unit.provenance else { return unit }
+        guard case .nearestPlace = unit.provenance, let metres = queryMetres else { return unit }
         var u = unit
-        u.provenance = .nearestPlace(metres: queryPlaceDistance)
+        u.provenance = .nearestPlace(metres: metres)
         return u
     }
 
     /// All units as read.
     private var effectiveUnits: ContiguousArray<Unit> {
-        queryPlaceDistance.isNaN ? storage.units : ContiguousArray(storage.units.map(effective))
+        hasQueryDistance ? ContiguousArray(storage.units.map(effective)) : storage.units
     }
 
     /// An equal placemark that shares no reference-counted object read on the query path with this one
@@ -159,9 +209,9 @@ public struct Placemark: Hashable, Sendable {
 
     private mutating func unique() -> Storage {
         if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-        if !queryPlaceDistance.isNaN {
+        if hasQueryDistance {
             for i in storage.units.indices { storage.units[i] = effective(storage.units[i]) }
-            queryPlaceDistance = .nan
+            queryDistance = .none
         }
         return storage
     }
@@ -374,7 +424,7 @@ public struct Placemark: Hashable, Sendable {
     // MARK: - Equality
 
     public static func == (a: Placemark, b: Placemark) -> Bool {
-        (a.storage === b.storage && a.queryPlaceDistance.bitPattern == b.queryPlaceDistance.bitPattern)
+        (a.storage === b.storage && a.queryDistance.isIdentical(to: b.queryDistance))
             || (a.effectiveUnits == b.effectiveUnits && a.storage.timeZone == b.storage.timeZone
                 && a.storage.ocean == b.storage.ocean && a.storage.inlandWater == b.storage.inlandWater
                 && a.storage.dataset == b.storage.dataset)

@@ -97,6 +97,11 @@ public final class ReverseGeocoder: Sendable {
     /// Where the fallback would find no unit within `maxDistance` (nil: no fallback), built off the
     /// loading thread (see FarMask).
     let farMask: FarMaskSlot?
+    /// What the overlays answer over each far cell (nil: no far mask, or an overlay checked on first
+    /// use), built off the loading thread after the far mask (see FarAnswers).
+    let farAnswers: FarAnswersSlot?
+    /// What `farAnswers` is built from (tests time a build from it).
+    let farOverlayInputs: [FarAnswers.Overlay]
     /// Per hot layer: its dataset's `isoCountryCodes` (empty under ``Worldview/dataset``).
     private let layerCountryCodes: [[(level: AdminLevel, codes: [String: String])]]
     /// A layer's index in `hotLayers`, for the paths that reach a layer by object (the nearest unit).
@@ -279,6 +284,19 @@ public final class ReverseGeocoder: Sendable {
         // has not checked (and a one-point start would pay its 0.2 s of CPU for nothing).
         farMask = checkedMaxDistance > 0 && !admins.isEmpty && !admins.contains(where: { $0.firstUse != nil })
             ? FarMaskSlot { FarMask.build(layers: adminLayers, metres: checkedMaxDistance) } : nil
+        // The overlays as the query path reads them (hotOverlays' order), for their answers over far cells.
+        var farOverlays: [FarAnswers.Overlay] = []  // (kept in `farOverlayInputs` for tests)
+        for o in 0..<overlays.count {
+            var layers: [(layer: LayerIndex, placemarkBase: Int)] = []
+            for l in hotOverlays[o].layers { layers.append((hotLayers[l].layer.takeUnretainedValue(), hotLayers[l].placemarkBase)) }
+            farOverlays.append(FarAnswers.Overlay(reach: hotOverlays[o].reach, layers: layers))
+        }
+        farOverlayInputs = farOverlays
+        farAnswers = farMask.flatMap { mask in
+            overlays.contains { $0.firstUse != nil } ? nil : FarAnswersSlot { [farOverlays] in
+                mask.built().map { FarAnswers.build(mask: $0, overlays: farOverlays) }
+            }
+        }
         // In hotLayers' order: admin datasets, then overlays.
         layerCountryCodes = (admins + overlays).flatMap { set in
             let codes = options.worldview == .dataset ? [] : (set.manifest.isoCountryCodes ?? [:])
@@ -299,6 +317,7 @@ public final class ReverseGeocoder: Sendable {
     /// server that wants its first queries as fast as the later ones calls this once after the load.
     public func waitUntilReady() {
         _ = farMask?.built()
+        _ = farAnswers?.built()
         // The coast fallback's edge chunks (built on its first use otherwise), for the layers whose
         // polygons are checked (a load checked on first use builds them once the fallback has checked).
         guard maxDistance > 0 else { return }
@@ -428,6 +447,16 @@ public final class ReverseGeocoder: Sendable {
         }
         if overlaysCheckedOnFirstUse, let found = try prepareOverlays(coordinate, datum: datum, context: threadContext()) {
             return try recover(from: found.damage, dataset: found.dataset, coordinate: coordinate, datum: datum)
+        }
+        // Far from every admin unit (most of the sea): the overlays' answer over the whole cell in one load,
+        // instead of each admin dataset's mask, the far mask and each overlay's cells (see FarAnswers).
+        if let far = farAnswers?.ready() {
+            let k = far._withUnsafeGuaranteedRef { $0.combination(x: coordinate.longitude, y: coordinate.latitude) }
+            if k == FarAnswers.farOnly {
+                // Far, but the overlays differ over the cell: what the path below gives a far point.
+                return hotOverlays.isEmpty ? nil : try withOverlays(admin: nil, query: coordinate, datum: datum, context: threadContext())
+            }
+            if k != 0 { return hotOverlays.isEmpty ? nil : try farPlacemark(k, far, context: threadContext()) }
         }
         var missedChina = false
         for s in 0..<hotDatasets.count {
@@ -613,10 +642,12 @@ public final class ReverseGeocoder: Sendable {
         var p = hotOverlays.isEmpty
             ? ownPlacemark(layer: l, unit: unit, context: context)
             : try withOverlays(admin: (l, unit), query: query, datum: datum, context: context)!
-        // Per query, outside the shared storage: no copy, no allocation (see Placemark.setNearestPlaceDistance).
-        if let places = hot.places {
-            let wgs = cDatum == .wgs84 ? c : Datum.convert(c, from: cDatum, to: .wgs84)
-            p.setNearestPlaceDistance(places._withUnsafeGuaranteedRef { $0.metres(from: wgs, to: unit) })
+        // Per query, outside the shared storage: no copy, no allocation, and no distance measured here: the
+        // placemark carries the unit's place (`presented`), the answer the point, measured when read
+        // (Placemark.setNearestPlaceQuery). Measuring it on every query cost the haversine's sines and
+        // arcsine and a load from the place table, for callers that mostly never read it.
+        if hot.places != nil {
+            p.setNearestPlaceQuery(cDatum == .wgs84 ? c : Datum.convert(c, from: cDatum, to: .wgs84))
         }
         return p
     }
@@ -640,7 +671,10 @@ public final class ReverseGeocoder: Sendable {
         for (level, codes) in layerCountryCodes[l] {
             if let code = p.code(at: level), let iso = codes[code] { p.isoCountryCode = iso }
         }
-        return p.localized(to: preferredLanguages)
+        var shown = p.localized(to: preferredLanguages)
+        // The unit's place, for its answers' distances (measured when read, see answer(layer:unit:...)).
+        if let places = hotLayers[l].places { shown.setNearestPlace(places._withUnsafeGuaranteedRef { $0.place(unit) }) }
+        return shown
     }
 
     /// ``presented(layer:unit:)`` for a layer reached by object.
@@ -651,9 +685,10 @@ public final class ReverseGeocoder: Sendable {
 
     /// The thread's placemark combining the admin unit (nil: none contains the point) with the unit of
     /// each overlay that contains the point; nil when there is neither. Made on first use of the
-    /// combination (``CombinedPlacemarks``), then a hash probe.
+    /// combination (``CombinedPlacemarks``), then a hash probe. Internal for tests (the far answers are
+    /// checked against it).
     @inline(__always)
-    private func withOverlays(admin: (layer: Int, unit: Int)?, query: Coordinate, datum: Datum,
+    func withOverlays(admin: (layer: Int, unit: Int)?, query: Coordinate, datum: Datum,
                               context: Unmanaged<QueryContext>) throws(GeocoderError) -> Placemark? {
         // Unretained: the context owns its table. Taken out of the closure as a strong reference, it was
         // retained and released on every query (44 instructions, callgrind).
@@ -671,9 +706,42 @@ public final class ReverseGeocoder: Sendable {
         return combine(admin: admin, table: table.takeUnretainedValue())
     }
 
-    /// The placemark slot of the overlay unit containing the point, or -1.
+    /// What ``withOverlays(admin:query:datum:context:)`` answers a far point with no admin unit (the
+    /// same combined placemark), its overlay slots read from FarAnswers' combination `k` (≥ 1): the
+    /// thread's own for `k` once made.
     @inline(__always)
-    private func overlaySlot(_ o: Int, _ coordinate: Coordinate, datum: Datum,
+    private func farPlacemark(_ k: Int, _ far: Unmanaged<FarAnswers>, context: Unmanaged<QueryContext>) -> Placemark? {
+        let own = context._withUnsafeGuaranteedRef { $0.farPlacemarks + k }
+        if let found = own.pointee { return found }
+        let made = combinedFarPlacemark(k, far, context: context)
+        own.pointee = made
+        return made
+    }
+
+    /// The combined placemark for far combination `k`, through the thread's table. Once per thread and
+    /// combination: out of line.
+    @inline(never)
+    private func combinedFarPlacemark(_ k: Int, _ far: Unmanaged<FarAnswers>, context: Unmanaged<QueryContext>) -> Placemark? {
+        let table = context._withUnsafeGuaranteedRef { Unmanaged.passUnretained($0.combined) }
+        let key = table._withUnsafeGuaranteedRef { $0.key }
+        key[0] = -1
+        var any = false
+        far._withUnsafeGuaranteedRef { far in
+            for o in 0..<hotOverlays.count {
+                let slot = far.slot(k, overlay: o)
+                key[1 + o] = slot
+                if slot >= 0 { any = true }
+            }
+        }
+        guard any else { return nil }
+        if let found = table._withUnsafeGuaranteedRef({ $0.find() }) { return found }
+        return combine(admin: nil, table: table.takeUnretainedValue())
+    }
+
+    /// The placemark slot of the overlay unit containing the point, or -1. Internal for tests
+    /// (FarAnswers' slots are checked against it).
+    @inline(__always)
+    func overlaySlot(_ o: Int, _ coordinate: Coordinate, datum: Datum,
                              context: Unmanaged<QueryContext>) throws(GeocoderError) -> Int32 {
         let set = hotOverlays[o]
         if set.reach.excludes(x: coordinate.longitude, y: coordinate.latitude) { return -1 }

@@ -19,6 +19,9 @@ struct OursBenchmark {
     /// Walks over the points per timed pass (the times recorded are per walk).
     let rounds: Int
     let latencySamples: Int
+    /// --latency-out PATH: each timed single query's latency (ns, little-endian UInt64, in point order), to
+    /// see which kinds of points make the median (Benchmarks/results/placemark-speed.md, session 11).
+    let latencyPath: String?
     let options: ReverseGeocoder.Options
     /// --load-only yes: load (building or reading the index cache), print the load time, stop.
     let loadOnly: Bool
@@ -38,6 +41,7 @@ struct OursBenchmark {
         passes = max(1, try o.int("passes", default: 3))
         rounds = max(1, try o.int("rounds", default: 1))
         latencySamples = try o.int("latency", default: 100_000)
+        latencyPath = o.optional("latency-out")
         // The engine's index options: its defaults unless --cell-size SIZE|off says otherwise.
         var options = ReverseGeocoder.Options()
         if let text = o.optional("cell-size") {
@@ -184,6 +188,9 @@ struct OursBenchmark {
             let a = nowNanos()
             _ = try! geocoder.placemark(for: c, datum: datum)
             lat[i] = nowNanos() - a
+        }
+        if let latencyPath {
+            try lat.withUnsafeBytes { Data($0) }.write(to: URL(fileURLWithPath: latencyPath))
         }
         lat.sort()
         var overhead = [UInt64](repeating: 0, count: 10_000)

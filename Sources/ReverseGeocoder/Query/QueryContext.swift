@@ -26,10 +26,17 @@ final class QueryContext {
     private let placemarkCount: Int
     /// This thread's placemarks combining an admin unit with overlay units (the time zone).
     let combined: CombinedPlacemarks
+    /// This thread's answer for each ``FarAnswers`` combination (by its entry, 1 ... 254), the same
+    /// placemark `combined` holds for it, found without a hash probe: a far point's answer then reads only
+    /// lines a far point read just before (the probe's line of a table that land points fill was a miss).
+    nonisolated(unsafe) let farPlacemarks: UnsafeMutablePointer<Placemark?>
+    static let farPlacemarkCount = FarAnswers.maxCombinations + 1
 
     /// Fails only when GEOS cannot make a context (out of memory).
     init(partCount: Int, placemarkCount: Int = 0, overlayCount: Int = 0) throws(GEOSError) {
         combined = CombinedPlacemarks(overlays: overlayCount)
+        farPlacemarks = .allocate(capacity: Self.farPlacemarkCount)
+        farPlacemarks.initialize(repeating: nil, count: Self.farPlacemarkCount)
         geos = try GEOSContext()
         point = QueryPoint(context: geos)
         twin = QueryPoint(context: geos)
@@ -44,6 +51,8 @@ final class QueryContext {
     }
 
     deinit {
+        farPlacemarks.deinitialize(count: Self.farPlacemarkCount)
+        farPlacemarks.deallocate()
         sink.deallocate()
         placemarks.deinitialize(count: placemarkCount)
         placemarks.deallocate()
