@@ -40,7 +40,8 @@ extension ReverseGeocoder {
 
     /// The nearest unit's placemark within `maxDistance`, if one is that near. Out of line and off the
     /// inside path: reached only when no unit contains the point. A dataset checked on first use
-    /// (``Options/verifyOnFirstUse``) has each layer's polygon boxes checked before the search walks them,
+    /// (``Options/verifyOnFirstUse``) has each layer's polygon boxes checked before the search scans them
+    /// (``NearestUnit/scanningBoxes``: no R-tree is built for one search),
     /// each polygon it measures checked before its rings are read, and the answer's placemark before it
     /// is read; from a layer's second search on, the rest is checked whole in the background, after which
     /// the layer's edge chunks serve it as in a checked load.
