@@ -55,8 +55,15 @@ struct MemoryLimitTests {
         #expect(r.status == 4, "\(r.err)")
         #expect(r.err.contains("dataset china does not fit in memory: it needs \(size) bytes"), "\(r.err)")
         #expect(r.err.contains("mapping its index cache \(cache.path)/china-"), "\(r.err)")
-        // With room, the same cache answers.
-        let ok = try await Self.run(limit: limit + 4 * size / 1024, ["39.9087", "116.3975"], cache: cache)
+        // With room, the same cache answers: room for every dataset's cache file (the one-point query maps
+        // the four) and 64 MB of working memory (GEOS's prepared time zone, threads). The room was 4 ×
+        // China's file (104 MB), which left 0.5 MB to spare on this machine's main and was 0.4 MB short
+        // once an engine change added 1 MB (measured by bisecting `ulimit -v`: 230,078 vs 231,054 KB).
+        let allCaches = try FileManager.default.contentsOfDirectory(atPath: cache.path).reduce(0) { sum, name in
+            sum + ((try? FileManager.default.attributesOfItem(atPath: cache.appendingPathComponent(name).path)[.size] as? Int) ?? 0)
+        }
+        #expect(allCaches > 3 * size, "\(allCaches)")  // all four datasets' files, not China's alone
+        let ok = try await Self.run(limit: limit + allCaches / 1024 + (64 << 10), ["39.9087", "116.3975"], cache: cache)
         #expect(ok.status == 0, "\(ok.err)")
         #expect(ok.out.contains("东城区"), "\(ok.out)")
     }
