@@ -136,7 +136,7 @@ struct DatasetLoader: Sendable {
         // The digests (SHA-256 of every source file: as long as reading a layer's records on the bundled
         // data) on a thread of their own while this one reads, when the process may use a second core.
         let hashAside = (options.buildThreads ?? ReverseGeocoder.usableCores()) > 1
-        DispatchQueue.concurrentPerform(iterations: specs.count) { i in
+        Workers.perform(iterations: specs.count) { i in
             results.set(i, Result {
                 let check: @Sendable () throws -> [ModifiedFile] = { try DatasetIntegrity.check(layer: specs[i], manifest: manifest, directory: directory) }
                 let digests = hashAside ? AsideResult(check) : nil
@@ -296,7 +296,7 @@ struct DatasetLoader: Sendable {
         let indexes = LoadResults<LayerIndex>(count: raw.count)
         let cellSize = options.cellSize, maxEdges = options.cellMaxEdges, threads = options.buildThreads
         let offsets = Self.partOffsets(raw)
-        DispatchQueue.concurrentPerform(iterations: raw.count) { i in
+        Workers.perform(iterations: raw.count) { i in
             let (parts, partUnit) = Self.flatten(raw[i].units)
             let store = PolygonStore(polygons: parts)
             let cells: CellIndex?

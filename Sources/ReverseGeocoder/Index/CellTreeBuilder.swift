@@ -246,7 +246,7 @@ struct CellTreeBuilder {
         if workers == 1 {
             work(0)
         } else {
-            DispatchQueue.concurrentPerform(iterations: workers) { work($0) }
+            Workers.perform(iterations: workers) { work($0) }
         }
         return merge(top, subtrees: results.values())
     }

@@ -190,7 +190,7 @@ struct CrossingLists {
             }
         }
         let workers = max(1, min(threads, runs.count))
-        if workers == 1 { work(0) } else { DispatchQueue.concurrentPerform(iterations: workers) { work($0) } }
+        if workers == 1 { work(0) } else { Workers.perform(iterations: workers) { work($0) } }
 
         // Join the runs' edges in part order; each run's lists move by the edges before it.
         var lists = CrossingLists()

@@ -34,7 +34,7 @@ final class EdgeChunksSlot: Sendable {
         guard !requested.load(ordering: .relaxed),
               requested.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
         nonisolated(unsafe) let units = partUnit
-        DispatchQueue.global(qos: .utility).async {
+        Workers.background {
             _ = self.wait(store: store, partUnit: units)
             withExtendedLifetime(owner) {}
         }

@@ -96,7 +96,7 @@ final class EmptyMask: Sendable {
         }
         // Blocks of 64 × 64 cells write whole words of their own rows, so they can be filled side by side.
         let block = 64, blocks = side / block
-        DispatchQueue.concurrentPerform(iterations: blocks * blocks) { b in
+        Workers.perform(iterations: blocks * blocks) { b in
             fill(column: (b % blocks) * block, row: (b / blocks) * block, size: block)
         }
         return EmptyMask(originX: box.minX, originY: box.minY, scaleX: scaleX, scaleY: scaleY,

@@ -111,7 +111,7 @@ final class FarMask: Sendable {
         }
         // Blocks of 64 × 64 cells write whole words of their own rows, so they can be filled side by side.
         let block = 64, across = columns / block, down = rows / block
-        DispatchQueue.concurrentPerform(iterations: across * down) { b in
+        Workers.perform(iterations: across * down) { b in
             fill(column: (b % across) * block, row: (b / across) * block, size: block)
         }
         return FarMask(words: words)
@@ -131,7 +131,7 @@ final class FarMaskSlot: Sendable {
     /// `build` runs once, on a utility queue (and holds the slot's lock while it runs).
     init(build: @escaping @Sendable () -> FarMask?) {
         self.build = build
-        DispatchQueue.global(qos: .utility).async { [self] in _ = self.built() }
+        Workers.background { [self] in _ = self.built() }
     }
 
     /// The mask if it is ready (nil while it is being built, or when there is none).

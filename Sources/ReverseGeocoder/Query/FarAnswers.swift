@@ -137,7 +137,7 @@ final class FarAnswers: Sendable {
             for (dc, dr) in [(0, 0), (half, 0), (0, half), (half, half)] { fill(column: column + dc, row: row + dr, size: half) }
         }
         let block = 64, across = columns / block, down = rows / block
-        DispatchQueue.concurrentPerform(iterations: across * down) { b in
+        Workers.perform(iterations: across * down) { b in
             fill(column: (b % across) * block, row: (b / across) * block, size: block)
         }
         // Phase 2: number the combinations in the order the cells meet them (so the same data gives the same entries).
@@ -240,7 +240,7 @@ final class FarAnswersSlot: Sendable {
 
     init(build: @escaping @Sendable () -> FarAnswers?) {
         self.build = build
-        DispatchQueue.global(qos: .utility).async { [self] in _ = self.built() }
+        Workers.background { [self] in _ = self.built() }
     }
 
     /// The entries if they are ready (nil while they are being built, or when there are none).

@@ -115,7 +115,7 @@ final class CacheVerifier: Sendable {
         if pieces.count <= 2 {
             for k in pieces.indices { piece(k) }
         } else {
-            DispatchQueue.concurrentPerform(iterations: pieces.count, execute: piece)
+            Workers.perform(iterations: pieces.count, piece)
         }
         if let first = failures.withLock({ $0.min { $0.key < $1.key } }) {
             throw IndexCache.CacheDamage(reason: "checksum mismatch in \(first.value.0) (block \(first.value.1))")

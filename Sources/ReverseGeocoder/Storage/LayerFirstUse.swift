@@ -249,7 +249,7 @@ final class LayerFirstUse: Sendable {
     /// from checked polygons) while a one-point run never pays for reading every vertex.
     func noteNearestSearch() {
         guard nearestSearches.add(1, ordering: .relaxed).newValue == 2 else { return }
-        DispatchQueue.global(qos: .utility).async {
+        Workers.background {
             // Damage found here is found again by the query that reads it: nothing to report from here.
             _ = try? self.prepareTree()
         }

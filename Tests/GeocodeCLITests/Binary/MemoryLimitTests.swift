@@ -6,9 +6,10 @@ import Testing
 /// allocating. The bound is a real `ulimit -v` (RLIMIT_AS), set by a shell that then runs the binary.
 @Suite(.serialized)
 struct MemoryLimitTests {
-    /// Runs `geocode ARGS` under `ulimit -v kilobytes` on the bundled data, with its own cache folder.
-    static func run(limit kilobytes: Int, _ arguments: [String], cache: URL) async throws -> GeocodeBinary.Result {
-        let command = "ulimit -v \(kilobytes) && exec \"$0\" \"$@\""
+    /// Runs `geocode ARGS` under `ulimit -v kilobytes` on the bundled data, with its own cache folder
+    /// (under coreutils' `timeout` when a watchdog is given: exit 124 if it was still running then).
+    static func run(limit kilobytes: Int, _ arguments: [String], cache: URL, watchdog seconds: Int? = nil) async throws -> GeocodeBinary.Result {
+        let command = "ulimit -v \(kilobytes) && exec " + (seconds.map { "timeout \($0) " } ?? "") + "\"$0\" \"$@\""
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", command, GeocodeBinary.url.path] + arguments
@@ -63,8 +64,19 @@ struct MemoryLimitTests {
             sum + ((try? FileManager.default.attributesOfItem(atPath: cache.appendingPathComponent(name).path)[.size] as? Int) ?? 0)
         }
         #expect(allCaches > 3 * size, "\(allCaches)")  // all four datasets' files, not China's alone
-        let ok = try await Self.run(limit: limit + allCaches / 1024 + (64 << 10), ["39.9087", "116.3975"], cache: cache)
+        let roomy = limit + allCaches / 1024 + (64 << 10)
+        let ok = try await Self.run(limit: roomy, ["39.9087", "116.3975"], cache: cache)
         #expect(ok.status == 0, "\(ok.err)")
         #expect(ok.out.contains("东城区"), "\(ok.out)")
+        // Between the two, where the caches map but a worker thread's stack may not: an answer or a clear
+        // failure (exit 4, a message), never a hang. Dispatch retried pthread_create forever there, and
+        // `ulimit -v 212500` hung this query (Workers). `timeout` (coreutils) is the watchdog: 124 = hung.
+        for k in 1...8 {
+            let bound = limit + (roomy - limit) * k / 9
+            let r = try await Self.run(limit: bound, ["39.9087", "116.3975"], cache: cache, watchdog: 60)
+            #expect(r.status == 0 || r.status == 4, "ulimit -v \(bound): exit \(r.status) \(r.err)")
+            #expect(r.status != 0 || r.out.contains("东城区"), "ulimit -v \(bound): \(r.out)")
+            #expect(r.status != 4 || r.err.hasPrefix("geocode: "), "ulimit -v \(bound): \(r.err)")
+        }
     }
 }
