@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// A border cell of the plain tree: its level, and its column and row in the grid of that level.

@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// Exact point-in-polygon for the points that land in a border cell of the ``CellIndex``, without GEOS.

@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// A layer's ``EdgeChunks``, built from its polygons when the coast fallback first reaches the layer,

@@ -1,4 +1,3 @@
-import Dispatch
 
 /// Where a dataset has no unit at all: one bit per cell of a 1024 × 1024 grid over its reach.
 ///

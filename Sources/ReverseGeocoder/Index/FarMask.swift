@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// Where no admin unit of any layer comes within the coast fallback's reach: one bit per cell of a
@@ -115,41 +114,5 @@ final class FarMask: Sendable {
             fill(column: (b % across) * block, row: (b / across) * block, size: block)
         }
         return FarMask(words: words)
-    }
-}
-
-/// The geocoder's ``FarMask``, built on a background queue after the load so that the load (and a
-/// one-point run of the CLI) does not wait for it: until it is published, queries simply search as
-/// before. Published once through an atomic word, so the query path reads it with one plain load and
-/// no lock, no reference count.
-final class FarMaskSlot: Sendable {
-    private let mask = Mutex<FarMask?>(nil)
-    /// The mask's address once built (0 until then); `mask` keeps it alive.
-    private let published = Atomic<UInt>(0)
-    private let build: @Sendable () -> FarMask?
-
-    /// `build` runs once, on a utility queue (and holds the slot's lock while it runs).
-    init(build: @escaping @Sendable () -> FarMask?) {
-        self.build = build
-        Workers.background { [self] in _ = self.built() }
-    }
-
-    /// The mask if it is ready (nil while it is being built, or when there is none).
-    @inline(__always)
-    func ready() -> Unmanaged<FarMask>? {
-        let bits = published.load(ordering: .acquiring)
-        guard bits != 0, let raw = UnsafeRawPointer(bitPattern: bits) else { return nil }
-        return Unmanaged<FarMask>.fromOpaque(raw)
-    }
-
-    /// The mask, waiting for (or doing) its build: for tests and statistics.
-    func built() -> FarMask? {
-        mask.withLock { m in
-            if m == nil, published.load(ordering: .acquiring) == 0, let made = build() {
-                m = made
-                published.store(UInt(bitPattern: Unmanaged.passUnretained(made).toOpaque()), ordering: .releasing)
-            }
-            return m
-        }
     }
 }

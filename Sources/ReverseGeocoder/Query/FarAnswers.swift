@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// What a point far from every admin unit gets, per cell of the ``FarMask`` grid: the overlays' units
@@ -226,39 +225,6 @@ final class FarAnswers: Sendable {
         // Every point of the box has a twin (x < 0) and only the twin has a unit.
         case (.empty, .unit) where box.maxX < 0: return twin
         default: return .mixed
-        }
-    }
-}
-
-/// The geocoder's ``FarAnswers``, built on a background queue once the far mask is (so neither the load
-/// nor a one-point start waits for it): until it is published queries take the full path. Published
-/// through an atomic word: the query path reads it with one plain load, no lock, no reference count.
-final class FarAnswersSlot: Sendable {
-    private let answers = Mutex<FarAnswers?>(nil)
-    private let published = Atomic<UInt>(0)
-    private let build: @Sendable () -> FarAnswers?
-
-    init(build: @escaping @Sendable () -> FarAnswers?) {
-        self.build = build
-        Workers.background { [self] in _ = self.built() }
-    }
-
-    /// The entries if they are ready (nil while they are being built, or when there are none).
-    @inline(__always)
-    func ready() -> Unmanaged<FarAnswers>? {
-        let bits = published.load(ordering: .acquiring)
-        guard bits != 0, let raw = UnsafeRawPointer(bitPattern: bits) else { return nil }
-        return Unmanaged<FarAnswers>.fromOpaque(raw)
-    }
-
-    /// The entries, waiting for (or doing) their build.
-    func built() -> FarAnswers? {
-        answers.withLock { a in
-            if a == nil, published.load(ordering: .acquiring) == 0, let made = build() {
-                a = made
-                published.store(UInt(bitPattern: Unmanaged.passUnretained(made).toOpaque()), ordering: .releasing)
-            }
-            return a
         }
     }
 }

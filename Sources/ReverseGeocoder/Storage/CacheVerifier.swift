@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// Proves the bytes of an index cache file are the ones its writer wrote, block by block, before they
@@ -110,7 +109,7 @@ final class CacheVerifier: Sendable {
             }
         }
         // A couple of pieces (a few small sections, as the coast fallback's first search checks) are
-        // checked here: waking Dispatch's worker threads for them cost a one-point run more memory
+        // checked here: starting worker threads for them cost a one-point run more memory
         // (their stacks and malloc arenas) and time than the checksums.
         if pieces.count <= 2 {
             for k in pieces.indices { piece(k) }

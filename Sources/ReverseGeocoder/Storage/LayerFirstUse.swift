@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// One layer of an index cache loaded for a few queries: its arrays are mapped but not yet checked, and
