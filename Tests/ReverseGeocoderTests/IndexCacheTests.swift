@@ -167,4 +167,34 @@ struct IndexCacheTests {
             #expect(try g.placemark(latitude: (s.coverage.minY + s.coverage.maxY) / 2, longitude: (s.coverage.minX + s.coverage.maxX) / 2) != nil)
         }
     }
+
+    /// The CLI's `--data Data` and `--data /abs/Data` name one dataset two ways: the second must load
+    /// the first one's cache, not rebuild it. Data/localities names its table as `../world/names.tsv`,
+    /// and unstandardized source paths made every switch of spelling "the dataset's files moved" (a 6–8 s
+    /// rebuild of the localities' index, each time).
+    @Test func aDatasetNamedThroughARelativeOrAbsoluteDirectoryKeepsItsCache() async throws {
+        try await offPool {
+            let root = TestShapefile.directory(#function)
+            let shapes = root.appendingPathComponent("shapes")
+            let set = root.appendingPathComponent("set")
+            try FileManager.default.createDirectory(at: shapes, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: set, withIntermediateDirectories: true)
+            let coverage = SyntheticCoverage(n: 6, seed: 5)
+            _ = coverage.write(to: shapes.appendingPathComponent("cov"))
+            var manifest = TestShapefile.manifest("cov", file: shapes.appendingPathComponent("cov.shp"))
+            manifest.layers[0].file = "../shapes/cov.shp"
+            let cache = root.appendingPathComponent("cache")
+            func engine(_ directory: URL) throws -> ReverseGeocoder {
+                try ReverseGeocoder(manifests: [(manifest, directory)], options: .init(cellSize: 0.1, cacheDirectory: cache))
+            }
+            let spellings = [URL(fileURLWithPath: set.path, isDirectory: true),
+                             URL(fileURLWithPath: "set", relativeTo: URL(fileURLWithPath: root.path, isDirectory: true)),
+                             URL(fileURLWithPath: set.path + "/../set", isDirectory: true)]
+            #expect(try engine(spellings[0]).datasets[0].cacheStatus == "rebuilt (no cache file yet)")
+            for directory in spellings {
+                let g = try engine(directory)
+                #expect(g.datasets[0].cacheStatus == "loaded", "\(directory): \(g.datasets[0].cacheStatus ?? "")")
+            }
+        }
+    }
 }

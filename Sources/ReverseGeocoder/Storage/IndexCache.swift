@@ -175,15 +175,18 @@ struct IndexCache {
     }
 
     /// The files a dataset is built from (each layer's shapefile and its sidecars, and its names table).
+    /// Standardized, as the cache file's own key is: `--data Data` and `--data /abs/Data` name the same
+    /// files, and a manifest's `../world/names.tsv` must not read as "the dataset's files moved" and
+    /// rebuild the index on every switch between the two spellings.
     static func sourcePaths(_ manifest: DatasetManifest, directory: URL?) -> [String] {
         var paths: [String] = []
         for layer in manifest.layers {
-            let shp = DatasetLoader.resolve(layer.file, in: directory)
+            let shp = DatasetLoader.resolve(layer.file, in: directory).standardizedFileURL
             let base = shp.deletingPathExtension()
             for ext in ["shp", "shx", "dbf", "cpg", "prj"] { paths.append(base.appendingPathExtension(ext).path) }
         }
         // The names table is resolved into the cached placemarks: a changed table makes the cache stale.
-        if let names = manifest.names { paths.append(DatasetLoader.resolve(names, in: directory).path) }
+        if let names = manifest.names { paths.append(DatasetLoader.resolve(names, in: directory).standardizedFileURL.path) }
         return paths
     }
 
