@@ -12,7 +12,9 @@ import ReverseGeocoder
 /// - longitude in [0, 40): country "Testland" (TL);
 /// - longitude in [100, 140): country "Gridonia" (GR), whose city names contain a comma and quotes so
 ///   that output quoting gets exercised;
-/// - everything else: ocean (nil).
+/// - everything else: ocean (nil);
+/// - but the point (-66.6, -66.6) exactly, WGS-84 as given, throws ``GeocoderError/queryFailed(layer:reason:)``:
+///   the engine failing mid-query (GEOS's exception value 2), so the CLI's exit-4 paths are tested.
 /// - province: one per 10° latitude band, "Band N" / code "TL-N" with N = floor((lat + 90) / 10);
 /// - city: one per 5° of longitude, "Cell M" / code "TL-N-M" with M = floor(lon / 5);
 /// - district: only north of the equator, "Quarter K" with K = floor(lat) mod 10.
@@ -50,12 +52,16 @@ public struct GridTestLookup: PlacemarkProvider, DatasetDescribing {
                          localityIsProvinceFallback: false, dataset: "testgrid")
     }
 
+    /// Where the double fails as the engine would if GEOS threw.
+    public static let failingPoint = Coordinate(latitude: -66.6, longitude: -66.6)
+
     /// No datasets: `info` and `index` say so.
     public var datasets: [DatasetInfo] { [] }
     public var loadTime: Duration { .zero }
 
     public func placemark(for coordinate: Coordinate, datum: Datum) throws(GeocoderError) -> Placemark? {
         guard coordinate.isValid else { throw .invalidCoordinate(coordinate) }
+        if coordinate == Self.failingPoint { throw .queryFailed(layer: "testgrid.shp", reason: "a GEOS exception (the test double's failing point)") }
         let c = Datum.convert(coordinate, from: datum, to: .wgs84)
         guard c.isValid else { return nil }
         let country: Int

@@ -48,7 +48,7 @@ enum ReverseCommand: Command {
         } catch {
             // Not a coordinate: the user's input (exit 3). Anything else is the engine failing (exit 4).
             if case .invalidCoordinate = error { throw .badInput("\(error)") }
-            throw CLIError(.dataUnavailable, "geocode: \(error)")
+            throw CLIError(.dataUnavailable, "\(error)")   // GeocodeTool prefixes "geocode: " once
         }
         // "Found" means an administrative unit: a point at sea that only the time zones answer prints
         // its zone but exits 1, as it did before there were time zones (scripts test the status).

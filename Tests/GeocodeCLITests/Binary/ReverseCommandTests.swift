@@ -37,6 +37,22 @@ import Testing
         #expect(json.out == "{\"latitude\":10.0,\"longitude\":-30.0,\"datum\":\"wgs84\",\"found\":false,\"utcOffset\":null,\"placemark\":null}\n")
     }
 
+    /// The engine failing mid-query (the grid double's failing point, as GEOS throwing would) is exit 4
+    /// with the engine's message, prefixed once: main printed "geocode: geocode: ...".
+    @Test func anEngineFailureIsExitFourWithOnePrefix() async throws {
+        let r = try await GeocodeBinary.run(["-66.6", "-66.6"])
+        #expect(r.status == 4)
+        #expect(r.out.isEmpty)
+        #expect(r.err == "geocode: testgrid.shp: query failed: GEOS: a GEOS exception (the test double's failing point)\n")
+        // In a batch the same failure is that row's error, flagged; the other rows are answered.
+        let batch = try await GeocodeBinary.run(["batch", "-q", "--fields", "country"], input: "lat,lon\n45.5,12.25\n-66.6,-66.6\n45.5,120.5\n")
+        let rows = batch.out.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(rows.count == 5, "\(batch.out)")
+        #expect(rows[1].contains("Testland") && rows[3].contains("Gridonia"), "\(batch.out)")
+        #expect(rows[2].contains("query failed"), "\(batch.out)")
+        #expect(!batch.err.contains("geocode: geocode:"), "\(batch.err)")
+    }
+
     @Test(arguments: [(["91", "0"], "latitude 91 is outside -90...90 (LAT)"),
                       (["0", "-181"], "longitude -181 is outside -180...180 (LON)"),
                       (["abc", "12"], "latitude \"abc\" is not a number (LAT)"),
