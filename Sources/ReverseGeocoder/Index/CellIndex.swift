@@ -165,10 +165,7 @@ final class CellIndex: Sendable {
 
     deinit {
         guard owner == nil else { return }
-        for b in [UnsafeRawPointer(nodes.baseAddress), UnsafeRawPointer(mixedStart.baseAddress),
-                  UnsafeRawPointer(top.baseAddress), UnsafeRawPointer(borders.baseAddress)] {
-            UnsafeMutableRawPointer(mutating: b)?.deallocate()
-        }
+        for b in [nodes, mixedStart, top, borders] { LargeAllocation.free(b) }
     }
 
     /// The records of a border cell (its candidates, ascending), as word positions: from the cell's first
@@ -440,14 +437,6 @@ final class CellIndex: Sendable {
                                      maxEdges: maxEdges)
         var builder = CellTreeBuilder.build(inputs: inputs, threads: threads, originX: originX, originY: originY, side: side,
                                             containsProperly: containsProperly)
-        func copy<T>(_ a: [T]) -> UnsafeBufferPointer<T> {
-            // Cache-line aligned, as in the index cache: a node is then exactly one line.
-            let raw = UnsafeMutableRawPointer.allocate(byteCount: max(1, a.count) * MemoryLayout<T>.stride, alignment: 64)
-            let b = UnsafeMutableBufferPointer(start: raw.bindMemory(to: T.self, capacity: max(1, a.count)), count: max(1, a.count))
-            _ = b.initialize(from: a)
-            return UnsafeBufferPointer(rebasing: b[0..<a.count])
-        }
-
         // Crossing lists for every (mixed cell, candidate) entry, over the store's vertices.
         let partEdges = (0..<store.count).map(store.edgeRanges)
         var entries: [CrossingLists.Cell] = []
@@ -460,24 +449,32 @@ final class CellIndex: Sendable {
         let lists = CrossingLists.build(vertices: store.vertices, partEdges: partEdges, entries: entries, originX: originX,
                                         originY: originY, side: side, margin: CellIndex.margin, threads: threads,
                                         containsProperly: containsProperly)
-        // Pack each cell's entries, with their edges, into consecutive records.
-        var words: [UInt32] = [], starts: [UInt32] = [0]
-        words.reserveCapacity(entries.count * CrossingLists.Record.headerWords + lists.edges.count)
+        // Pack each cell's entries, with their edges, into consecutive records, written where they stay
+        // (the sizes are known: no array grown and copied into place, which was most of a build's page
+        // faults).
+        var wordCount = 0
+        for entry in lists.entries { wordCount += CrossingLists.Record.headerWords + (entry.list?.count ?? 0) }
+        precondition(wordCount < 1 << 30, "too many border cells for one layer")
+        let words = LargeAllocation.allocate(UInt32.self, count: wordCount)
+        let starts = LargeAllocation.allocate(UInt32.self, count: builder.mixedCells.count + 1)
+        starts[0] = 0
+        var at = 0
         for m in 0..<builder.mixedCells.count {
             var last = 0
             for e in Int(builder.mixedStart[m])..<Int(builder.mixedStart[m + 1]) {
                 let entry = lists.entries[e]
-                last = words.count
-                CrossingLists.Record.append(part: builder.mixedParts[e], reach: entry.reach, inside: entry.inside,
-                                            noList: entry.list == nil, edges: lists.edges[entry.list ?? (0..<0)], to: &words)
+                last = at
+                let edges = entry.list.map { UnsafeBufferPointer(rebasing: lists.edges[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0)
+                at = CrossingLists.Record.write(part: builder.mixedParts[e], reach: entry.reach, inside: entry.inside,
+                                                noList: entry.list == nil, edges: edges, to: words, at: at)
             }
             words[last + 1] |= CrossingLists.Record.lastFlag
-            precondition(words.count < 1 << 30, "too many border cells for one layer")
-            starts.append(UInt32(words.count))
+            starts[m + 1] = UInt32(at)
         }
-        mixedStart = copy(starts)
-        borders = copy(words)
-        Self.pointEntriesAtRecords(&builder.nodes, starts: starts)
+        lists.free()
+        mixedStart = UnsafeBufferPointer(starts)
+        borders = UnsafeBufferPointer(words)
+        Self.pointEntriesAtRecords(&builder.nodes, starts: mixedStart)
 
         // Dense top grid: for each cell at level `topLevels`, the entry found by descending to it (a node
         // at that level, or the leaf that covers it from higher up).
@@ -486,7 +483,7 @@ final class CellIndex: Sendable {
         if (depth - levels) % 2 == 1 { levels -= 1 }
         topLevels = levels
         let side1 = 1 << levels
-        let topGrid = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: side1 * side1)
+        let topGrid = LargeAllocation.allocate(UInt32.self, count: side1 * side1)
         for j in 0..<side1 {
             for i in 0..<side1 {
                 let ix = i << (depth - levels), iy = j << (depth - levels)
@@ -501,9 +498,14 @@ final class CellIndex: Sendable {
                 topGrid[j * side1 + i] = entry
             }
         }
-        var wide: [UInt32] = []
-        for k in topGrid.indices { topGrid[k] = Self.widen(topGrid[k], from: builder.nodes, into: &wide) }
-        nodes = copy(wide)
+        // The two-level nodes, counted first so they are written where they stay.
+        var wideNodes = 0
+        for entry in topGrid { wideNodes += Self.wideNodes(entry, in: builder.nodes) }
+        precondition(wideNodes < 1 << 30, "too many cells for one layer")
+        let wide = LargeAllocation.allocate(UInt32.self, count: 16 * wideNodes)
+        var made = 0
+        for k in topGrid.indices { topGrid[k] = Self.widen(topGrid[k], from: builder.nodes, into: wide, made: &made) }
+        nodes = UnsafeBufferPointer(wide)
         top = UnsafeBufferPointer(topGrid)
         unitCells = builder.unitCells
         emptyCells = builder.emptyCells
@@ -512,7 +514,7 @@ final class CellIndex: Sendable {
 
     /// Turns each border cell's entry from its number m into where its records begin, `starts[m]` (what
     /// the query reads; see the entries' comment above).
-    private static func pointEntriesAtRecords(_ nodes: inout [UInt32], starts: [UInt32]) {
+    private static func pointEntriesAtRecords(_ nodes: inout [UInt32], starts: UnsafeBufferPointer<UInt32>) {
         for i in nodes.indices where nodes[i] >> 30 == tagMixed {
             nodes[i] = tagMixed << 30 | starts[Int(nodes[i] & 0x3FFF_FFFF)]
         }
@@ -522,20 +524,34 @@ final class CellIndex: Sendable {
     /// two-level node whose sixteen entries are its grandchildren, or a child leaf repeated over the
     /// 2 × 2 block of grandchildren it covers. Parents come before their children, as the cache's
     /// structure check requires.
-    private static func widen(_ entry: UInt32, from plain: [UInt32], into wide: inout [UInt32]) -> UInt32 {
+    private static func widen(_ entry: UInt32, from plain: [UInt32], into wide: UnsafeMutableBufferPointer<UInt32>,
+                              made: inout Int) -> UInt32 {
         guard entry >> 30 == tagNode else { return entry }
-        let n = Int(entry & 0x3FFF_FFFF), k = wide.count / 16
-        precondition(k < 1 << 30, "too many cells for one layer")
-        wide += repeatElement(0, count: 16)
+        let n = Int(entry & 0x3FFF_FFFF), k = made
+        made += 1
         for child in 0..<4 {
             let c = plain[4 * n + child]
             for grandchild in 0..<4 {
                 // A plain node at the level before the last always has children: the depth left is even.
                 let g = c >> 30 == tagNode ? plain[4 * Int(c & 0x3FFF_FFFF) + grandchild] : c
                 let column = 2 * (child & 1) + (grandchild & 1), row = 2 * (child >> 1) + (grandchild >> 1)
-                wide[16 * k + column + 4 * row] = widen(g, from: plain, into: &wide)
+                wide[16 * k + column + 4 * row] = widen(g, from: plain, into: wide, made: &made)
             }
         }
         return tagNode << 30 | UInt32(k)
+    }
+
+    /// How many two-level nodes ``widen(_:from:into:made:)`` makes for `entry`: the same walk, counting.
+    private static func wideNodes(_ entry: UInt32, in plain: [UInt32]) -> Int {
+        guard entry >> 30 == tagNode else { return 0 }
+        let n = Int(entry & 0x3FFF_FFFF)
+        var count = 1
+        for child in 0..<4 {
+            let c = plain[4 * n + child]
+            for grandchild in 0..<4 {
+                count += wideNodes(c >> 30 == tagNode ? plain[4 * Int(c & 0x3FFF_FFFF) + grandchild] : c, in: plain)
+            }
+        }
+        return count
     }
 }

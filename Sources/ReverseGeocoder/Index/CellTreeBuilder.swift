@@ -40,8 +40,8 @@ final class CellBuildInputs: @unchecked Sendable {
     init(store: PolygonStore, unitOf: [Int32], baseDepth: Int, maxDepth: Int, maxEdges: Int) {
         var count = 0
         for p in 0..<store.count { for r in store.edgeRanges(p) { count += r.count } }
-        segments = .allocate(capacity: max(1, count))
-        boxes = .allocate(capacity: max(1, store.count))
+        segments = LargeAllocation.allocate(BuildSegment.self, count: max(1, count))
+        boxes = LargeAllocation.allocate(Box.self, count: max(1, store.count))
         var starts: [Int32] = [0]
         starts.reserveCapacity(store.count + 1)
         let v = store.vertices
@@ -64,8 +64,8 @@ final class CellBuildInputs: @unchecked Sendable {
     }
 
     deinit {
-        segments.deallocate()
-        boxes.deallocate()
+        LargeAllocation.free(segments)
+        LargeAllocation.free(boxes)
     }
 }
 
@@ -154,20 +154,24 @@ struct CellTreeBuilder {
 
         mutating func reserve(parts p: Int, segs s: Int) {
             if p > partCapacity || parts == nil {
-                parts?.deallocate(); segEnd?.deallocate()
+                free(parts, 4 * partCapacity); free(segEnd, 4 * partCapacity)
                 partCapacity = max(p, 2 * partCapacity, 16)
-                parts = .allocate(capacity: 4 * partCapacity)
-                segEnd = .allocate(capacity: 4 * partCapacity)
+                parts = LargeAllocation.allocate(Int32.self, count: 4 * partCapacity).baseAddress
+                segEnd = LargeAllocation.allocate(Int32.self, count: 4 * partCapacity).baseAddress
             }
             if s > segCapacity || segs == nil {
-                segs?.deallocate()
+                free(segs, 4 * segCapacity)
                 segCapacity = max(s, 2 * segCapacity, 64)
-                segs = .allocate(capacity: 4 * segCapacity)
+                segs = LargeAllocation.allocate(Int32.self, count: 4 * segCapacity).baseAddress
             }
         }
 
+        private func free(_ p: UnsafeMutablePointer<Int32>?, _ count: Int) {
+            if let p { LargeAllocation.free(UnsafeMutableBufferPointer(start: p, count: count)) }
+        }
+
         func free() {
-            parts?.deallocate(); segEnd?.deallocate(); segs?.deallocate()
+            free(parts, 4 * partCapacity); free(segEnd, 4 * partCapacity); free(segs, 4 * segCapacity)
         }
 
         /// Child c's frame, given its number of parts.
@@ -214,13 +218,17 @@ struct CellTreeBuilder {
     /// 0 ..< threads, never twice at once for one worker (GEOS contexts are not thread-safe).
     static func build(inputs: CellBuildInputs, threads: Int, originX: Double, originY: Double, side: Double,
                       containsProperly: @escaping @Sendable (Int, Int, Double, Double) -> Bool) -> CellTree {
-        var top = CellTreeBuilder(inputs: inputs, splitAt: splitLevel) { containsProperly(0, $0, $1, $2) }
+        // On one thread nothing is split off: the subtrees' frame copies and the merge (which copies the
+        // whole tree once more) would buy nothing, and the tree is the same either way (see the type's
+        // comment; ``CellIndex`` renumbers the nodes as it widens them, in an order of its own).
+        var top = CellTreeBuilder(inputs: inputs, splitAt: threads > 1 ? splitLevel : .max) { containsProperly(0, $0, $1, $2) }
         // Root: every part with all its segments.
         let root = OwnedFrame(parts: (0..<Int32(inputs.boxes.count)).map { $0 }, segEnd: Array(inputs.segStart.dropFirst()),
                               segs: (0..<(inputs.segStart.last ?? 0)).map { $0 })
         top.tree.nodes = [0, 0, 0, 0]
         root.withFrame { top.subdivide(node: 0, x0: originX, y0: originY, side: side, level: 0, column: 0, row: 0, frame: $0) }
         top.release()
+        if top.subtrees.isEmpty { return top.tree }
 
         let jobs = top.subtrees
         let results = BuildResults<CellTree>(count: jobs.count)

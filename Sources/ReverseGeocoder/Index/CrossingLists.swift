@@ -36,9 +36,15 @@ struct CrossingLists {
     }
 
     /// One per entry given to ``build``, in that order.
-    var entries: [Entry] = []
+    let entries: UnsafeMutableBufferPointer<Entry>
     /// Edges as vertex indices: edge k runs from vertex k to vertex k + 1 of `vertices`.
-    var edges: [UInt32] = []
+    let edges: UnsafeMutableBufferPointer<UInt32>
+
+    /// Frees both arrays (``LargeAllocation``): the cell index packs them into its records and lets go.
+    func free() {
+        LargeAllocation.free(entries)
+        LargeAllocation.free(edges)
+    }
 
     /// Longest list kept. Lists are short (median 1–4 edges, 99th percentile 10–25 on the bundled
     /// data) except behind long straight edges, where they reach thousands: those entries (0.1–1 % in
@@ -77,14 +83,17 @@ struct CrossingLists {
         @inline(__always)
         static func words(_ r: UnsafePointer<UInt32>) -> Int { headerWords &+ Int(r[1] & countMask) }
 
-        /// Appends the record of a part with its reach and edges.
-        static func append(part: Int32, reach: Double, inside: Bool, noList: Bool, edges: ArraySlice<UInt32>, to words: inout [UInt32]) {
+        /// Writes the record of a part with its reach and edges at word `at` of `words`; returns the word
+        /// after it.
+        static func write(part: Int32, reach: Double, inside: Bool, noList: Bool, edges: UnsafeBufferPointer<UInt32>,
+                          to words: UnsafeMutableBufferPointer<UInt32>, at: Int) -> Int {
             let bits = reach.bitPattern
-            words.append(UInt32(bitPattern: part))
-            words.append((inside ? insideFlag : 0) | (noList ? noListFlag : 0) | UInt32(edges.count))
-            words.append(UInt32(truncatingIfNeeded: bits))
-            words.append(UInt32(truncatingIfNeeded: bits >> 32))
-            words += edges
+            words[at] = UInt32(bitPattern: part)
+            words[at + 1] = (inside ? insideFlag : 0) | (noList ? noListFlag : 0) | UInt32(edges.count)
+            words[at + 2] = UInt32(truncatingIfNeeded: bits)
+            words[at + 3] = UInt32(truncatingIfNeeded: bits >> 32)
+            for (i, e) in edges.enumerated() { words[at + headerWords + i] = e }
+            return at + headerWords + edges.count
         }
     }
 
@@ -165,9 +174,8 @@ struct CrossingLists {
             start = p + 1
         }
         let byPartStart = partStart, byPart = partOrder, runs = runList
-        let found = UnsafeMutableBufferPointer<Entry>.allocate(capacity: max(1, entries.count))
+        let found = LargeAllocation.allocate(Entry.self, count: entries.count)
         found.initialize(repeating: Entry())
-        defer { found.deallocate() }
         // Shared read-only by the workers; each writes only its own runs' entries of `found`.
         nonisolated(unsafe) let shared = vertices, out = found
         let frame = Frame(originX: originX, originY: originY, side: side, margin: margin)
@@ -192,19 +200,19 @@ struct CrossingLists {
         if workers == 1 { work(0) } else { Workers.perform(iterations: workers) { work($0) } }
 
         // Join the runs' edges in part order; each run's lists move by the edges before it.
-        var lists = CrossingLists()
         let runEdges = results.values()
-        lists.edges.reserveCapacity(runEdges.reduce(0) { $0 + $1.count })
+        let total = runEdges.reduce(0) { $0 + $1.count }
+        precondition(total < 1 << 31, "too many border edges for one layer")
+        let joined = LargeAllocation.allocate(UInt32.self, count: total)
+        var base = 0
         for (r, edges) in runEdges.enumerated() {
-            let base = lists.edges.count
-            lists.edges += edges
-            precondition(lists.edges.count < 1 << 31, "too many border edges for one layer")
+            _ = UnsafeMutableBufferPointer(rebasing: joined[base..<(base + edges.count)]).initialize(from: edges)
             for e in byPart[byPartStart[runs[r].lowerBound]..<byPartStart[runs[r].upperBound]] {
                 if let l = found[Int(e)].list { found[Int(e)].list = (l.lowerBound + base)..<(l.upperBound + base) }
             }
+            base += edges.count
         }
-        lists.entries = Array(found[0..<entries.count])
-        return lists
+        return CrossingLists(entries: found, edges: joined)
     }
 
     /// The grid the entries' cells are in.

@@ -30,37 +30,42 @@ final class PolygonStore: @unchecked Sendable {
         self.owner = owner
     }
 
-    /// Copies the rings out of GEOS polygons.
+    /// Copies the rings out of GEOS polygons, each array written once where it stays (sized first: grown
+    /// arrays copied into place were a tenth of a build's page faults).
     init(polygons: [Geometry]) {
-        var xy: [Double] = [], rs: [UInt32] = [0], pr: [UInt32] = [0], env: [Double] = []
-        for g in polygons {
-            for ring in g.rings() where ring.count >= 8 {
-                xy += ring
-                rs.append(UInt32(xy.count / 2))
+        let rings = polygons.map { $0.rings().filter { $0.count >= 8 } }
+        let ringCount = rings.reduce(0) { $0 + $1.count }
+        let coordinates = rings.reduce(0) { $0 + $1.reduce(0) { $0 + $1.count } }
+        precondition(coordinates / 2 < Int(UInt32.max), "a layer with more than 4 billion vertices")
+        let xy = LargeAllocation.allocate(Double.self, count: coordinates)
+        let rs = LargeAllocation.allocate(UInt32.self, count: ringCount + 1)
+        let pr = LargeAllocation.allocate(UInt32.self, count: polygons.count + 1)
+        let env = LargeAllocation.allocate(Double.self, count: 4 * polygons.count)
+        var n = 0, r = 0
+        rs[0] = 0
+        pr[0] = 0
+        for (p, g) in polygons.enumerated() {
+            for ring in rings[p] {
+                _ = UnsafeMutableBufferPointer(rebasing: xy[n..<(n + ring.count)]).initialize(from: ring)
+                n += ring.count
+                r += 1
+                rs[r] = UInt32(n / 2)
             }
-            pr.append(UInt32(rs.count - 1))
+            pr[p + 1] = UInt32(r)
             let e = g.envelope
-            env += [e.minX, e.minY, e.maxX, e.maxY]
+            env[4 * p] = e.minX; env[4 * p + 1] = e.minY; env[4 * p + 2] = e.maxX; env[4 * p + 3] = e.maxY
         }
-        precondition(xy.count / 2 < Int(UInt32.max), "a layer with more than 4 billion vertices")
-        func copy<T>(_ a: [T]) -> UnsafeBufferPointer<T> {
-            let b = UnsafeMutableBufferPointer<T>.allocate(capacity: max(1, a.count))
-            _ = b.initialize(from: a)
-            return UnsafeBufferPointer(rebasing: b[0..<a.count])
-        }
-        vertices = copy(xy)
-        ringStart = copy(rs)
-        partRings = copy(pr)
-        envelopes = copy(env)
+        vertices = UnsafeBufferPointer(xy)
+        ringStart = UnsafeBufferPointer(rs)
+        partRings = UnsafeBufferPointer(pr)
+        envelopes = UnsafeBufferPointer(env)
         owner = nil
     }
 
     deinit {
         guard owner == nil else { return }
-        for b in [UnsafeRawPointer(vertices.baseAddress), UnsafeRawPointer(ringStart.baseAddress),
-                  UnsafeRawPointer(partRings.baseAddress), UnsafeRawPointer(envelopes.baseAddress)] {
-            UnsafeMutableRawPointer(mutating: b)?.deallocate()
-        }
+        for b in [vertices, envelopes] { LargeAllocation.free(b) }
+        for b in [ringStart, partRings] { LargeAllocation.free(b) }
     }
 
     @inline(__always)
