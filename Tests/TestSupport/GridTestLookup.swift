@@ -12,12 +12,12 @@ import ReverseGeocoder
 /// - longitude in [0, 40): country "Testland" (TL);
 /// - longitude in [100, 140): country "Gridonia" (GR), whose city names contain a comma and quotes so
 ///   that output quoting gets exercised;
-/// - everything else: ocean (nil);
-/// - but the point (-66.6, -66.6) exactly, WGS-84 as given, throws ``GeocoderError/queryFailed(layer:reason:)``:
-///   the engine failing mid-query (GEOS's exception value 2), so the CLI's exit-4 paths are tested.
+/// - everything else: ocean (nil).
 /// - province: one per 10° latitude band, "Band N" / code "TL-N" with N = floor((lat + 90) / 10);
 /// - city: one per 5° of longitude, "Cell M" / code "TL-N-M" with M = floor(lon / 5);
 /// - district: only north of the equator, "Quarter K" with K = floor(lat) mod 10.
+/// - One point fails: (-66.6, -66.6) exactly, as given, throws ``GeocoderError/queryFailed(layer:reason:)``,
+///   the engine failing mid-query (GEOS's exception value 2), so the CLI's exit-4 paths are tested.
 ///
 /// All placemarks are built once up front, like a real engine's names, so that throughput measured with
 /// this double is the pipeline's, not string formatting's.

@@ -7,8 +7,7 @@ import Synchronization
 /// in 2 MB pages where the kernel gives them.
 ///
 /// Why: building the bundled China districts (1 M vertices) writes some 450 MB of fresh memory in 4 KB
-/// pages: 113,000 page faults, a third of a second of system time, and a TLB miss on most jumps
-/// through the edges. glibc's malloc asks for no huge pages (Debian's kernel gives them only where
+/// pages: 113,000 page faults and a third of a second of system time (perf, session 13). glibc's malloc asks for no huge pages (Debian's kernel gives them only where
 /// `madvise` asks: `transparent_hugepage/enabled` is `madvise`), and a library cannot set the
 /// `glibc.malloc.hugetlb` tunable, which is read at exec. So the arrays that matter are mapped here,
 /// advised, and unmapped by their owner: with the tunable the same build took 7,900 faults and 12 % less
@@ -16,8 +15,8 @@ import Synchronization
 ///
 /// Small requests, and any the kernel refuses (an address-space limit), come from malloc, 64-byte
 /// aligned either way (a two-level node of ``CellIndex`` is then one cache line). Which of the two a
-/// buffer came from follows from its size alone, so ``free(_:)`` needs nothing but the buffer as
-/// ``allocate(_:count:)`` returned it.
+/// buffer came from follows from its size, and for the rare refused mapping from a recorded set of
+/// addresses, so ``free(_:)`` needs nothing but the buffer as ``allocate(_:count:)`` returned it.
 enum LargeAllocation {
     /// From this size on, a mapping of its own: a huge page is 2 MB, and below that malloc's heap reuses
     /// freed memory without a fault.
