@@ -9,6 +9,7 @@ import Testing
 /// - An end of a segment inside a cell means the line test says "may touch": the builder skips the
 ///   test then. Oracle: the full test (`segmentMayTouch`) on random segments and boxes, from 10⁻⁶° to
 ///   360° wide, around the origin and at ±180°.
+/// - The four children are tested at once, as lanes; oracle: the same tests on each child.
 /// - The tree itself, leaf by leaf, against ``ReferenceCellTree``: the plain recursion (every segment of
 ///   every reaching part tested against every child, GEOS asked for every reaching part of every
 ///   edgeless cell), on a synthetic coverage with holes, islands and multipart units, on 1 and 3 workers.
@@ -41,6 +42,51 @@ struct CellTreeBuilderTests {
             }
         }
         #expect(inside > 100_000 && touching > inside, "ends inside \(inside), touching \(touching)")
+    }
+
+    /// The builder tests a part's box and its segments against the four children at once, as lanes
+    /// (``ChildCells``). Oracle: the scalar tests on each child's cell, `Box.isDisjoint` and
+    /// `segmentMayTouch`, on random cells from 10⁻⁶° to 360° wide (around the origin and at ±180°), boxes
+    /// and segments around and across the mid lines, some ends exactly on a side.
+    @Test func theChildLanesAnswerAsTheTestsOnEachChild() {
+        var rng = SplitMix64(seed: 23)
+        var touched = 0, reached = 0, unsure = 0
+        for i in 0..<200_000 {
+            let side = pow(10, -6 + rng.unitInterval() * 8.6)
+            let cx = (rng.unitInterval() - 0.5) * 360, cy = (rng.unitInterval() - 0.5) * 180
+            let corner = i % 3 == 0 ? (cx, cy) : i % 3 == 1 ? (-side / 2, -side / 2) : (180.0 - side, -90.0)
+            let children = ChildCells(x0: corner.0, y0: corner.1, half: side / 2, margin: CellIndex.margin)
+            func point() -> (Double, Double) {
+                let spread = side * pow(10, -4 + rng.unitInterval() * 4.5)
+                var x = corner.0 + side * (rng.unitInterval() * 1.4 - 0.2) + (rng.unitInterval() - 0.5) * spread
+                var y = corner.1 + side * (rng.unitInterval() * 1.4 - 0.2) + (rng.unitInterval() - 0.5) * spread
+                let c = Int(rng.next() % 4)
+                if rng.next() % 8 == 0 { x = rng.next() % 2 == 0 ? children.cell(c).minX : children.cell(c).maxX }
+                if rng.next() % 8 == 0 { y = rng.next() % 2 == 0 ? children.cell(c).minY : children.cell(c).maxY }
+                return (x, y)
+            }
+            let a = point(), b = rng.next() % 16 == 0 ? a : point(), u = point(), v = point()
+            let box = Box(minX: min(u.0, v.0), minY: min(u.1, v.1), maxX: max(u.0, v.0), maxY: max(u.1, v.1))
+            let s = BuildSegment(x1: a.0, y1: a.1, x2: b.0, y2: b.1)
+            let reaching = children.reached(by: box)
+            // Any subset of the children may be the ones the segment's part reaches.
+            let among: ChildCells.Lanes = [rng.next() % 4 != 0, rng.next() % 4 != 0, rng.next() % 4 != 0, rng.next() % 4 != 0]
+            let got = children.touched(by: s, among: among)
+            for c in 0..<4 {
+                let cell = children.cell(c)
+                let expectReached = !box.isDisjoint(from: cell), expectTouched = among[c] && CellTreeBuilder.segmentMayTouch(s, cell)
+                if reaching[c] != expectReached { Issue.record("box \(box), child \(c) \(cell): lanes \(reaching[c]), scalar \(expectReached)") }
+                if got[c] != expectTouched { Issue.record("segment \(s), child \(c) \(cell): lanes \(got[c]), scalar \(expectTouched)") }
+                if expectReached { reached += 1 }
+                if expectTouched {
+                    touched += 1
+                    if !CellTreeBuilder.endInside(s, cell) { unsure += 1 }
+                }
+            }
+        }
+        // Every path is taken: touched with an end inside, touched across (the cross products), and not.
+        #expect(reached > 100_000 && touched > 100_000 && unsure > 10_000 && touched < 700_000,
+                "reached \(reached), touched \(touched), touched with no end inside \(unsure)")
     }
 
     /// The edgeless cells' centre test without GEOS: GEOS's answer, or nil (then the builder asks GEOS).

@@ -313,15 +313,7 @@ struct CellTreeBuilder {
                             frame: Frame) {
         let half = side / 2
         let boxes = inputs.boxes, segments = inputs.segments
-        let m = CellIndex.margin
-        // The children's cells grown by the margin, as four lanes (no array per node).
-        let west = SIMD4<Double>(x0, x0 + half, x0, x0 + half), south = SIMD4<Double>(y0, y0, y0 + half, y0 + half)
-        let minX = west - m, minY = south - m, maxX = west + (half + m), maxY = south + (half + m)
-        @inline(__always) func cell(_ c: Int) -> Box { Box(minX: minX[c], minY: minY[c], maxX: maxX[c], maxY: maxY[c]) }
-        // A column's cells share their x-range and a row's their y-range (the lanes are the same
-        // arithmetic), so a segment's box is tested against two x-ranges and two y-ranges, not four boxes.
-        let wx0 = minX[0], wx1 = maxX[0], ex0 = minX[1], ex1 = maxX[1]
-        let sy0 = minY[0], sy1 = maxY[0], ny0 = minY[2], ny1 = maxY[2]
+        let children = ChildCells(x0: x0, y0: y0, half: half, margin: CellIndex.margin)
         // The four children's frames in one pass over this cell's (each segment read once, not once per
         // child), each segment and part written with a plain store straight into this level's memory.
         levels[level].reserve(parts: frame.partCount, segs: frame.segCount)
@@ -330,7 +322,7 @@ struct CellTreeBuilder {
         let o0 = store.segs!, o1 = o0 + segCapacity, o2 = o1 + segCapacity, o3 = o2 + segCapacity
         let q0 = store.parts!, q1 = q0 + partCapacity, q2 = q1 + partCapacity, q3 = q2 + partCapacity
         let e0 = store.segEnd!, e1 = e0 + partCapacity, e2 = e1 + partCapacity, e3 = e2 + partCapacity
-        var n0 = 0, n1 = 0, n2 = 0, n3 = 0  // segments written per child
+        var written = SIMD4<Int64>(repeating: 0)  // segments written per child
         var p0 = 0, p1 = 0, p2 = 0, p3 = 0  // parts written per child
         let parts = frame.parts, segEnd = frame.segEnd, segs = frame.segs
         var from = 0
@@ -338,36 +330,19 @@ struct CellTreeBuilder {
             let to = Int(segEnd[i])
             defer { from = to }
             let p = parts[i]
-            let b = boxes[Int(p)]
             // Which children the part's box reaches.
-            let r0 = !b.isDisjoint(from: cell(0)), r1 = !b.isDisjoint(from: cell(1))
-            let r2 = !b.isDisjoint(from: cell(2)), r3 = !b.isDisjoint(from: cell(3))
-            guard r0 || r1 || r2 || r3 else { continue }
+            let reaching = children.reached(by: boxes[Int(p)])
+            guard any(reaching) else { continue }
             for k in from..<to {
-                let s = segments[Int(segs[k])]
-                // The segment's box against the columns and rows (segmentMayTouch's first test).
-                let lo = min(s.x1, s.x2), hi = max(s.x1, s.x2), bottom = min(s.y1, s.y2), top = max(s.y1, s.y2)
-                let inW = !(lo > wx1 || hi < wx0), inE = !(lo > ex1 || hi < ex0)
-                let inS = !(bottom > sy1 || top < sy0), inN = !(bottom > ny1 || top < ny0)
-                // An end inside the child: lineMayTouch says true then (see endInside), so
-                // most segments, short against the cell, skip its four cross products.
-                let aW = s.x1 >= wx0 && s.x1 <= wx1, aE = s.x1 >= ex0 && s.x1 <= ex1
-                let aS = s.y1 >= sy0 && s.y1 <= sy1, aN = s.y1 >= ny0 && s.y1 <= ny1
-                let bW = s.x2 >= wx0 && s.x2 <= wx1, bE = s.x2 >= ex0 && s.x2 <= ex1
-                let bS = s.y2 >= sy0 && s.y2 <= sy1, bN = s.y2 >= ny0 && s.y2 <= ny1
-                @inline(__always) func consider(_ c: Int, _ reaches: Bool, _ overlaps: Bool, _ endInside: Bool,
-                                                _ out: UnsafeMutablePointer<Int32>, _ n: inout Int) {
-                    guard reaches && overlaps else { return }
-                    if endInside || Self.lineMayTouch(s, cell(c)) {
-                        out[n] = segs[k]
-                        n &+= 1
-                    }
-                }
-                consider(0, r0, inW && inS, (aW && aS) || (bW && bS), o0, &n0)
-                consider(1, r1, inE && inS, (aE && aS) || (bE && bS), o1, &n1)
-                consider(2, r2, inW && inN, (aW && aN) || (bW && bN), o2, &n2)
-                consider(3, r3, inE && inN, (aE && aN) || (bE && bN), o3, &n3)
+                let touched = children.touched(by: segments[Int(segs[k])], among: reaching)
+                // Written at every child's next slot, kept (its count moves on) where it may touch the child:
+                // plain stores, no branch per child.
+                let seg = segs[k]
+                o0[Int(written[0])] = seg; o1[Int(written[1])] = seg; o2[Int(written[2])] = seg; o3[Int(written[3])] = seg
+                written &+= SIMD4<Int64>(repeating: 0).replacing(with: 1, where: touched)
             }
+            let n0 = Int(written[0]), n1 = Int(written[1]), n2 = Int(written[2]), n3 = Int(written[3])
+            let r0 = reaching[0], r1 = reaching[1], r2 = reaching[2], r3 = reaching[3]
             // The part goes to every child its box reaches, even with no segment there (an edgeless
             // child's candidates).
             @inline(__always) func file(_ reaches: Bool, _ q: UnsafeMutablePointer<Int32>, _ e: UnsafeMutablePointer<Int32>,
@@ -382,7 +357,8 @@ struct CellTreeBuilder {
             file(r2, q2, e2, &p2, n2)
             file(r3, q3, e3, &p3, n3)
         }
-        let partCounts = SIMD4<Int>(p0, p1, p2, p3), segCounts = SIMD4<Int>(n0, n1, n2, n3)
+        let partCounts = SIMD4<Int>(p0, p1, p2, p3)
+        let segCounts = SIMD4<Int>(Int(written[0]), Int(written[1]), Int(written[2]), Int(written[3]))
         let held = unitsOfEdgelessChildren(store, partCounts: partCounts, segCounts: segCounts, x0: x0, y0: y0, half: half)
         for child in 0..<4 {
             let cx0 = x0 + (child & 1 == 1 ? half : 0), cy0 = y0 + (child & 2 == 2 ? half : 0)
