@@ -469,7 +469,8 @@ struct CellTreeBuilder {
             || (s.x2 >= b.minX && s.x2 <= b.maxX && s.y2 >= b.minY && s.y2 <= b.maxY)
     }
 
-    /// Whether the segment may touch the box: false only when the box lies clearly on one side.
+    /// Whether the segment may touch the box: false only when the box lies clearly on one side. The
+    /// definition the builder computes for four children at once (``ChildCells``); the tests compare the two.
     @inline(__always)
     static func segmentMayTouch(_ s: BuildSegment, _ b: Box) -> Bool {
         let x1 = s.x1, y1 = s.y1, x2 = s.x2, y2 = s.y2
