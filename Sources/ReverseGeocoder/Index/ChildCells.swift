@@ -6,7 +6,7 @@
 /// ``CellTreeBuilder/segmentMayTouch(_:_:)`` on ``cell(_:)``, operation for operation, so the answers are
 /// the same bits (`CellTreeBuilderTests` compares them). Why lanes: the same tests written per child,
 /// with `&&` and `||`, made the builder's loop four chains of short-circuit branches that the compiler's
-/// loop passes took ~35 s of CPU to optimize, a fifth of the engine's -O compile, and CI compiles the
+/// loop passes took ~40 s of CPU to optimize, a quarter of the engine's -O compile, and CI compiles the
 /// engine three times.
 struct ChildCells {
     /// One flag per child.
