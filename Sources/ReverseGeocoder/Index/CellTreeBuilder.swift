@@ -358,7 +358,7 @@ struct CellTreeBuilder {
             file(r3, q3, e3, &p3, n3)
         }
         let partCounts = SIMD4<Int>(p0, p1, p2, p3)
-        let segCounts = SIMD4<Int>(Int(written[0]), Int(written[1]), Int(written[2]), Int(written[3]))
+        let segCounts = SIMD4<Int>(truncatingIfNeeded: written)
         let held = unitsOfEdgelessChildren(store, partCounts: partCounts, segCounts: segCounts, x0: x0, y0: y0, half: half)
         for child in 0..<4 {
             let cx0 = x0 + (child & 1 == 1 ? half : 0), cy0 = y0 + (child & 2 == 2 ? half : 0)

@@ -13,12 +13,16 @@ struct ChildCells {
     typealias Lanes = SIMDMask<SIMD4<Int64>>
 
     let minX: SIMD4<Double>, minY: SIMD4<Double>, maxX: SIMD4<Double>, maxY: SIMD4<Double>
+    /// |maxX| + |maxY| of each child: the cell's part of lineMayTouch's tolerance, once per cell.
+    private let cornerSum: SIMD4<Double>
 
     /// The children of the cell with south-west corner (x0, y0) and side `2 * half`, grown by `margin`.
     init(x0: Double, y0: Double, half: Double, margin: Double) {
         let west = SIMD4<Double>(x0, x0 + half, x0, x0 + half), south = SIMD4<Double>(y0, y0, y0 + half, y0 + half)
         minX = west - margin; minY = south - margin
         maxX = west + (half + margin); maxY = south + (half + margin)
+        cornerSum = SIMD4<Double>(abs(maxX[0]), abs(maxX[1]), abs(maxX[2]), abs(maxX[3]))
+            + SIMD4<Double>(abs(maxY[0]), abs(maxY[1]), abs(maxY[2]), abs(maxY[3]))
     }
 
     /// Child c's grown cell.
@@ -55,10 +59,8 @@ struct ChildCells {
         let c3 = dx * (maxY - y1) - dy * (minX - x1)
         let c4 = dx * (maxY - y1) - dy * (maxX - x1)
         // Spelled out with types: the type checker gives up on these expressions otherwise.
-        let corners = SIMD4<Double>(abs(maxX[0]), abs(maxX[1]), abs(maxX[2]), abs(maxX[3]))
-            + SIMD4<Double>(abs(maxY[0]), abs(maxY[1]), abs(maxY[2]), abs(maxY[3]))
         let scale: Double = 1e-12 * (abs(dx) + abs(dy) + 1)
-        let sum: SIMD4<Double> = corners + abs(x1) + abs(y1) + 1
+        let sum: SIMD4<Double> = cornerSum + abs(x1) + abs(y1) + 1
         let tolerance: SIMD4<Double> = scale * sum
         let above: Lanes = c1 .> tolerance .& c2 .> tolerance .& c3 .> tolerance .& c4 .> tolerance
         let below: Lanes = c1 .< -tolerance .& c2 .< -tolerance .& c3 .< -tolerance .& c4 .< -tolerance
