@@ -89,6 +89,62 @@ struct CellTreeBuilderTests {
                 "reached \(reached), touched \(touched), touched with no end inside \(unsure)")
     }
 
+    /// Above its home level a segment is filed into one child by its home's bits, without the tests
+    /// (``SegmentHome``). Oracle: the lane tests themselves, on the builder's own cell arithmetic (sides
+    /// halved, corners summed, from the root down), for segments in random cells at levels 0 to 20 of
+    /// squares from 10⁻³° to 360° wide, many of them within a hair of a grid line or ending on one.
+    @Test func aSegmentsHomeNamesTheOneChildItTouches() {
+        var rng = SplitMix64(seed: 57)
+        let all: ChildCells.Lanes = [true, true, true, true]
+        var fast = 0, nearLine = 0, deep = 0
+        for i in 0..<100_000 {
+            let side = pow(10, -3 + rng.unitInterval() * 5.556)  // 1e-3 ... 360
+            let originX = i % 4 == 0 ? -180 : (rng.unitInterval() - 0.5) * 300, originY = i % 4 == 0 ? -90 : (rng.unitInterval() - 0.5) * 150
+            let level = Int(rng.next() % 21), cell = side / Double(1 << level)
+            let column = Double(rng.next() % (1 << UInt64(level))), row = Double(rng.next() % (1 << UInt64(level)))
+            func point() -> (Double, Double) {
+                var x = originX + (column + rng.unitInterval()) * cell, y = originY + (row + rng.unitInterval()) * cell
+                // A hair from the cell's own lines or its children's, or exactly on one.
+                if rng.next() % 4 == 0 {
+                    let line = originX + (column + Double(rng.next() % 5) / 4) * cell
+                    x = line + (rng.next() % 3 == 0 ? 0 : (rng.unitInterval() - 0.5) * pow(10, -16 + rng.unitInterval() * 10) * side)
+                }
+                if rng.next() % 4 == 0 {
+                    let line = originY + (row + Double(rng.next() % 5) / 4) * cell
+                    y = line + (rng.next() % 3 == 0 ? 0 : (rng.unitInterval() - 0.5) * pow(10, -16 + rng.unitInterval() * 10) * side)
+                }
+                return (x, y)
+            }
+            let a = point(), b = rng.next() % 8 == 0 ? a : point()
+            let s = BuildSegment(x1: a.0, y1: a.1, x2: b.0, y2: b.1)
+            let one = UnsafeMutableBufferPointer<BuildSegment>.allocate(capacity: 1)
+            defer { one.deallocate() }
+            one[0] = s
+            let homes = SegmentHome.homes(of: one, originX: originX, originY: originY, side: side, margin: CellIndex.margin, maxLevel: 21)
+            let home = homes[0]
+            LargeAllocation.free(homes)
+            if home.level < level { nearLine += 1 }
+            if home.level >= 10 { deep += 1 }
+            // Down the builder's own cells: every split above the home touches exactly the named child.
+            var x0 = originX, y0 = originY, size = side
+            for l in 0..<Int(home.level) {
+                let half = size / 2
+                let touched = ChildCells(x0: x0, y0: y0, half: half, margin: CellIndex.margin).touched(by: s, among: all)
+                let c = home.child(splitting: l)
+                let expected: ChildCells.Lanes = [c == 0, c == 1, c == 2, c == 3]
+                if touched != expected {
+                    Issue.record("segment \(s) in (\(originX), \(originY), \(side)): level \(l) touches \(touched), home \(home) says child \(c)")
+                    break
+                }
+                fast += 1
+                x0 += c & 1 == 1 ? half : 0; y0 += c & 2 == 2 ? half : 0
+                size = half
+            }
+        }
+        // Most splits take the shortcut; segments on or a hair from a line stop above it.
+        #expect(fast > 500_000 && nearLine > 10_000 && deep > 30_000, "splits by home \(fast), homes above the cell \(nearLine), 10 deep or more \(deep)")
+    }
+
     /// The edgeless cells' centre test without GEOS: GEOS's answer, or nil (then the builder asks GEOS).
     /// Oracle: GEOS prepared containsProperly on every part, at random points (never nil there) and at the
     /// coverage's vertices and edge midpoints, exactly and within 1e-13 (on the boundary: nil or "not

@@ -86,6 +86,8 @@ struct CellTreeBuilder {
     static let splitLevel = 4
 
     let inputs: CellBuildInputs
+    /// Each segment's ``SegmentHome`` in this build's square, owned by ``build``.
+    let homes: UnsafePointer<SegmentHome>
     /// GEOS's exact interior test of a part at a point, for this builder's worker.
     let containsProperly: (Int, Double, Double) -> Bool
     var tree = CellTree()
@@ -197,8 +199,10 @@ struct CellTreeBuilder {
         case subtree(Int)
     }
 
-    init(inputs: CellBuildInputs, splitAt: Int, containsProperly: @escaping (Int, Double, Double) -> Bool) {
+    init(inputs: CellBuildInputs, homes: UnsafePointer<SegmentHome>, splitAt: Int,
+         containsProperly: @escaping (Int, Double, Double) -> Bool) {
         self.inputs = inputs
+        self.homes = homes
         self.splitAt = splitAt
         self.containsProperly = containsProperly
         levelCount = inputs.maxDepth + 1
@@ -221,7 +225,14 @@ struct CellTreeBuilder {
         // On one thread nothing is split off: the subtrees' frame copies and the merge (which copies the
         // whole tree once more) would buy nothing, and the tree is the same either way (see the type's
         // comment; ``CellIndex`` renumbers the nodes as it widens them, in an order of its own).
-        var top = CellTreeBuilder(inputs: inputs, splitAt: threads > 1 ? splitLevel : .max) { containsProperly(0, $0, $1, $2) }
+        let homeBuffer = SegmentHome.homes(of: inputs.segments, originX: originX, originY: originY, side: side,
+                                           margin: CellIndex.margin, maxLevel: inputs.maxDepth)
+        defer { LargeAllocation.free(homeBuffer) }
+        // Shared read-only by the workers.
+        nonisolated(unsafe) let homes = UnsafePointer(homeBuffer.baseAddress!)
+        var top = CellTreeBuilder(inputs: inputs, homes: homes, splitAt: threads > 1 ? splitLevel : .max) {
+            containsProperly(0, $0, $1, $2)
+        }
         // Root: every part with all its segments.
         let root = OwnedFrame(parts: (0..<Int32(inputs.boxes.count)).map { $0 }, segEnd: Array(inputs.segStart.dropFirst()),
                               segs: (0..<(inputs.segStart.last ?? 0)).map { $0 })
@@ -235,7 +246,7 @@ struct CellTreeBuilder {
         let next = Mutex(0)
         let workers = max(1, min(threads, jobs.count))
         @Sendable func work(_ worker: Int) {
-            var b = CellTreeBuilder(inputs: inputs, splitAt: .max) { containsProperly(worker, $0, $1, $2) }
+            var b = CellTreeBuilder(inputs: inputs, homes: homes, splitAt: .max) { containsProperly(worker, $0, $1, $2) }
             defer { b.release() }
             while true {
                 let j = next.withLock { (n: inout Int) -> Int in defer { n += 1 }; return n }
@@ -323,6 +334,7 @@ struct CellTreeBuilder {
         let q0 = store.parts!, q1 = q0 + partCapacity, q2 = q1 + partCapacity, q3 = q2 + partCapacity
         let e0 = store.segEnd!, e1 = e0 + partCapacity, e2 = e1 + partCapacity, e3 = e2 + partCapacity
         var written = SIMD4<Int64>(repeating: 0)  // segments written per child
+        let lanes = SIMD4<Int64>(0, 1, 2, 3)
         var p0 = 0, p1 = 0, p2 = 0, p3 = 0  // parts written per child
         let parts = frame.parts, segEnd = frame.segEnd, segs = frame.segs
         var from = 0
@@ -334,10 +346,14 @@ struct CellTreeBuilder {
             let reaching = children.reached(by: boxes[Int(p)])
             guard any(reaching) else { continue }
             for k in from..<to {
-                let touched = children.touched(by: segments[Int(segs[k])], among: reaching)
+                let seg = segs[k]
+                // Most segments lie well inside one child: their home says which, without the tests.
+                let home = homes[Int(seg)]
+                let touched = level < Int(home.level)
+                    ? lanes .== SIMD4<Int64>(repeating: Int64(home.child(splitting: level)))
+                    : children.touched(by: segments[Int(seg)], among: reaching)
                 // Written at every child's next slot, kept (its count moves on) where it may touch the child:
                 // plain stores, no branch per child.
-                let seg = segs[k]
                 o0[Int(written[0])] = seg; o1[Int(written[1])] = seg; o2[Int(written[2])] = seg; o3[Int(written[3])] = seg
                 written &+= SIMD4<Int64>(repeating: 0).replacing(with: 1, where: touched)
             }
