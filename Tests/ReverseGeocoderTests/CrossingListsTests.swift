@@ -9,7 +9,8 @@ import Testing
 /// boundary, else exterior), for every candidate of every border cell a point falls in. The points are
 /// random ones (which must never be "unsure": that would mean the fast path is not taken) and points
 /// on and within 1e-13…1e-6 of the coverage's vertices and edge midpoints (where "unsure" is allowed,
-/// and GEOS then decides in the engine).
+/// and GEOS then decides in the engine). Each record's reach, too: GEOS must put it where the record says,
+/// at the point's y (no edge meets the reach's vertical within the row).
 struct CrossingListsTests {
     final class Oracle {
         let context = try! GEOSContext()
@@ -41,7 +42,7 @@ struct CrossingListsTests {
         let layer = g.loaded[0].layers[0]
         let cells = try #require(layer.cells)
         let oracle = Oracle()
-        var compared = 0, unsureRandom = 0, unsureNear = 0, interior = 0, boundary = 0
+        var compared = 0, unsureRandom = 0, unsureNear = 0, interior = 0, boundary = 0, reaches = 0, insideReaches = 0
         func probe(_ x: Double, _ y: Double, random: Bool) throws {
             guard case .candidates(let entries) = cells.answer(x: x, y: y) else { return }
             for r in cells.records(entries) {
@@ -53,6 +54,16 @@ struct CrossingListsTests {
                 }
                 let expected = try oracle.location(layer.store, part: part, x: x, y: y)
                 compared += 1
+                // The record's reach: no edge meets the vertical through it within the cell's row, so GEOS
+                // must find it off the boundary, inside exactly when the record says so, at the point's y.
+                if random, let (reach, inside) = cells.reach(record: r) {
+                    let at = try oracle.location(layer.store, part: part, x: reach, y: y)
+                    if at == .boundary || (at == .interior) != inside {
+                        Issue.record("(\(x), \(y)) part \(part): reach \(reach) inside \(inside), GEOS \(at)")
+                    }
+                    reaches += 1
+                    if inside { insideReaches += 1 }
+                }
                 if got == .interior { interior += 1 }
                 if got == .boundary { boundary += 1 }
                 if got != expected {
@@ -73,6 +84,7 @@ struct CrossingListsTests {
         }
         #expect(unsureRandom == 0, "random points must be decided by the lists")
         #expect(compared > 20_000 && interior > 5_000 && boundary > 500, "compared \(compared), boundary \(boundary)")
+        #expect(reaches > 5_000 && insideReaches > 1_000 && insideReaches < reaches - 1_000, "reaches \(reaches), inside \(insideReaches)")
         // Being unsure is for points within rounding of an edge: a small share of the near-border probes.
         #expect(unsureNear < compared / 4, "unsure \(unsureNear) of \(compared)")
     }

@@ -218,6 +218,15 @@ final class CellIndex: Sendable {
     @inline(__always)
     func part(record: Int) -> Int { Int(borders[record]) }
 
+    /// The record's reach x and whether it is inside the part; nil when the record has no list (GEOS
+    /// decides its points). For tests.
+    func reach(record: Int) -> (x: Double, inside: Bool)? {
+        let header = borders[record + 1]
+        guard header & CrossingLists.Record.noListFlag == 0 else { return nil }
+        return (Double(bitPattern: UInt64(borders[record + 2]) | UInt64(borders[record + 3]) << 32),
+                header & CrossingLists.Record.insideFlag != 0)
+    }
+
     /// Where a point of the record's cell lies against the record's part, exactly as GEOS would say, or
     /// `.uncertain` (ask GEOS).
     @inline(__always)
@@ -447,8 +456,7 @@ final class CellIndex: Sendable {
             }
         }
         let lists = CrossingLists.build(vertices: store.vertices, partEdges: partEdges, entries: entries, originX: originX,
-                                        originY: originY, side: side, margin: CellIndex.margin, threads: threads,
-                                        containsProperly: containsProperly)
+                                        originY: originY, side: side, margin: CellIndex.margin, threads: threads)
         // Pack each cell's entries, with their edges, into consecutive records, written where they stay
         // (the sizes are known: no array grown and copied into place, which was most of a build's page
         // faults).

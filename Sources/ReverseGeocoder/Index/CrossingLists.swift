@@ -144,15 +144,15 @@ struct CrossingLists {
     ///   of edge indices of part p (one per ring: a ring of n vertices has n - 1 edges).
     /// - `entries`: for each entry, its part and its cell: the column and row in the grid of the cell's
     ///   level, cells of side `side / 2^level` from (originX, originY).
-    /// - `containsProperly(worker, p, x, y)`: GEOS's exact interior test, used when a reach's own location
-    ///   is uncertain by the crossing count; called by workers 0 ..< `threads`, never twice at once for one.
+    ///
+    /// Each reach's own location is exact without GEOS: its row's edges lie wholly left or wholly right of
+    /// it, so the parity of those on the right that cross the row's middle line decides it.
     ///
     /// Parts are independent: runs of consecutive parts (cut by the data alone, so the same on any
     /// number of threads) are swept by whichever worker takes them, and their edges joined in part order,
     /// so the lists are the same whatever `threads` is.
     static func build(vertices: UnsafeBufferPointer<Double>, partEdges: [[Range<Int>]], entries: [Cell],
-                      originX: Double, originY: Double, side: Double, margin: Double, threads: Int = 1,
-                      containsProperly: @escaping @Sendable (Int, Int, Double, Double) -> Bool) -> CrossingLists {
+                      originX: Double, originY: Double, side: Double, margin: Double, threads: Int = 1) -> CrossingLists {
         // Entries by part, as one flat array (a counting sort), not an array per part.
         let partCount = partEdges.count
         var partStart = [Int](repeating: 0, count: partCount + 1)
@@ -181,7 +181,7 @@ struct CrossingLists {
         let frame = Frame(originX: originX, originY: originY, side: side, margin: margin)
         let results = BuildResults<[UInt32]>(count: runs.count)
         let next = Mutex(0)
-        let work: @Sendable (Int) -> Void = { worker in
+        let work: @Sendable (Int) -> Void = { _ in
             var sweep = PartSweep()
             while true {
                 let r = next.withLock { (n: inout Int) -> Int in defer { n += 1 }; return n }
@@ -189,9 +189,7 @@ struct CrossingLists {
                 var edges: [UInt32] = []
                 for p in runs[r] where byPartStart[p] < byPartStart[p + 1] {
                     sweep.sweep(part: p, edgeRanges: partEdges[p], entryIndices: byPart[byPartStart[p]..<byPartStart[p + 1]],
-                                entries: entries, frame: frame, vertices: shared, edges: &edges, into: out) {
-                        containsProperly(worker, p, $0, $1)
-                    }
+                                entries: entries, frame: frame, vertices: shared, edges: &edges, into: out)
                 }
                 results.set(r, edges)
             }
@@ -258,13 +256,15 @@ struct CrossingLists {
         var bucketStart: [Int] = []
         var sorted: [Clipped] = []
         var widest: [Double] = []
+        /// Per sorted edge: whether an odd number of the edges from it to its bucket's end cross the row's
+        /// middle line (the reach's parity, whatever gap the reach is in).
+        var suffixParity: [Bool] = []
         var at: [Int] = []
 
         /// The lists of part p's entries (`entryIndices`, into `entries`), appended to `edges` and written
         /// into `found`.
         mutating func sweep(part p: Int, edgeRanges: [Range<Int>], entryIndices: ArraySlice<Int32>, entries: [Cell], frame: Frame,
-                            vertices: UnsafeBufferPointer<Double>, edges: inout [UInt32], into found: UnsafeMutableBufferPointer<Entry>,
-                            containsProperly: (Double, Double) -> Bool) {
+                            vertices: UnsafeBufferPointer<Double>, edges: inout [UInt32], into found: UnsafeMutableBufferPointer<Entry>) {
             let originX = frame.originX, originY = frame.originY, side = frame.side, margin = frame.margin
             // The rows the part's entries need, per level (a border cell of an adaptive tree may sit at any
             // level), sorted: an edge is filed by a binary search for the first needed row it may meet, so a
@@ -310,7 +310,11 @@ struct CrossingLists {
                                     cx0 = max(cx0, min(a, b) - slack)
                                     cx1 = min(cx1, max(a, b) + slack)
                                 }
-                                filed.append(Filed(bucket: Int32(i), clipped: Clipped(x0: cx0, x1: cx1, edge: UInt32(k))))
+                                // Whether the edge crosses the row's middle line by GEOS's half-open rule: what the
+                                // reach's parity counts (see `suffixParity`).
+                                let yMid = originY + (Double(row) + 0.5) * cell
+                                let crosses = (y1 > yMid && y2 <= yMid) || (y2 > yMid && y1 <= yMid)
+                                filed.append(Filed(bucket: Int32(i), clipped: Clipped(x0: cx0, x1: cx1, edge: UInt32(k), crosses: crosses)))
                             }
                         }
                     }
@@ -323,10 +327,13 @@ struct CrossingLists {
             for f in filed { bucketStart[Int(f.bucket) + 1] += 1 }
             for b in 0..<rows.count { bucketStart[b + 1] += bucketStart[b] }
             sorted.removeAll(keepingCapacity: true)
-            sorted.append(contentsOf: repeatElement(Clipped(x0: 0, x1: 0, edge: 0), count: filed.count))
+            sorted.append(contentsOf: repeatElement(Clipped(x0: 0, x1: 0, edge: 0, crosses: false), count: filed.count))
+            suffixParity.removeAll(keepingCapacity: true)
+            suffixParity.append(contentsOf: repeatElement(false, count: filed.count))
             widest.removeAll(keepingCapacity: true)
             widest.append(contentsOf: repeatElement(0, count: rows.count))
             bucketStart.withUnsafeBufferPointer { starts in
+                suffixParity.withUnsafeMutableBufferPointer { parity in
                 sorted.withUnsafeMutableBufferPointer { out in
                     at.removeAll(keepingCapacity: true)
                     at.append(contentsOf: starts.dropLast())
@@ -342,10 +349,17 @@ struct CrossingLists {
                         var bucket = UnsafeMutableBufferPointer(rebasing: out[starts[b]..<starts[b + 1]])
                         bucket.sort(by: Clipped.before)
                         var w = 0.0
-                        for c in bucket { w = max(w, c.x1 - c.x0) }
+                        var odd = false
+                        for k in bucket.indices.reversed() {
+                            let c = bucket[k]
+                            w = max(w, c.x1 - c.x0)
+                            if c.crosses { odd.toggle() }
+                            parity[starts[b] + k] = odd  // `bucket` counts from 0
+                        }
                         // Widened: a larger value only starts the sweep earlier, so rounding cannot skip an edge.
                         widest[b] = w * (1 + 1e-9) + 1e-9
                     }
+                }
                 }
             }
             sorted.withUnsafeBufferPointer { all in rows.withUnsafeBufferPointer { rows in
@@ -359,10 +373,13 @@ struct CrossingLists {
                     var frontier = originX + Double(entry.column + 1) * cell + margin
                     let first = edges.count
                     var xR: Double?
-                    for c in bucket[CrossingLists.firstIndex(x0NotBelow: cellX0 - widest[b], in: bucket)...] {
+                    var gap = bucket.endIndex  // the first edge right of the reach
+                    for k in CrossingLists.firstIndex(x0NotBelow: cellX0 - widest[b], in: bucket)..<bucket.endIndex {
+                        let c = bucket[k]
                         if c.x1 < cellX0 { continue }  // wholly left of the cell: never right of a point in it
                         if c.x0 > frontier && c.x0 - frontier > 1e-9 {
                             xR = frontier + (c.x0 - frontier) / 2
+                            gap = k
                             break
                         }
                         edges.append(c.edge)
@@ -371,11 +388,12 @@ struct CrossingLists {
                     let inside: Bool
                     if let xR {
                         found[e].reach = xR
-                        let yMid = originY + (Double(entry.row) + 0.5) * cell
-                        let from = CrossingLists.firstIndex(x0NotBelow: xR - widest[b], in: bucket)
-                        inside = CrossingLists.locateReach(x: xR, y: yMid, bucket: UnsafeBufferPointer(rebasing: bucket[from...]),
-                                                           vertices: vertices)
-                            ?? containsProperly(xR, yMid)
+                        // Every edge of the row lies wholly left of the reach (those before the gap end at or
+                        // before the frontier) or wholly right (from the gap on, by x0), within the band
+                        // that holds the row's middle line: so the edges GEOS's ray from (xR, yMid) crosses
+                        // are exactly those from the gap on that cross that line, and their count is exact
+                        // without a side test (the crossing lies right of xR whatever the rounding).
+                        inside = suffixParity[bucketStart[b] + gap]
                     } else {
                         // Right of every edge of the row: outside.
                         found[e].reach = frontier + 1
@@ -418,6 +436,8 @@ struct CrossingLists {
     private struct Clipped {
         var x0: Double, x1: Double
         var edge: UInt32
+        /// Whether the edge crosses its row's middle line (y1 > yMid ≥ y2 or y2 > yMid ≥ y1).
+        var crosses: Bool
 
         /// The sweep's order: by x0, ties by edge (the order they were filed in, so the same as a stable sort).
         @inline(__always)
@@ -430,23 +450,5 @@ struct CrossingLists {
         var part: Int32
         var column: Int32, row: Int32
         var level: Int8
-    }
-
-    /// Whether a reach point (on no edge) is inside, by counting the row's edges crossing right of it;
-    /// nil when a sign is uncertain (the caller then asks GEOS).
-    private static func locateReach(x px: Double, y py: Double, bucket: UnsafeBufferPointer<Clipped>, vertices: UnsafeBufferPointer<Double>) -> Bool? {
-        var parity = false
-        for c in bucket where c.x1 >= px {
-            let v = 2 * Int(c.edge)
-            let x1 = vertices[v], y1 = vertices[v + 1], x2 = vertices[v + 2], y2 = vertices[v + 3]
-            if x1 < px && x2 < px { continue }
-            if y1 == py && y2 == py { continue }  // on the line but, like every edge, not through the point
-            guard (y1 > py && y2 <= py) || (y2 > py && y1 <= py) else { continue }
-            var s = side(x1, y1, x2, y2, px, py)
-            if s == 0 { return nil }
-            if y2 < y1 { s = -s }
-            if s == 1 { parity.toggle() }
-        }
-        return parity
     }
 }
