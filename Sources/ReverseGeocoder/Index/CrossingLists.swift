@@ -259,6 +259,8 @@ struct CrossingLists {
         /// Per sorted edge: whether an odd number of the edges from it to its bucket's end cross the row's
         /// middle line (the reach's parity, whatever gap the reach is in).
         var suffixParity: [Bool] = []
+        var cellSide: [Double] = []
+        var cursor: [Int] = []
         var at: [Int] = []
 
         /// The lists of part p's entries (`entryIndices`, into `entries`), appended to `edges` and written
@@ -270,7 +272,11 @@ struct CrossingLists {
             // level), sorted: an edge is filed by a binary search for the first needed row it may meet, so a
             // long edge costs the rows it serves, not every row it spans at the finest level.
             needed.removeAll(keepingCapacity: true)
-            for e in entryIndices { needed.append(LevelRow(level: entries[Int(e)].level, row: entries[Int(e)].row).key) }
+            for e in entryIndices {
+                // Neighbouring cells of one row often come one after the other: those repeats need no sorting.
+                let key = LevelRow(level: entries[Int(e)].level, row: entries[Int(e)].row).key
+                if needed.last != key { needed.append(key) }
+            }
             needed.sort()
             levels.removeAll(keepingCapacity: true)
             levelStart.removeAll(keepingCapacity: true)
@@ -284,6 +290,14 @@ struct CrossingLists {
                 rows.append(n.row)
             }
             levelStart.append(rows.count)
+            // Per level: its cells' side, and where the last edge's search ended (the next edge of a ring
+            // starts where the last one ended, so its first row is usually at or beside that one).
+            cellSide.removeAll(keepingCapacity: true)
+            cursor.removeAll(keepingCapacity: true)
+            for l in levels.indices {
+                cellSide.append(side / Double(1 << Int(levels[l])))
+                cursor.append(levelStart[l])
+            }
 
             filed.removeAll(keepingCapacity: true)
             rows.withUnsafeBufferPointer { rows in
@@ -292,10 +306,12 @@ struct CrossingLists {
                         let x1 = vertices[2 * k], y1 = vertices[2 * k + 1], x2 = vertices[2 * k + 2], y2 = vertices[2 * k + 3]
                         let lo = min(y1, y2), hi = max(y1, y2)
                         for l in levels.indices {
-                            let cell = side / Double(1 << Int(levels[l]))
+                            let cell = cellSide[l]
                             let r0 = Int32(clamping: Int(((lo - margin - originY) / cell).rounded(.down)) - 1)
                             let r1 = Int32(clamping: Int(((hi + margin - originY) / cell).rounded(.down)) + 1)
-                            var i = CrossingLists.firstIndex(notBelow: r0, in: rows, from: levelStart[l], to: levelStart[l + 1])
+                            var i = CrossingLists.firstIndex(notBelow: r0, in: rows, from: levelStart[l], to: levelStart[l + 1],
+                                                             near: cursor[l])
+                            cursor[l] = i
                             while i < levelStart[l + 1], rows[i] <= r1 {
                                 let row = rows[i]
                                 defer { i += 1 }
@@ -420,6 +436,15 @@ struct CrossingLists {
             if a[mid] < v { lo = mid + 1 } else { hi = mid }
         }
         return lo
+    }
+
+    /// ``firstIndex(notBelow:in:from:to:)``, looked for first at `near` and the index after it, where it
+    /// usually is; the same answer either way.
+    @inline(__always)
+    private static func firstIndex(notBelow v: Int32, in a: UnsafeBufferPointer<Int32>, from: Int, to: Int, near: Int) -> Int {
+        // `near` is the answer when a[near - 1] < v <= a[near] (either side may be the range's end).
+        for i in near...min(near + 1, to) where (i == from || a[i - 1] < v) && (i == to || a[i] >= v) { return i }
+        return firstIndex(notBelow: v, in: a, from: from, to: to)
     }
 
     /// The first index of `a` (sorted by x0) whose x0 is at least `x` (`a.endIndex` when none is).
