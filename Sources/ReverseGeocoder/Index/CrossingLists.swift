@@ -349,8 +349,7 @@ struct CrossingLists {
             widest.removeAll(keepingCapacity: true)
             widest.append(contentsOf: repeatElement(0, count: rows.count))
             bucketStart.withUnsafeBufferPointer { starts in
-                suffixParity.withUnsafeMutableBufferPointer { parity in
-                sorted.withUnsafeMutableBufferPointer { out in
+                suffixParity.withUnsafeMutableBufferPointer { parity in sorted.withUnsafeMutableBufferPointer { out in
                     at.removeAll(keepingCapacity: true)
                     at.append(contentsOf: starts.dropLast())
                     for f in filed {
@@ -375,8 +374,7 @@ struct CrossingLists {
                         // Widened: a larger value only starts the sweep earlier, so rounding cannot skip an edge.
                         widest[b] = w * (1 + 1e-9) + 1e-9
                     }
-                }
-                }
+                } }
             }
             sorted.withUnsafeBufferPointer { all in rows.withUnsafeBufferPointer { rows in
                 for e32 in entryIndices {
