@@ -66,6 +66,7 @@ final class CellBuildInputs: @unchecked Sendable {
     deinit {
         LargeAllocation.free(segments)
         LargeAllocation.free(boxes)
+        bands.free()
     }
 }
 
