@@ -184,11 +184,18 @@ struct CellTreeBuilderTests {
         }
     }
 
-    @Test(arguments: [(0.05, 3), (0.3, 32)])
-    func theTreeIsTheOneItsDefinitionGives(cellSize: Double, maxEdges: Int) async throws {
+    /// With `overlap`, one more unit, a rectangle over the middle of the coverage: there its parts' edges
+    /// split cells the rectangle holds without an edge of its own, whose answer is then passed down
+    /// (``CellTreeBuilder/Frame/known``) to where the coverage's parts do not hold.
+    @Test(arguments: [(0.05, 3, false), (0.3, 32, false), (0.05, 3, true)])
+    func theTreeIsTheOneItsDefinitionGives(cellSize: Double, maxEdges: Int, overlap: Bool) async throws {
         try await offPool {
-            let coverage = SyntheticCoverage(n: 12, seed: 5)
-            let (manifest, _) = coverage.written("tree-reference-\(cellSize)")
+            var coverage = SyntheticCoverage(n: 12, seed: 5)
+            if overlap {
+                let (x0, y0, x1, y1) = (coverage.minX + 2.3, coverage.minY + 2.1, coverage.minX + 7.7, coverage.minY + 6.9)
+                coverage.units.append([[[(x0, y0), (x0, y1), (x1, y1), (x1, y0), (x0, y0)]]])  // clockwise: an outer ring
+            }
+            let (manifest, _) = coverage.written("tree-reference-\(cellSize)-\(overlap)")
             let g = try ReverseGeocoder(manifests: [(manifest, nil)], options: .init(cellSize: nil))
             let layer = g.loaded[0].layers[0]
             let store = layer.store, unitOf = Array(layer.partUnit)

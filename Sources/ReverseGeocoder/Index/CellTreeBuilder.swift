@@ -105,14 +105,20 @@ struct CellTreeBuilder {
     var subtrees: [Subtree] = []
     /// Border cells and subtrees in the depth-first order a single recursion would meet them.
     var pieces: [Piece] = []
-    /// Scratch of unitsOfEdgelessChildren, reused.
-    var memo: [MemoEntry] = []
+    /// Scratch of unitsOfEdgelessChildren, reused: room for `memoCapacity` entries. Freed by ``release()``.
+    var memo: UnsafeMutablePointer<MemoEntry>
+    var memoCapacity = 64
 
     /// The parts that reach a cell, each with the segments that may touch it: part `parts[i]` has
     /// segments `segs[segEnd[i - 1] ..< segEnd[i]]` (from 0 for the first). A view of memory owned
     /// elsewhere (a ``LevelStore``, or an ``OwnedFrame`` for the root and the subtrees).
+    ///
+    /// `known[i]` is what is known of the cell's centre against part `parts[i]` when the part has no
+    /// segment in the cell (``Status``): no edge of it comes near the cell, so the whole cell, and every
+    /// cell inside it, is inside the part or outside it, and a test anywhere in it says which.
     struct Frame {
         var parts: UnsafePointer<Int32>, segEnd: UnsafePointer<Int32>, segs: UnsafePointer<Int32>
+        var known: UnsafePointer<UInt8>
         var partCount: Int
 
         var segCount: Int { partCount == 0 ? 0 : Int(segEnd[partCount - 1]) }
@@ -122,29 +128,39 @@ struct CellTreeBuilder {
     /// was made in.
     struct OwnedFrame {
         var parts: [Int32] = [], segEnd: [Int32] = [], segs: [Int32] = []
+        var known: [UInt8] = []
 
         init(parts: [Int32], segEnd: [Int32], segs: [Int32]) {
             self.parts = parts; self.segEnd = segEnd; self.segs = segs
+            known = [UInt8](repeating: Status.unknown, count: parts.count)
         }
 
         init(copying f: Frame) {
             parts = Array(UnsafeBufferPointer(start: f.parts, count: f.partCount))
             segEnd = Array(UnsafeBufferPointer(start: f.segEnd, count: f.partCount))
             segs = Array(UnsafeBufferPointer(start: f.segs, count: f.segCount))
+            known = Array(UnsafeBufferPointer(start: f.known, count: f.partCount))
         }
 
         func withFrame<R>(_ body: (Frame) -> R) -> R {
             parts.withUnsafeBufferPointer { p in
                 segEnd.withUnsafeBufferPointer { e in
                     segs.withUnsafeBufferPointer { s in
-                        // Never nil: an empty array still has a base address here, but be safe for count 0.
-                        let none = UnsafePointer<Int32>(bitPattern: MemoryLayout<Int32>.alignment)!
-                        return body(Frame(parts: p.baseAddress ?? none, segEnd: e.baseAddress ?? none, segs: s.baseAddress ?? none,
-                                          partCount: p.count))
+                        known.withUnsafeBufferPointer { k in
+                            // Never nil: an empty array still has a base address here, but be safe for count 0.
+                            let none = UnsafePointer<Int32>(bitPattern: MemoryLayout<Int32>.alignment)!
+                            return body(Frame(parts: p.baseAddress ?? none, segEnd: e.baseAddress ?? none, segs: s.baseAddress ?? none,
+                                              known: k.baseAddress ?? UnsafePointer(bitPattern: 1)!, partCount: p.count))
+                        }
                     }
                 }
             }
         }
+    }
+
+    /// A ``Frame/known`` value.
+    enum Status {
+        static let unknown: UInt8 = 0, outside: UInt8 = 1, inside: UInt8 = 2
     }
 
     /// The four children's frames of one cell: child c's parts are `parts[c * partCapacity ...]`, its
@@ -153,14 +169,17 @@ struct CellTreeBuilder {
     /// enough; grown (the old contents are dead by then) when a larger cell comes to this level.
     struct LevelStore {
         var parts: UnsafeMutablePointer<Int32>?, segEnd: UnsafeMutablePointer<Int32>?, segs: UnsafeMutablePointer<Int32>?
+        var known: UnsafeMutablePointer<UInt8>?
         var partCapacity = 0, segCapacity = 0
 
         mutating func reserve(parts p: Int, segs s: Int) {
             if p > partCapacity || parts == nil {
                 free(parts, 4 * partCapacity); free(segEnd, 4 * partCapacity)
+                if let known { LargeAllocation.free(UnsafeMutableBufferPointer(start: known, count: 4 * partCapacity)) }
                 partCapacity = max(p, 2 * partCapacity, 16)
                 parts = LargeAllocation.allocate(Int32.self, count: 4 * partCapacity).baseAddress
                 segEnd = LargeAllocation.allocate(Int32.self, count: 4 * partCapacity).baseAddress
+                known = LargeAllocation.allocate(UInt8.self, count: 4 * partCapacity).baseAddress
             }
             if s > segCapacity || segs == nil {
                 free(segs, 4 * segCapacity)
@@ -175,13 +194,14 @@ struct CellTreeBuilder {
 
         func free() {
             free(parts, 4 * partCapacity); free(segEnd, 4 * partCapacity); free(segs, 4 * segCapacity)
+            if let known { LargeAllocation.free(UnsafeMutableBufferPointer(start: known, count: 4 * partCapacity)) }
         }
 
         /// Child c's frame, given its number of parts.
         @inline(__always)
         func child(_ c: Int, partCount: Int) -> Frame {
             Frame(parts: parts! + c * partCapacity, segEnd: segEnd! + c * partCapacity, segs: segs! + c * segCapacity,
-                  partCount: partCount)
+                  known: known! + c * partCapacity, partCount: partCount)
         }
     }
 
@@ -209,6 +229,7 @@ struct CellTreeBuilder {
         levelCount = inputs.maxDepth + 1
         levels = .allocate(capacity: levelCount)
         levels.initialize(repeating: LevelStore(), count: levelCount)
+        memo = .allocate(capacity: memoCapacity)
     }
 
     /// Frees the level memory; the builder is not used after.
@@ -216,6 +237,7 @@ struct CellTreeBuilder {
         for l in 0..<levelCount { levels[l].free() }
         levels.deinitialize(count: levelCount)
         levels.deallocate()
+        memo.deallocate()
     }
 
     /// The whole tree over the square (originX, originY, side), the subtrees below ``splitLevel`` built
@@ -334,10 +356,11 @@ struct CellTreeBuilder {
         let o0 = store.segs!, o1 = o0 + segCapacity, o2 = o1 + segCapacity, o3 = o2 + segCapacity
         let q0 = store.parts!, q1 = q0 + partCapacity, q2 = q1 + partCapacity, q3 = q2 + partCapacity
         let e0 = store.segEnd!, e1 = e0 + partCapacity, e2 = e1 + partCapacity, e3 = e2 + partCapacity
+        let k0 = store.known!, k1 = k0 + partCapacity, k2 = k1 + partCapacity, k3 = k2 + partCapacity
         var written = SIMD4<Int64>(repeating: 0)  // segments written per child
         let lanes = SIMD4<Int64>(0, 1, 2, 3)
         var p0 = 0, p1 = 0, p2 = 0, p3 = 0  // parts written per child
-        let parts = frame.parts, segEnd = frame.segEnd, segs = frame.segs
+        let parts = frame.parts, segEnd = frame.segEnd, segs = frame.segs, known = frame.known
         var from = 0
         for i in 0..<frame.partCount {
             let to = Int(segEnd[i])
@@ -346,6 +369,7 @@ struct CellTreeBuilder {
             // Which children the part's box reaches.
             let reaching = children.reached(by: boxes[Int(p)])
             guard any(reaching) else { continue }
+            let before = written
             for k in from..<to {
                 let seg = segs[k]
                 // Most segments lie well inside one child: their home says which, without the tests.
@@ -360,23 +384,35 @@ struct CellTreeBuilder {
             }
             let n0 = Int(written[0]), n1 = Int(written[1]), n2 = Int(written[2]), n3 = Int(written[3])
             let r0 = reaching[0], r1 = reaching[1], r2 = reaching[2], r3 = reaching[3]
+            // What is known of the part here holds in every child it has no segment in (all of them, when
+            // it has none here).
+            let status = known[i]
+            let b0 = Int(before[0]), b1 = Int(before[1]), b2 = Int(before[2]), b3 = Int(before[3])
             // The part goes to every child its box reaches, even with no segment there (an edgeless
             // child's candidates).
             @inline(__always) func file(_ reaches: Bool, _ q: UnsafeMutablePointer<Int32>, _ e: UnsafeMutablePointer<Int32>,
-                                        _ np: inout Int, _ n: Int) {
+                                        _ kn: UnsafeMutablePointer<UInt8>, _ np: inout Int, _ n: Int, _ b: Int) {
                 guard reaches else { return }
                 q[np] = p
                 e[np] = Int32(truncatingIfNeeded: n)
+                kn[np] = n == b ? status : Status.unknown
                 np &+= 1
             }
-            file(r0, q0, e0, &p0, n0)
-            file(r1, q1, e1, &p1, n1)
-            file(r2, q2, e2, &p2, n2)
-            file(r3, q3, e3, &p3, n3)
+            file(r0, q0, e0, k0, &p0, n0, b0)
+            file(r1, q1, e1, k1, &p1, n1, b1)
+            file(r2, q2, e2, k2, &p2, n2, b2)
+            file(r3, q3, e3, k3, &p3, n3, b3)
         }
         let partCounts = SIMD4<Int>(p0, p1, p2, p3)
         let segCounts = SIMD4<Int>(truncatingIfNeeded: written)
-        let held = unitsOfEdgelessChildren(store, partCounts: partCounts, segCounts: segCounts, x0: x0, y0: y0, half: half)
+        // The children that are split in turn (not a leaf: neither edgeless nor a border cell).
+        var splits = SIMD4<Int>(repeating: 0)
+        for c in 0..<4 where segCounts[c] > 0
+            && !(level + 1 >= inputs.maxDepth || (level + 1 >= inputs.baseDepth && segCounts[c] <= inputs.maxEdges)) {
+            splits[c] = 1
+        }
+        let held = unitsOfEdgelessChildren(store, partCounts: partCounts, segCounts: segCounts, splits: splits, x0: x0, y0: y0,
+                                           half: half)
         for child in 0..<4 {
             let cx0 = x0 + (child & 1 == 1 ? half : 0), cy0 = y0 + (child & 2 == 2 ? half : 0)
             let childColumn = 2 * column + (child & 1), childRow = 2 * row + (child >> 1)
@@ -424,45 +460,95 @@ struct CellTreeBuilder {
     /// two cells grown by half the margin overlap, so one connected region free of p's edges holds both
     /// centres: p holds both or neither (GEOS's containsProperly is exact away from the boundary). So
     /// GEOS is asked once per part and parent, not once per part and child. Each child's answers are
-    /// kept in ascending part order (`memo`, from `memoStart[c]`), so a later child walks the earlier
+    /// kept in ascending part order (a run of `memo`), so a later child walks the earlier
     /// ones' lists alongside its own parts.
+    ///
+    /// The answers found are also passed on (``Frame/known``) to the parts of the children in `splits`
+    /// (those split in turn) that have no segment there: such a child and an edgeless sibling, grown,
+    /// overlap, and no edge of the part comes near either, so the part holds both or neither; and then
+    /// every cell inside the child, so the levels below need not ask again.
     private mutating func unitsOfEdgelessChildren(_ store: LevelStore, partCounts: SIMD4<Int>, segCounts: SIMD4<Int>,
-                                                  x0: Double, y0: Double, half: Double) -> SIMD4<Int32> {
+                                                  splits: SIMD4<Int>, x0: Double, y0: Double, half: Double) -> SIMD4<Int32> {
+        // Room for every edgeless child's answers: at most one per part reaching it.
+        var room = 0
+        for c in 0..<4 where segCounts[c] == 0 { room += partCounts[c] }
+        if room > memoCapacity {
+            memo.deallocate()
+            memoCapacity = max(room, 2 * memoCapacity)
+            memo = .allocate(capacity: memoCapacity)
+        }
+        let memo = self.memo
+        let boxes = inputs.boxes, unitOf = inputs.unitOf, segments = inputs.segments
         var held = SIMD4<Int32>(repeating: -1)
-        memo.removeAll(keepingCapacity: true)
-        var memoStart = SIMD4<Int>(repeating: 0), memoEnd = SIMD4<Int>(repeating: 0)
-        var earlier = 0  // edgeless children before this one, in `order`
-        var order = SIMD4<Int>(repeating: 0)
+        // Per earlier edgeless child (in the order met): where its answers begin and end in `memo`. Plain
+        // memory indexed by number, not SIMD lanes: a lane written one at a time and read back as a vector
+        // stalled on every store (store forwarding), 5 % of a build's time.
+        var starts = InlineArray<4, Int>(repeating: 0), ends = InlineArray<4, Int>(repeating: 0)
+        var earlier = 0
+        var count = 0  // entries written
         for c in 0..<4 where segCounts[c] == 0 {
             let cx = x0 + (c & 1 == 1 ? half : 0) + half / 2, cy = y0 + (c & 2 == 2 ? half : 0) + half / 2
-            memoStart[c] = memo.count
-            var at = memoStart  // per earlier child: its next memo entry to compare with
+            let first = count
+            var at = starts  // per earlier child: its next memo entry to compare with
             let child = store.child(c, partCount: partCounts[c])
-            for p in UnsafeBufferPointer(start: child.parts, count: child.partCount) {
-                var known: Bool?
-                for e in 0..<earlier {
-                    let o = order[e]
-                    while at[o] < memoEnd[o] && memo[at[o]].part < p { at[o] += 1 }
-                    if at[o] < memoEnd[o] && memo[at[o]].part == p {
-                        known = memo[at[o]].holds
+            var answer: Int32 = -1
+            for i in 0..<child.partCount {
+                let p = child.parts[i]
+                var known: Bool? = child.known[i] == Status.unknown ? nil : child.known[i] == Status.inside
+                for e in 0..<earlier where known == nil {
+                    var k = at[e]
+                    let end = ends[e]
+                    while k < end && memo[k].part < p { k += 1 }
+                    at[e] = k
+                    if k < end && memo[k].part == p {
+                        known = memo[k].holds
                         break
                     }
                 }
                 // A centre outside the part's box is outside the part (what GEOS and the bands would say,
                 // after a scan of a band's edges): most reaching neighbours of an edgeless cell.
-                let box = inputs.boxes[Int(p)]
-                let outside = cx < box.minX || cx > box.maxX || cy < box.minY || cy > box.maxY
-                let holds = known ?? (outside ? false
-                    : inputs.bands.interior(Int(p), cx, cy, segments: inputs.segments) ?? containsProperly(Int(p), cx, cy))
-                memo.append(MemoEntry(part: p, holds: holds))
+                let holds: Bool
+                if let known {
+                    holds = known
+                } else {
+                    let box = boxes[Int(p)]
+                    let outside = cx < box.minX || cx > box.maxX || cy < box.minY || cy > box.maxY
+                    holds = outside ? false : inputs.bands.interior(Int(p), cx, cy, segments: segments) ?? containsProperly(Int(p), cx, cy)
+                }
+                memo[count] = MemoEntry(part: p, holds: holds)
+                count += 1
                 if holds {
-                    held[c] = inputs.unitOf[Int(p)]
+                    answer = unitOf[Int(p)]
                     break
                 }
             }
-            memoEnd[c] = memo.count
-            order[earlier] = c
+            held[c] = answer
+            starts[earlier] = first
+            ends[earlier] = count
             earlier += 1
+        }
+        guard earlier > 0 else { return held }
+        for c in 0..<4 where splits[c] != 0 {
+            let child = store.child(c, partCount: partCounts[c])
+            let known = store.known! + c * store.partCapacity
+            var at = starts
+            var from: Int32 = 0
+            for i in 0..<child.partCount {
+                let to = child.segEnd[i]
+                defer { from = to }
+                guard to == from, known[i] == Status.unknown else { continue }
+                let p = child.parts[i]
+                for e in 0..<earlier {
+                    var k = at[e]
+                    let end = ends[e]
+                    while k < end && memo[k].part < p { k += 1 }
+                    at[e] = k
+                    if k < end && memo[k].part == p {
+                        known[i] = memo[k].holds ? Status.inside : Status.outside
+                        break
+                    }
+                }
+            }
         }
         return held
     }
