@@ -45,3 +45,64 @@ struct LargeAllocationTests {
         LargeAllocation.free(b)
     }
 }
+
+/// The spare mappings' rules: the smallest spare that holds a request, cut to it; nothing past the
+/// limit; all handed back by drain.
+struct SpareMappingsTests {
+    let page = LargeAllocation.hugePage
+
+    @Test func aRequestTakesTheSmallestSpareThatHoldsItAndLeavesTheRest() {
+        var s = SpareMappings(limit: 100 * page)
+        // The calls mutate `s`, so each result is taken before it is checked.
+        let kept = [
+            s.keep(address: 1000 * page, length: 8 * page),
+            s.keep(address: 2000 * page, length: 3 * page),
+            s.keep(address: 3000 * page, length: 5 * page),
+        ]
+        #expect(kept == [true, true, true])
+        let fourPages = s.take(length: 4 * page)
+        #expect(fourPages == 3000 * page)  // from the 5 pages, not the 8
+        #expect(s.list.contains(SpareMappings.Spare(address: 3004 * page, length: page)))
+        let threePages = s.take(length: 3 * page)
+        #expect(threePages == 2000 * page)  // an exact fit goes whole
+        let ninePages = s.take(length: 9 * page)
+        #expect(ninePages == nil)
+        #expect(s.bytes == 9 * page)
+        let eightPages = s.take(length: 8 * page)
+        #expect(eightPages == 1000 * page)
+        let onePage = s.take(length: page)
+        #expect(onePage == 3004 * page)
+        #expect(s.list.isEmpty && s.bytes == 0)
+    }
+
+    @Test func nothingIsKeptPastTheLimitAndDrainEmptiesIt() {
+        var s = SpareMappings(limit: 10 * page)
+        let kept = [
+            s.keep(address: 0, length: 6 * page),
+            s.keep(address: 100 * page, length: 5 * page),  // 11 pages would pass the limit
+            s.keep(address: 200 * page, length: 4 * page),
+        ]
+        #expect(kept == [true, false, true])
+        let drained = s.drain()
+        #expect(drained == [.init(address: 0, length: 6 * page), .init(address: 200 * page, length: 4 * page)])
+        let after = s.take(length: page)
+        #expect(s.list.isEmpty && s.bytes == 0 && after == nil)
+    }
+
+    /// A mapping freed and allocated again (from a spare, when no other test took it first) is still
+    /// advised for huge pages and holds what is written; after releaseSpares a new one still works.
+    @Test func aReusedMappingIsAdvisedAndWritable() throws {
+        let count = 3 * LargeAllocation.mappedFrom / 8
+        LargeAllocation.free(LargeAllocation.allocate(UInt64.self, count: count))
+        let b = LargeAllocation.allocate(UInt64.self, count: count)
+        for i in b.indices { b[i] = UInt64(i) }
+        #expect(b.indices.allSatisfy { b[$0] == UInt64($0) })
+        #expect(try #require(try LargeAllocationTests.vmFlags(of: UnsafeRawPointer(b.baseAddress!))).contains("hg"))
+        LargeAllocation.free(b)
+        LargeAllocation.releaseSpares()
+        let c = LargeAllocation.allocate(UInt64.self, count: count)
+        c[count - 1] = 7
+        #expect(c[count - 1] == 7)
+        LargeAllocation.free(c)
+    }
+}

@@ -442,10 +442,14 @@ final class CellIndex: Sendable {
         scale = Double(1 << depth) / side
         cellCount = Double(1 << depth); lastCell = (1 << depth) - 1
 
-        let inputs = CellBuildInputs(store: store, unitOf: unitOf, baseDepth: min(depth, max(1, baseDepth)), maxDepth: depth,
-                                     maxEdges: maxEdges)
-        var builder = CellTreeBuilder.build(inputs: inputs, threads: threads, originX: originX, originY: originY, side: side,
-                                            containsProperly: containsProperly)
+        // The build's inputs are freed as soon as the tree is made (the closure's end): their memory is
+        // then reused by the crossing lists (``LargeAllocation``'s spares).
+        var builder = { [originX, originY, depth] in
+            let inputs = CellBuildInputs(store: store, unitOf: unitOf, baseDepth: min(depth, max(1, baseDepth)), maxDepth: depth,
+                                         maxEdges: maxEdges)
+            return CellTreeBuilder.build(inputs: inputs, threads: threads, originX: originX, originY: originY, side: side,
+                                         containsProperly: containsProperly)
+        }()
         // Crossing lists for every (mixed cell, candidate) entry, over the store's vertices.
         let partEdges = (0..<store.count).map(store.edgeRanges)
         var entries: [CrossingLists.Cell] = []
@@ -518,6 +522,7 @@ final class CellIndex: Sendable {
         unitCells = builder.unitCells
         emptyCells = builder.emptyCells
         mixedCells = builder.mixedStart.count - 1
+        LargeAllocation.releaseSpares()
     }
 
     /// Turns each border cell's entry from its number m into where its records begin, `starts[m]` (what

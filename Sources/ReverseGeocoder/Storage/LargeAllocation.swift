@@ -17,6 +17,12 @@ import Synchronization
 /// aligned either way (a two-level node of ``CellIndex`` is then one cache line). Which of the two a
 /// buffer came from follows from its size, and for the rare refused mapping from a recorded set of
 /// addresses, so ``free(_:)`` needs nothing but the buffer as ``allocate(_:count:)`` returned it.
+///
+/// A freed mapping is kept as a spare (``SpareMappings``, 256 MB in all at most) for the next
+/// allocation it fits, until ``releaseSpares()``: a build frees its edges and frames just before it
+/// allocates the crossing lists and the records, and fresh pages cost a fault and the kernel's clearing
+/// of every byte (clear_page was 3–14 % of a build's CPU, perf, session 18). So memory from here is
+/// never promised zeroed; every caller writes what it reads.
 enum LargeAllocation {
     /// From this size on, a mapping of its own: a huge page is 2 MB, and below that malloc's heap reuses
     /// freed memory without a fault.
@@ -27,11 +33,18 @@ enum LargeAllocation {
     /// so ``free(_:)`` hands them back to malloc.
     private static let fromMalloc = Mutex<Set<Int>>([])
 
+    /// Freed mappings not yet returned to the kernel: about what one large layer's build frees between
+    /// its phases at most.
+    private static let spares = Mutex(SpareMappings(limit: 256 << 20))
+
     /// Uninitialized room for `count` elements (at least one is allocated, so the base is never nil).
     static func allocate<T>(_ type: T.Type, count: Int) -> UnsafeMutableBufferPointer<T> {
         let bytes = max(1, count) * MemoryLayout<T>.stride
         precondition(MemoryLayout<T>.alignment <= 64)
         let length = mappedLength(bytes)
+        if let length, let p = takeSpare(length) {
+            return UnsafeMutableBufferPointer(start: p.bindMemory(to: T.self, capacity: max(1, count)), count: count)
+        }
         if let length, let p = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), p != MAP_FAILED {
             // Zeroed and untouched: the pages are faulted in, 2 MB at a time, as the build writes them.
             _ = madvise(p, length, MADV_HUGEPAGE)
@@ -48,13 +61,24 @@ enum LargeAllocation {
         let raw = UnsafeMutableRawPointer(base)
         if let length = mappedLength(max(1, buffer.count) * MemoryLayout<T>.stride),
            fromMalloc.withLock({ $0.remove(Int(bitPattern: raw)) == nil }) {
-            munmap(raw, length)
+            if !spares.withLock({ $0.keep(address: Int(bitPattern: raw), length: length) }) { munmap(raw, length) }
         } else {
             raw.deallocate()
         }
     }
 
     static func free<T>(_ buffer: UnsafeBufferPointer<T>) { free(UnsafeMutableBufferPointer(mutating: buffer)) }
+
+    /// Returns the spare mappings to the kernel: called when a build is done, so a process does not hold
+    /// memory it no longer uses.
+    static func releaseSpares() {
+        for spare in spares.withLock({ $0.drain() }) { munmap(UnsafeMutableRawPointer(bitPattern: spare.address), spare.length) }
+    }
+
+    /// `length` bytes of spare memory, if a spare holds that many.
+    private static func takeSpare(_ length: Int) -> UnsafeMutableRawPointer? {
+        spares.withLock { $0.take(length: length) }.flatMap { UnsafeMutableRawPointer(bitPattern: $0) }
+    }
 
     /// The mapping's length for `bytes`: whole huge pages (the kernel puts a mapping of whole huge pages
     /// on a huge-page boundary, so all of it can be backed by them); nil below ``mappedFrom``.
