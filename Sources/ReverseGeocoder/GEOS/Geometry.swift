@@ -144,23 +144,32 @@ final class Geometry: @unchecked Sendable {
     /// Number of vertices (for load statistics).
     var vertexCount: Int { Int(GEOSGetNumCoordinates_r(context.handle, pointer)) }
 
-    /// The rings of a polygon (shell first) as interleaved x, y arrays.
-    func rings() -> [[Double]] {
+    /// The vertex counts of a polygon's rings, shell first (empty for anything but a polygon): what
+    /// ``copyRing(_:into:)`` writes, so a caller can size one buffer for all of a layer's rings.
+    func ringVertexCounts() -> [Int] {
         let ctx = context.handle
-        func coordinates(_ ring: OpaquePointer?) -> [Double] {
-            guard let ring, let seq = GEOSGeom_getCoordSeq_r(ctx, ring) else { return [] }
-            var n: UInt32 = 0
-            GEOSCoordSeq_getSize_r(ctx, seq, &n)
-            var xy = [Double](repeating: 0, count: Int(n) * 2)
-            xy.withUnsafeMutableBufferPointer { _ = GEOSCoordSeq_copyToBuffer_r(ctx, seq, $0.baseAddress, 0, 0) }
-            return xy
-        }
         guard GEOSGeomTypeId_r(ctx, pointer) == Int32(GEOS_POLYGON.rawValue) else { return [] }
-        var result = [coordinates(GEOSGetExteriorRing_r(ctx, pointer))]
-        for i in 0..<max(0, GEOSGetNumInteriorRings_r(ctx, pointer)) {
-            result.append(coordinates(GEOSGetInteriorRingN_r(ctx, pointer, i)))
-        }
-        return result
+        return (0...max(0, Int(GEOSGetNumInteriorRings_r(ctx, pointer)))).map { Self.count(ring(at: $0), ctx) }
+    }
+
+    /// Copies ring `index`'s vertices (0 the shell, then the holes), interleaved x, y, into `buffer`, which
+    /// holds exactly twice its ``ringVertexCounts()`` entry: written where they stay, with no array between.
+    func copyRing(_ index: Int, into buffer: UnsafeMutableBufferPointer<Double>) {
+        let ctx = context.handle
+        guard let ring = ring(at: index), let seq = GEOSGeom_getCoordSeq_r(ctx, ring), !buffer.isEmpty else { return }
+        precondition(buffer.count == 2 * Self.count(ring, ctx), "a ring's buffer must hold its vertices exactly")
+        _ = GEOSCoordSeq_copyToBuffer_r(ctx, seq, buffer.baseAddress, 0, 0)
+    }
+
+    private func ring(at index: Int) -> OpaquePointer? {
+        index == 0 ? GEOSGetExteriorRing_r(context.handle, pointer) : GEOSGetInteriorRingN_r(context.handle, pointer, Int32(index - 1))
+    }
+
+    private static func count(_ ring: OpaquePointer?, _ ctx: GEOSContextHandle_t) -> Int {
+        guard let ring, let seq = GEOSGeom_getCoordSeq_r(ctx, ring) else { return 0 }
+        var n: UInt32 = 0
+        GEOSCoordSeq_getSize_r(ctx, seq, &n)
+        return Int(n)
     }
 
     /// A point guaranteed to lie inside (GEOS `PointOnSurface`), for linking a unit to its parent layer.
