@@ -452,14 +452,8 @@ final class CellIndex: Sendable {
         }()
         // Crossing lists for every (mixed cell, candidate) entry, over the store's vertices.
         let partEdges = (0..<store.count).map(store.edgeRanges)
-        var entries: [CrossingLists.Cell] = []
-        entries.reserveCapacity(builder.mixedParts.count)
-        for (m, cell) in builder.mixedCells.enumerated() {
-            for e in Int(builder.mixedStart[m])..<Int(builder.mixedStart[m + 1]) {
-                entries.append(CrossingLists.Cell(part: builder.mixedParts[e], column: cell.column, row: cell.row, level: cell.level))
-            }
-        }
-        let lists = CrossingLists.build(vertices: store.vertices, partEdges: partEdges, entries: entries, originX: originX,
+        let lists = CrossingLists.build(vertices: store.vertices, partEdges: partEdges, cells: builder.mixedCells,
+                                        cellStart: builder.mixedStart, parts: builder.mixedParts, originX: originX,
                                         originY: originY, side: side, margin: CellIndex.margin, threads: threads)
         // Pack each cell's entries, with their edges, into consecutive records, written where they stay
         // (the sizes are known: no array grown and copied into place, which was most of a build's page

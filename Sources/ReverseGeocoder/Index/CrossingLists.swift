@@ -159,8 +159,9 @@ struct CrossingLists {
     ///
     /// - `vertices`: all rings of all parts, interleaved x, y, each ring closed; `partEdges[p]` the ranges
     ///   of edge indices of part p (one per ring: a ring of n vertices has n - 1 edges).
-    /// - `entries`: for each entry, its part and its cell: the column and row in the grid of the cell's
-    ///   level, cells of side `side / 2^level` from (originX, originY).
+    /// - the entries, as the tree builder lays them out: border cell m (its column and row in the grid of
+    ///   its level, cells of side `side / 2^level` from (originX, originY)) has the candidate parts
+    ///   `parts[cellStart[m] ..< cellStart[m + 1]]`, and entry e is `parts[e]` in its cell.
     ///
     /// Each reach's own location is exact without GEOS: its row's edges lie wholly left or wholly right of
     /// it, so the parity of those on the right that cross the row's middle line decides it.
@@ -168,30 +169,37 @@ struct CrossingLists {
     /// Parts are independent: runs of consecutive parts (cut by the data alone, so the same on any
     /// number of threads) are swept by whichever worker takes them, and their edges joined in part order,
     /// so the lists are the same whatever `threads` is.
-    static func build(vertices: UnsafeBufferPointer<Double>, partEdges: [[Range<Int>]], entries: [Cell],
-                      originX: Double, originY: Double, side: Double, margin: Double, threads: Int = 1) -> CrossingLists {
-        // Entries by part, as one flat array (a counting sort), not an array per part.
-        let partCount = partEdges.count
+    static func build(vertices: UnsafeBufferPointer<Double>, partEdges: [[Range<Int>]], cells: [BorderCell], cellStart: [Int32],
+                      parts: [Int32], originX: Double, originY: Double, side: Double, margin: Double,
+                      threads: Int = 1) -> CrossingLists {
+        // Entries by part, as one flat array (a counting sort), each with its cell: not an array per part,
+        // nor a copy of every entry's cell (that was 27 MB of fresh memory on the bundled districts).
+        let partCount = partEdges.count, entryCount = parts.count
         var partStart = [Int](repeating: 0, count: partCount + 1)
-        for entry in entries { partStart[Int(entry.part) + 1] += 1 }
+        for part in parts { partStart[Int(part) + 1] += 1 }
         for p in 0..<partCount { partStart[p + 1] += partStart[p] }
-        var partOrder = [Int32](repeating: 0, count: entries.count)
+        let partOrder = LargeAllocation.allocate(Candidate.self, count: max(1, entryCount))
+        defer { LargeAllocation.free(partOrder) }
         var fill = partStart
-        for (e, entry) in entries.enumerated() {
-            partOrder[fill[Int(entry.part)]] = Int32(e)
-            fill[Int(entry.part)] += 1
+        for m in cells.indices {
+            for e in Int(cellStart[m])..<Int(cellStart[m + 1]) {
+                let p = Int(parts[e])
+                partOrder[fill[p]] = Candidate(entry: Int32(e), cell: Int32(m))
+                fill[p] += 1
+            }
         }
         // Runs of parts with about equal numbers of entries: 64 of them, enough for the workers to finish
         // close together.
         var runList: [Range<Int>] = []
-        let target = entries.count / 64 + 1
+        let target = entryCount / 64 + 1
         var start = 0
         for p in 0..<partCount where partStart[p + 1] - partStart[start] >= target || p == partCount - 1 {
             runList.append(start..<(p + 1))
             start = p + 1
         }
-        let byPartStart = partStart, byPart = partOrder, runs = runList
-        let found = LargeAllocation.allocate(Entry.self, count: entries.count)
+        nonisolated(unsafe) let byPart = UnsafeBufferPointer(partOrder)
+        let byPartStart = partStart, runs = runList
+        let found = LargeAllocation.allocate(Entry.self, count: entryCount)
         found.initialize(repeating: Entry())
         // Shared read-only by the workers; each writes only its own runs' entries of `found`.
         nonisolated(unsafe) let shared = vertices, out = found
@@ -205,8 +213,9 @@ struct CrossingLists {
                 guard r < runs.count else { return }
                 var edges: [UInt32] = []
                 for p in runs[r] where byPartStart[p] < byPartStart[p + 1] {
-                    sweep.sweep(part: p, edgeRanges: partEdges[p], entryIndices: byPart[byPartStart[p]..<byPartStart[p + 1]],
-                                entries: entries, frame: frame, vertices: shared, edges: &edges, into: out)
+                    sweep.sweep(part: p, edgeRanges: partEdges[p],
+                                candidates: UnsafeBufferPointer(rebasing: byPart[byPartStart[p]..<byPartStart[p + 1]]),
+                                cells: cells, frame: frame, vertices: shared, edges: &edges, into: out)
                 }
                 results.set(r, edges)
             }
@@ -222,8 +231,9 @@ struct CrossingLists {
         var base = 0
         for (r, edges) in runEdges.enumerated() {
             _ = UnsafeMutableBufferPointer(rebasing: joined[base..<(base + edges.count)]).initialize(from: edges)
-            for e in byPart[byPartStart[runs[r].lowerBound]..<byPartStart[runs[r].upperBound]] {
-                if let l = found[Int(e)].list { found[Int(e)].list = (l.lowerBound + base)..<(l.upperBound + base) }
+            for c in byPart[byPartStart[runs[r].lowerBound]..<byPartStart[runs[r].upperBound]] {
+                let e = Int(c.entry)
+                if let l = found[e].list { found[e].list = (l.lowerBound + base)..<(l.upperBound + base) }
             }
             base += edges.count
         }
@@ -280,18 +290,20 @@ struct CrossingLists {
         var cursor: [Int] = []
         var at: [Int] = []
 
-        /// The lists of part p's entries (`entryIndices`, into `entries`), appended to `edges` and written
-        /// into `found`.
-        mutating func sweep(part p: Int, edgeRanges: [Range<Int>], entryIndices: ArraySlice<Int32>, entries: [Cell], frame: Frame,
+        /// The lists of part p's entries (`candidates`, in `cells`), appended to `edges` and written into
+        /// `found`.
+        mutating func sweep(part p: Int, edgeRanges: [Range<Int>], candidates: UnsafeBufferPointer<Candidate>, cells: [BorderCell],
+                            frame: Frame,
                             vertices: UnsafeBufferPointer<Double>, edges: inout [UInt32], into found: UnsafeMutableBufferPointer<Entry>) {
             let originX = frame.originX, originY = frame.originY, side = frame.side, margin = frame.margin
             // The rows the part's entries need, per level (a border cell of an adaptive tree may sit at any
             // level), sorted: an edge is filed by a binary search for the first needed row it may meet, so a
             // long edge costs the rows it serves, not every row it spans at the finest level.
             needed.removeAll(keepingCapacity: true)
-            for e in entryIndices {
+            for c in candidates {
                 // Neighbouring cells of one row often come one after the other: those repeats need no sorting.
-                let key = LevelRow(level: entries[Int(e)].level, row: entries[Int(e)].row).key
+                let cell = cells[Int(c.cell)]
+                let key = LevelRow(level: cell.level, row: cell.row).key
                 if needed.last != key { needed.append(key) }
             }
             needed.sort()
@@ -394,8 +406,8 @@ struct CrossingLists {
                 } }
             }
             sorted.withUnsafeBufferPointer { all in rows.withUnsafeBufferPointer { rows in
-                for e32 in entryIndices {
-                    let e = Int(e32), entry = entries[e]
+                for c in candidates {
+                    let e = Int(c.entry), entry = cells[Int(c.cell)]
                     let l = levels.firstIndex(of: entry.level)!
                     let b = CrossingLists.firstIndex(notBelow: entry.row, in: rows, from: levelStart[l], to: levelStart[l + 1])
                     let bucket = UnsafeBufferPointer(rebasing: all[bucketStart[b]..<bucketStart[b + 1]])
@@ -484,11 +496,9 @@ struct CrossingLists {
         static func before(_ a: Clipped, _ b: Clipped) -> Bool { a.x0 < b.x0 || (a.x0 == b.x0 && a.edge < b.edge) }
     }
 
-    /// A border cell's candidate, as ``build`` takes it: the part, and the cell's column and row in the
-    /// grid of its level.
-    struct Cell {
-        var part: Int32
-        var column: Int32, row: Int32
-        var level: Int8
+    /// An entry, in the order of the parts the sweep takes them in: its number, and its border cell.
+    private struct Candidate {
+        var entry: Int32
+        var cell: Int32
     }
 }
