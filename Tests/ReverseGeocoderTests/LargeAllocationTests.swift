@@ -75,6 +75,30 @@ struct SpareMappingsTests {
         #expect(s.list.isEmpty && s.bytes == 0)
     }
 
+    @Test func sparesThatTouchAreOneSpare() {
+        var s = SpareMappings(limit: 100 * page)
+        let kept = [
+            s.keep(address: 1000 * page, length: 4 * page),
+            s.keep(address: 1010 * page, length: 2 * page),
+            s.keep(address: 1006 * page, length: 4 * page),  // joins the one above: 1006 ..< 1012
+            s.keep(address: 1004 * page, length: page),  // joins the one below: 1000 ..< 1005
+            s.keep(address: 1005 * page, length: page),  // closes the gap between them
+        ]
+        #expect(kept == [true, true, true, true, true])
+        #expect(s.list == [SpareMappings.Spare(address: 1000 * page, length: 12 * page)])
+        #expect(s.bytes == 12 * page)
+        // No one buffer freed held 12 pages; together they do.
+        let twelve = s.take(length: 12 * page)
+        #expect(twelve == 1000 * page)
+        #expect(s.list.isEmpty && s.bytes == 0)
+        // A piece cut from a spare and freed again joins what is left of it.
+        let keptAgain = s.keep(address: 2000 * page, length: 8 * page)
+        let three = s.take(length: 3 * page)
+        let keptPiece = s.keep(address: 2000 * page, length: 3 * page)
+        #expect(keptAgain && keptPiece && three == 2000 * page)
+        #expect(s.list == [SpareMappings.Spare(address: 2000 * page, length: 8 * page)])
+    }
+
     @Test func nothingIsKeptPastTheLimitAndDrainEmptiesIt() {
         var s = SpareMappings(limit: 10 * page)
         let kept = [

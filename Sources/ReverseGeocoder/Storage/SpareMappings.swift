@@ -1,7 +1,9 @@
 /// Freed mappings of ``LargeAllocation`` kept for reuse, by address and length (whole huge pages), up
 /// to `limit` bytes in all. A request takes the smallest spare that holds it, cut to its length: the
-/// rest stays a spare. A value, so the rules are tested without touching memory; ``LargeAllocation``
-/// keeps one behind a mutex.
+/// rest stays a spare. Spares that touch are one spare: the kernel maps a build's buffers one below the
+/// other, so what one phase frees together holds the next phase's largest buffer (the bundled
+/// districts' 40 MB of records, larger than any one buffer freed before them). A value, so the rules are
+/// tested without touching memory; ``LargeAllocation`` keeps one behind a mutex.
 struct SpareMappings {
     struct Spare: Equatable {
         var address: Int
@@ -17,7 +19,16 @@ struct SpareMappings {
     /// Keeps a freed mapping; false (the caller unmaps it) when that would pass the limit.
     mutating func keep(address: Int, length: Int) -> Bool {
         guard bytes + length <= limit else { return false }
-        list.append(Spare(address: address, length: length))
+        var merged = Spare(address: address, length: length)
+        if let below = list.firstIndex(where: { $0.address + $0.length == address }) {
+            merged = Spare(address: list[below].address, length: list[below].length + length)
+            list.remove(at: below)
+        }
+        if let above = list.firstIndex(where: { $0.address == merged.address + merged.length }) {
+            merged.length += list[above].length
+            list.remove(at: above)
+        }
+        list.append(merged)
         bytes += length
         return true
     }
