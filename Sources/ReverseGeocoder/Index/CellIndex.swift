@@ -470,9 +470,8 @@ final class CellIndex: Sendable {
             for e in Int(builder.mixedStart[m])..<Int(builder.mixedStart[m + 1]) {
                 let entry = lists.entries[e]
                 last = at
-                let edges = entry.list.map { UnsafeBufferPointer(rebasing: lists.edges[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0)
                 at = CrossingLists.Record.write(part: builder.mixedParts[e], reach: entry.reach, inside: entry.inside,
-                                                noList: entry.list == nil, edges: edges, to: words, at: at)
+                                                noList: entry.list == nil, edges: lists.edges(of: entry), to: words, at: at)
             }
             words[last + 1] |= CrossingLists.Record.lastFlag
             starts[m + 1] = UInt32(at)

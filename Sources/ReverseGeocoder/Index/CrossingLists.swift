@@ -26,8 +26,8 @@ struct CrossingLists {
     enum Location { case interior, boundary, exterior, uncertain }
 
     /// What ``build`` finds for one entry (a border cell's candidate polygon): the reach xR, whether xR is
-    /// inside the polygon, and the entry's edges `edges[list]`, or no list when it would be too long
-    /// (GEOS decides its points). Entries are filled part by part, so their edges are not in entry
+    /// inside the polygon, and the entry's edges `runEdges[run][list]`, or no list when it would be too
+    /// long (GEOS decides its points). Entries are filled part by part, so their edges are not in entry
     /// order; the cell index packs each entry into one record (see ``Record``).
     ///
     /// 16 bytes, not the 40 that a `Range<Int>?` made: there is one per (border cell, candidate), 1.7 M
@@ -38,6 +38,8 @@ struct CrossingLists {
         /// The list's length, or `Entry.none`. A list is at most ``maxListed`` edges.
         private var length = Entry.none
         var inside = false
+        /// The run of parts whose sweep listed the edges (see ``build``).
+        var run: UInt8 = 0
 
         private static let none = UInt16.max
 
@@ -54,13 +56,21 @@ struct CrossingLists {
 
     /// One per entry given to ``build``, in that order.
     let entries: UnsafeMutableBufferPointer<Entry>
-    /// Edges as vertex indices: edge k runs from vertex k to vertex k + 1 of `vertices`.
-    let edges: UnsafeMutableBufferPointer<UInt32>
+    /// Each run's edges as vertex indices: edge k runs from vertex k to vertex k + 1 of `vertices`. Kept
+    /// per run, not joined into one array: the join was a copy, and its 14 MB (on the bundled districts)
+    /// left the spares too cut up for the cell index's records (see ``SpareMappings``).
+    let runEdges: [UnsafeMutableBufferPointer<UInt32>]
 
-    /// Frees both arrays (``LargeAllocation``): the cell index packs them into its records and lets go.
+    /// An entry's edges (none when it has no list).
+    func edges(of entry: Entry) -> UnsafeBufferPointer<UInt32> {
+        guard let list = entry.list else { return UnsafeBufferPointer(start: nil, count: 0) }
+        return UnsafeBufferPointer(rebasing: runEdges[Int(entry.run)][list])
+    }
+
+    /// Frees every array (``LargeAllocation``): the cell index packs them into its records and lets go.
     func free() {
         LargeAllocation.free(entries)
-        LargeAllocation.free(edges)
+        for edges in runEdges { LargeAllocation.free(edges) }
     }
 
     /// Longest list kept. Lists are short (median 1–4 edges, 99th percentile 10–25 on the bundled
@@ -167,8 +177,8 @@ struct CrossingLists {
     /// it, so the parity of those on the right that cross the row's middle line decides it.
     ///
     /// Parts are independent: runs of consecutive parts (cut by the data alone, so the same on any
-    /// number of threads) are swept by whichever worker takes them, and their edges joined in part order,
-    /// so the lists are the same whatever `threads` is.
+    /// number of threads) are swept by whichever worker takes them, each into its own edges, so the
+    /// lists are the same whatever `threads` is.
     static func build(vertices: UnsafeBufferPointer<Double>, partEdges: [[Range<Int>]], cells: [BorderCell], cellStart: [Int32],
                       parts: [Int32], originX: Double, originY: Double, side: Double, margin: Double,
                       threads: Int = 1) -> CrossingLists {
@@ -178,8 +188,11 @@ struct CrossingLists {
         var partStart = [Int](repeating: 0, count: partCount + 1)
         for part in parts { partStart[Int(part) + 1] += 1 }
         for p in 0..<partCount { partStart[p + 1] += partStart[p] }
+        // The entries first, then the order, which is freed when the sweep is done: so the spares the
+        // order leaves join those after it, for the cell index's records.
+        let found = LargeAllocation.allocate(Entry.self, count: entryCount)
+        found.initialize(repeating: Entry())
         let partOrder = LargeAllocation.allocate(Candidate.self, count: max(1, entryCount))
-        defer { LargeAllocation.free(partOrder) }
         var fill = partStart
         for m in cells.indices {
             for e in Int(cellStart[m])..<Int(cellStart[m + 1]) {
@@ -197,47 +210,39 @@ struct CrossingLists {
             runList.append(start..<(p + 1))
             start = p + 1
         }
+        precondition(runList.count <= Int(UInt8.max) + 1, "a run's number is one byte")
         nonisolated(unsafe) let byPart = UnsafeBufferPointer(partOrder)
         let byPartStart = partStart, runs = runList
-        let found = LargeAllocation.allocate(Entry.self, count: entryCount)
-        found.initialize(repeating: Entry())
         // Shared read-only by the workers; each writes only its own runs' entries of `found`.
         nonisolated(unsafe) let shared = vertices, out = found
         let frame = Frame(originX: originX, originY: originY, side: side, margin: margin)
-        let results = BuildResults<[UInt32]>(count: runs.count)
+        /// @unchecked: a buffer is handed from the worker that wrote it to the caller, after the workers end.
+        struct RunEdges: @unchecked Sendable { var buffer: UnsafeMutableBufferPointer<UInt32> }
+        let results = BuildResults<RunEdges>(count: runs.count)
         let next = Mutex(0)
         let work: @Sendable (Int) -> Void = { _ in
             var sweep = PartSweep()
+            // The worker's scratch, kept from run to run (grown once, not per run); each run's edges are
+            // then copied to a buffer of their own size.
+            var edges: [UInt32] = []
             while true {
                 let r = next.withLock { (n: inout Int) -> Int in defer { n += 1 }; return n }
                 guard r < runs.count else { return }
-                var edges: [UInt32] = []
+                edges.removeAll(keepingCapacity: true)
                 for p in runs[r] where byPartStart[p] < byPartStart[p + 1] {
                     sweep.sweep(part: p, edgeRanges: partEdges[p],
                                 candidates: UnsafeBufferPointer(rebasing: byPart[byPartStart[p]..<byPartStart[p + 1]]),
-                                cells: cells, frame: frame, vertices: shared, edges: &edges, into: out)
+                                cells: cells, run: UInt8(r), frame: frame, vertices: shared, edges: &edges, into: out)
                 }
-                results.set(r, edges)
+                let own = LargeAllocation.allocate(UInt32.self, count: edges.count)
+                _ = own.initialize(from: edges)
+                results.set(r, RunEdges(buffer: own))
             }
         }
         let workers = max(1, min(threads, runs.count))
         if workers == 1 { work(0) } else { Workers.perform(iterations: workers) { work($0) } }
-
-        // Join the runs' edges in part order; each run's lists move by the edges before it.
-        let runEdges = results.values()
-        let total = runEdges.reduce(0) { $0 + $1.count }
-        precondition(total < 1 << 31, "too many border edges for one layer")
-        let joined = LargeAllocation.allocate(UInt32.self, count: total)
-        var base = 0
-        for (r, edges) in runEdges.enumerated() {
-            _ = UnsafeMutableBufferPointer(rebasing: joined[base..<(base + edges.count)]).initialize(from: edges)
-            for c in byPart[byPartStart[runs[r].lowerBound]..<byPartStart[runs[r].upperBound]] {
-                let e = Int(c.entry)
-                if let l = found[e].list { found[e].list = (l.lowerBound + base)..<(l.upperBound + base) }
-            }
-            base += edges.count
-        }
-        return CrossingLists(entries: found, edges: joined)
+        LargeAllocation.free(partOrder)
+        return CrossingLists(entries: found, runEdges: results.values().map(\.buffer))
     }
 
     /// The grid the entries' cells are in.
@@ -293,7 +298,7 @@ struct CrossingLists {
         /// The lists of part p's entries (`candidates`, in `cells`), appended to `edges` and written into
         /// `found`.
         mutating func sweep(part p: Int, edgeRanges: [Range<Int>], candidates: UnsafeBufferPointer<Candidate>, cells: [BorderCell],
-                            frame: Frame,
+                            run: UInt8, frame: Frame,
                             vertices: UnsafeBufferPointer<Double>, edges: inout [UInt32], into found: UnsafeMutableBufferPointer<Entry>) {
             let originX = frame.originX, originY = frame.originY, side = frame.side, margin = frame.margin
             // The rows the part's entries need, per level (a border cell of an adaptive tree may sit at any
@@ -450,6 +455,7 @@ struct CrossingLists {
                     }
                     found[e].inside = inside
                     found[e].list = first..<edges.count
+                    found[e].run = run
                 }
             } }
         }
