@@ -411,18 +411,26 @@ struct CrossingLists {
                 } }
             }
             sorted.withUnsafeBufferPointer { all in rows.withUnsafeBufferPointer { rows in
+                // The last entry's level, row bucket and first edge: where this one's are looked for from.
+                var lastL = -1, lastB = 0, lastK = 0
                 for c in candidates {
                     let e = Int(c.entry), entry = cells[Int(c.cell)]
-                    let l = levels.firstIndex(of: entry.level)!
-                    let b = CrossingLists.firstIndex(notBelow: entry.row, in: rows, from: levelStart[l], to: levelStart[l + 1])
+                    let l = lastL >= 0 && levels[lastL] == entry.level ? lastL : levels.firstIndex(of: entry.level)!
+                    let b = l == lastL
+                        ? CrossingLists.firstIndex(notBelow: entry.row, in: rows, from: levelStart[l], to: levelStart[l + 1], near: lastB)
+                        : CrossingLists.firstIndex(notBelow: entry.row, in: rows, from: levelStart[l], to: levelStart[l + 1])
                     let bucket = UnsafeBufferPointer(rebasing: all[bucketStart[b]..<bucketStart[b + 1]])
                     let cell = side / Double(1 << Int(entry.level))
                     let cellX0 = originX + Double(entry.column) * cell - margin
+                    let start = l == lastL && b == lastB
+                        ? CrossingLists.firstIndex(x0NotBelow: cellX0 - widest[b], in: bucket, near: lastK)
+                        : CrossingLists.boundary(from: 0, to: bucket.count) { bucket[$0].x0 < cellX0 - widest[b] }
+                    lastL = l; lastB = b; lastK = start
                     var frontier = originX + Double(entry.column + 1) * cell + margin
                     let first = edges.count
                     var xR: Double?
                     var gap = bucket.endIndex  // the first edge right of the reach
-                    for k in CrossingLists.firstIndex(x0NotBelow: cellX0 - widest[b], in: bucket)..<bucket.endIndex {
+                    for k in start..<bucket.endIndex {
                         let c = bucket[k]
                         if c.x1 < cellX0 { continue }  // wholly left of the cell: never right of a point in it
                         if c.x0 > frontier && c.x0 - frontier > 1e-9 {
@@ -463,31 +471,64 @@ struct CrossingLists {
 
     /// The first index in `from ..< to` of the sorted `a` whose value is at least `v` (`to` when none is).
     private static func firstIndex(notBelow v: Int32, in a: UnsafeBufferPointer<Int32>, from: Int, to: Int) -> Int {
+        boundary(from: from, to: to) { a[$0] < v }
+    }
+
+    /// ``firstIndex(notBelow:in:from:to:)``, looked for from `near` (see ``boundary(from:to:near:below:)``).
+    @inline(__always)
+    private static func firstIndex(notBelow v: Int32, in a: UnsafeBufferPointer<Int32>, from: Int, to: Int, near: Int) -> Int {
+        boundary(from: from, to: to, near: near) { a[$0] < v }
+    }
+
+    /// The first index of `a` (sorted by x0) whose x0 is at least `x` (`a.endIndex` when none is), looked
+    /// for from `near` (see ``boundary(from:to:near:below:)``).
+    @inline(__always)
+    private static func firstIndex(x0NotBelow x: Double, in a: UnsafeBufferPointer<Clipped>, near: Int) -> Int {
+        boundary(from: a.startIndex, to: a.endIndex, near: near) { a[$0].x0 < x }
+    }
+
+    /// The first index in `from ..< to` where `below` is false (`to` when it never is), for a `below` true
+    /// on a prefix of the range and false after it (a sorted array's lower bound), by halving.
+    @inline(__always)
+    private static func boundary(from: Int, to: Int, below: (Int) -> Bool) -> Int {
         var lo = from, hi = to
         while lo < hi {
             let mid = (lo + hi) / 2
-            if a[mid] < v { lo = mid + 1 } else { hi = mid }
+            if below(mid) { lo = mid + 1 } else { hi = mid }
         }
         return lo
     }
 
-    /// ``firstIndex(notBelow:in:from:to:)``, looked for first at `near` and the index after it, where it
-    /// usually is; the same answer either way.
+    /// ``boundary(from:to:below:)``, looked for from `near` (in `from ... to`) outwards, in steps that
+    /// double, and then by halving within the last step: the same answer in a few steps when it lies at or
+    /// beside `near`. The sweep's searches mostly do: a ring's next edge needs the rows its last one
+    /// needed, and a part's next entry is mostly in its last one's row, a few cells along (the searches
+    /// over the whole level were a fifth of the sweep).
     @inline(__always)
-    private static func firstIndex(notBelow v: Int32, in a: UnsafeBufferPointer<Int32>, from: Int, to: Int, near: Int) -> Int {
-        // `near` is the answer when a[near - 1] < v <= a[near] (either side may be the range's end).
-        for i in near...min(near + 1, to) where (i == from || a[i - 1] < v) && (i == to || a[i] >= v) { return i }
-        return firstIndex(notBelow: v, in: a, from: from, to: to)
-    }
-
-    /// The first index of `a` (sorted by x0) whose x0 is at least `x` (`a.endIndex` when none is).
-    private static func firstIndex(x0NotBelow x: Double, in a: UnsafeBufferPointer<Clipped>) -> Int {
-        var lo = a.startIndex, hi = a.endIndex
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if a[mid].x0 < x { lo = mid + 1 } else { hi = mid }
+    private static func boundary(from: Int, to: Int, near: Int, below: (Int) -> Bool) -> Int {
+        var lo: Int, hi: Int
+        if near < to && below(near) {
+            // After `near`. `below` holds before lo; hi is `to` or `below` fails there.
+            lo = near + 1
+            hi = lo
+            var step = 1
+            while hi < to && below(hi) {
+                lo = hi + 1
+                hi = min(to, lo + step)
+                step <<= 1
+            }
+        } else {
+            // At or before `near`. hi is `to` or `below` fails there; lo is `from` or `below` holds there.
+            hi = near
+            var step = 1
+            lo = max(from, hi - step)
+            while lo > from && !below(lo) {
+                hi = lo
+                step <<= 1
+                lo = max(from, hi - step)
+            }
         }
-        return lo
+        return boundary(from: lo, to: hi, below: below)
     }
 
     /// An edge filed in a row, with its x-extent within the row.
