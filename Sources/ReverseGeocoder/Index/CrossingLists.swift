@@ -424,7 +424,7 @@ struct CrossingLists {
                     let cellX0 = originX + Double(entry.column) * cell - margin
                     let start = l == lastL && b == lastB
                         ? CrossingLists.firstIndex(x0NotBelow: cellX0 - widest[b], in: bucket, near: lastK)
-                        : CrossingLists.boundary(from: 0, to: bucket.count) { bucket[$0].x0 < cellX0 - widest[b] }
+                        : CrossingLists.firstIndex(x0NotBelow: cellX0 - widest[b], in: bucket)
                     lastL = l; lastB = b; lastK = start
                     var frontier = originX + Double(entry.column + 1) * cell + margin
                     let first = edges.count
@@ -480,8 +480,12 @@ struct CrossingLists {
         boundary(from: from, to: to, near: near) { a[$0] < v }
     }
 
-    /// The first index of `a` (sorted by x0) whose x0 is at least `x` (`a.endIndex` when none is), looked
-    /// for from `near` (see ``boundary(from:to:near:below:)``).
+    /// The first index of `a` (sorted by x0) whose x0 is at least `x` (`a.endIndex` when none is).
+    private static func firstIndex(x0NotBelow x: Double, in a: UnsafeBufferPointer<Clipped>) -> Int {
+        boundary(from: a.startIndex, to: a.endIndex) { a[$0].x0 < x }
+    }
+
+    /// ``firstIndex(x0NotBelow:in:)``, looked for from `near` (see ``boundary(from:to:near:below:)``).
     @inline(__always)
     private static func firstIndex(x0NotBelow x: Double, in a: UnsafeBufferPointer<Clipped>, near: Int) -> Int {
         boundary(from: a.startIndex, to: a.endIndex, near: near) { a[$0].x0 < x }
