@@ -638,6 +638,17 @@ public final class ReverseGeocoder: Sendable {
     @inline(__always)
     private func answer(layer l: Int, unit: Int, at c: Coordinate, in cDatum: Datum, query: Coordinate, datum: Datum,
                         context: Unmanaged<QueryContext>) throws(GeocoderError) -> Placemark {
+        // No overlay and no places: the thread's copy as it is, inline. The general path below, with the
+        // overlays' lookups inlined into it, is a large function whose frame and spills cost an answer
+        // more than the copy itself.
+        if hotOverlays.isEmpty && hotLayers[l].places == nil { return ownPlacemark(layer: l, unit: unit, context: context) }
+        return try answerWithExtras(layer: l, unit: unit, at: c, in: cDatum, query: query, datum: datum, context: context)
+    }
+
+    /// ``answer(layer:unit:at:in:query:datum:context:)`` with overlays or places.
+    @inline(never)
+    private func answerWithExtras(layer l: Int, unit: Int, at c: Coordinate, in cDatum: Datum, query: Coordinate, datum: Datum,
+                                  context: Unmanaged<QueryContext>) throws(GeocoderError) -> Placemark {
         let hot = hotLayers[l]
         var p = hotOverlays.isEmpty
             ? ownPlacemark(layer: l, unit: unit, context: context)
