@@ -33,10 +33,13 @@ let package = Package(
         // takes 170 s in -Onone code and 20 s in -O, and was most of the CI run. The engine has no `assert`
         // that -O would drop (its checks are `precondition`s). GEOCODE_DEBUG_ENGINE=1 builds it -Onone, for
         // a debugger.
-        .target(name: "ReverseGeocoder", dependencies: ["GeoModel", "CGEOS", "CShapelib", "CSHA256"],
+        .target(name: "ReverseGeocoder", dependencies: ["GeoModel", "CGEOS", "CShapelib", "CSHA256", "CHotPath"],
                 swiftSettings: engineSwiftSettings),
         // SHA-256 blocks with the CPU's SHA instructions (the source files' manifest digests at an index build).
         .target(name: "CSHA256", cSettings: [.unsafeFlags(["-O2"], .when(configuration: .debug))]),
+        // What the query path needs that Swift cannot say cheaply: Double to Int without the range check, a
+        // thread-local slot (our C).
+        .target(name: "CHotPath"),
         // Positions from receivers and files: parsers (pure) and sources (I/O). Needs only GeoModel's values.
         .target(name: "LocationSources", dependencies: ["GeoModel"]),
         // The CoreLocation-style facade: filters positions, asks any PlacemarkProvider, emits events.

@@ -32,8 +32,8 @@ HARNESSES=(nmea nmea-stream gpx gpsd manifest shapefile index-cache csv ndjson g
 modules_for() {
     case "$1" in
         nmea|nmea-stream|gpx|gpsd) echo "GeoModel LocationSources" ;;
-        manifest|shapefile|index-cache) echo "GeoModel CSHA256 ReverseGeocoder" ;;
-        csv|ndjson|geojson) echo "GeoModel CSHA256 ReverseGeocoder LocationSources CCurlLoader LocationKit GeocodeCLI TestSupport" ;;
+        manifest|shapefile|index-cache) echo "GeoModel CSHA256 CHotPath ReverseGeocoder" ;;
+        csv|ndjson|geojson) echo "GeoModel CSHA256 CHotPath ReverseGeocoder LocationSources CCurlLoader LocationKit GeocodeCLI TestSupport" ;;
         *) echo "unknown harness '$1' (try: ${HARNESSES[*]})" >&2; exit 2 ;;
     esac
 }
@@ -43,8 +43,8 @@ modules_for() {
 # instead made LocationSources rebuild each time the harness group changed (five -O compiles a CI run).
 module_deps() {
     case "$1" in
-        GeoModel|CCurlLoader|CSHA256) echo "" ;;
-        ReverseGeocoder) echo "GeoModel CSHA256" ;;
+        GeoModel|CCurlLoader|CSHA256|CHotPath) echo "" ;;
+        ReverseGeocoder) echo "GeoModel CSHA256 CHotPath" ;;
         LocationSources) echo "GeoModel" ;;
         LocationKit) echo "GeoModel LocationSources CCurlLoader" ;;
         GeocodeCLI) echo "GeoModel ReverseGeocoder LocationSources LocationKit" ;;
@@ -62,11 +62,12 @@ export LSAN_OPTIONS="suppressions=$HERE/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}
 # -O: speed is coverage. Bounds and overflow checks stay on (they are off only with -Ounchecked).
 FLAGS=(-sanitize=fuzzer,address -O -g -swift-version 6 -parse-as-library -use-ld=lld -package-name OfflineGeocoder
        -I "$B/modules" -I "$ROOT/Sources/CGEOS" -I "$ROOT/Sources/CShapelib" -I "$ROOT/Sources/CZlib" -I "$ROOT/Sources/CZstd"
-       -I "$ROOT/Sources/CCurlLoader/include" -I "$ROOT/Sources/CSHA256/include")
+       -I "$ROOT/Sources/CCurlLoader/include" -I "$ROOT/Sources/CSHA256/include"
+       -I "$ROOT/Sources/CHotPath/include")
 
 # Rebuilds a module when its sources, the compiler or the flags changed (a hash of all three).
-# Our C targets (LocationKit's libcurl loader, the SHA-256 instructions): compiled with clang, instrumented
-# like the rest.
+# Our C targets (LocationKit's libcurl loader, the SHA-256 instructions, the query path's thread slot):
+# compiled with clang, instrumented like the rest.
 build_c_module() {
     local name=$1 dir="$ROOT/Sources/$1" stamp
     mkdir -p "$B/modules"

@@ -1,3 +1,5 @@
+import CHotPath
+
 /// An adaptive quadtree of cells over one layer that answers most points without any GEOS call.
 ///
 /// Built by pushing every polygon edge down the tree: a cell that no edge comes near (within `margin`)
@@ -239,7 +241,8 @@ final class CellIndex: Sendable {
     func answer(x: Double, y: Double) -> Answer {
         let fx = (x - originX) * scale, fy = (y - originY) * scale
         guard fx >= 0, fy >= 0, fx <= cellCount, fy <= cellCount else { return .empty }
-        let ix = min(Int(fx), lastCell), iy = min(Int(fy), lastCell)
+        // Bounded by the guard (cellCount ≤ 2^20): no need of Int()'s range check (see CHotPath).
+        let ix = min(hot_path_truncate(fx), lastCell), iy = min(hot_path_truncate(fy), lastCell)
         // Masking shifts and wrapping arithmetic: depth ≤ 20 and the cache's structure check bound every
         // index, so Swift's overflow and over-shift checks would only add work to each query.
         let shift = depth &- topLevels

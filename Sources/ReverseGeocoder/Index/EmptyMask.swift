@@ -1,3 +1,4 @@
+import CHotPath
 
 /// Where a dataset has no unit at all: one bit per cell of a 1024 × 1024 grid over its reach.
 ///
@@ -37,7 +38,8 @@ final class EmptyMask: Sendable {
     func isEmpty(x: Double, y: Double) -> Bool {
         let fx = (x - originX) * scaleX, fy = (y - originY) * scaleY
         guard fx >= 0, fy >= 0, fx < Double(Self.side), fy < Double(Self.side) else { return false }
-        let bit = (Int(fy) &<< 10) | Int(fx)
+        // Bounded by the guard: no need of Int()'s range check (see CHotPath).
+        let bit = (hot_path_truncate(fy) &<< 10) | hot_path_truncate(fx)
         return words[bit &>> 6] & (1 &<< UInt64(bit & 63)) != 0
     }
 
