@@ -127,7 +127,6 @@ final class RegionBookDriver: Sendable {
                 case .stateDetermined(let r, let s, _): log.append("\(r.identifier) \(s)")
                 case .entered(let r, _): log.append("\(r.identifier) entered")
                 case .exited(let r, _): log.append("\(r.identifier) exited")
-                default: break
                 }
             }
         }
