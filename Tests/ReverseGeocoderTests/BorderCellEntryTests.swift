@@ -131,6 +131,33 @@ struct BorderCellEntryTests {
         }
     }
 
+    /// An edge naming a vertex past the layer's last (every 50th edge, so both the record walks of the
+    /// whole-file check and the first-use checks meet one).
+    @Test func anEdgePastTheLastVertexIsDamage() async throws {
+        try await offPool {
+            try Self.resealedDamage("border-edge-vertex", reason: "edge") { bytes, meta in
+                let c = try #require(meta.layers[0].cells)
+                let vertices = meta.layers[0].vertices.count / 2
+                var edited = 0, seen = 0
+                var r = 0
+                while r < c.borders.count {
+                    let header = Self.word(bytes, c.borders.offset + 4 * (r + 1))
+                    let count = Int(header & CrossingLists.Record.countMask)
+                    for k in 0..<count {
+                        seen += 1
+                        // Vertex `vertices - 1` has no second vertex; later ones do not exist at all.
+                        if seen % 50 == 0 {
+                            Self.put(UInt32(vertices - 1 + k % 3), &bytes, c.borders.offset + 4 * (r + CrossingLists.Record.headerWords + k))
+                            edited += 1
+                        }
+                    }
+                    r += CrossingLists.Record.headerWords + count
+                }
+                return edited
+            }
+        }
+    }
+
     @Test func aCellWithoutItsLastFlagIsDamage() async throws {
         try await offPool {
             try Self.resealedDamage("border-entry-flag", reason: "crossing lists") { bytes, meta in
