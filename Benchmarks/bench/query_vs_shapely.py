@@ -9,6 +9,11 @@ swapped every round; then each side's median CPU ns a point and their ratio, and
 
 Run it from Benchmarks/ with `nice -n -15`; the load average is printed with every round.
 Also checks, once, that our answers equal shapely's on every point.
+
+`--also NAME=BIN:CACHE` (repeatable) times more builds of ours in the same rounds, each beside the same
+shapely runs, the order turned every round: on this shared VM one build's runs vary by ±25 % from one
+process to the next and by more over an hour, so two builds are only compared, and held against shapely,
+within one run.
 """
 import argparse, json, os, statistics, subprocess, sys
 
@@ -20,8 +25,8 @@ def load():
         return " ".join(f.read().split()[:3])
 
 
-def ours(a, answers=None):
-    cmd = [a.binary, "ours", "--manifest", a.manifest, "--points", a.points, "--datum", a.datum, "--cache", a.cache,
+def ours(a, answers=None, binary=None, cache=None):
+    cmd = [binary or a.binary, "ours", "--manifest", a.manifest, "--points", a.points, "--datum", a.datum, "--cache", cache or a.cache,
            "--threads", "1", "--passes", str(a.passes), "--latency", "0"]
     if answers:
         cmd += ["--answers", answers]
@@ -44,25 +49,48 @@ def main():
     p.add_argument("--datum", default="gcj02")
     p.add_argument("--rounds", type=int, default=7)
     p.add_argument("--passes", type=int, default=3)
+    p.add_argument("--also", action="append", default=[], metavar="NAME=BIN:CACHE",
+                   help="another build of ours, timed in the same rounds")
     a = p.parse_args()
     tmp = os.path.join(a.cache, "answers")
     os.makedirs(tmp, exist_ok=True)
+    builds = [("ours", a.binary, a.cache)] + [(r.split("=", 1)[0], *r.split("=", 1)[1].split(":", 1)) for r in a.also]
     print(f"load at start: {load()}", flush=True)
-    ours(a, os.path.join(tmp, "ours.i32"))  # warm-up: builds the cache if missing, writes our answers
     shapely(a, os.path.join(tmp, "shapely.i32"))
-    differ = int((np.fromfile(os.path.join(tmp, "ours.i32"), "<i4") != np.fromfile(os.path.join(tmp, "shapely.i32"), "<i4")).sum())
-    print(f"points where our answer differs from shapely's: {differ}", flush=True)
-    o, s = [], []
+    want = np.fromfile(os.path.join(tmp, "shapely.i32"), "<i4")
+    for name, binary, cache in builds:  # warm-up: builds the cache if missing, writes the answers
+        answers = os.path.join(tmp, f"{name}.i32")
+        ours(a, answers, binary, cache)
+        differ = int((np.fromfile(answers, "<i4") != want).sum())
+        print(f"points where {name}'s answer differs from shapely's: {differ}", flush=True)
+    times = {name: [] for name, _, _ in builds}
+    ratios = {name: [] for name, _, _ in builds}
+    s = []
     for i in range(a.rounds):
-        if i % 2 == 0:
-            o.append(ours(a)); s.append(shapely(a, os.path.join(tmp, "shapely.i32")))
-        else:
-            s.append(shapely(a, os.path.join(tmp, "shapely.i32"))); o.append(ours(a))
-        print(f"round {i + 1}: ours {o[-1]:.1f} ns, shapely {s[-1]:.0f} ns, {s[-1] / o[-1]:.1f}x (load {load()})", flush=True)
-    mo, ms = statistics.median(o), statistics.median(s)
-    ratios = [y / x for x, y in zip(o, s)]
-    print(f"ours median {mo:.1f} CPU ns/point, shapely median {ms:.0f}: {ms / mo:.1f}x; "
-          f"per-round ratios median {statistics.median(ratios):.1f}x, lowest {min(ratios):.1f}x")
+        # Shapely first, last or between, the builds turned: no build always follows the same neighbour.
+        order = builds[i % len(builds):] + builds[:i % len(builds)]
+        if i % 2 == 1:
+            order = order[::-1]
+        runs = [("shapely", None, None)] + order if i % 2 == 0 else order + [("shapely", None, None)]
+        for name, binary, cache in runs:
+            if name == "shapely":
+                s.append(shapely(a, os.path.join(tmp, "shapely.i32")))
+            else:
+                times[name].append(ours(a, None, binary, cache))
+        for name in times:
+            ratios[name].append(s[-1] / times[name][-1])
+        print(f"round {i + 1}: " + ", ".join(f"{n} {times[n][-1]:.1f} ns ({ratios[n][-1]:.1f}x)" for n in times)
+              + f", shapely {s[-1]:.0f} ns (load {load()})", flush=True)
+    ms = statistics.median(s)
+    for name in times:
+        mo = statistics.median(times[name])
+        print(f"{name} median {mo:.1f} CPU ns/point, shapely median {ms:.0f}: {ms / mo:.1f}x; "
+              f"per-round ratios median {statistics.median(ratios[name]):.1f}x, lowest {min(ratios[name]):.1f}x")
+    if len(builds) > 1:
+        base = builds[0][0]
+        for name in list(times)[1:]:
+            pair = [b / a_ for a_, b in zip(times[base], times[name])]
+            print(f"{name} / {base}: median of the per-round ratios {statistics.median(pair):.3f}")
     print(f"load at end: {load()}")
 
 
