@@ -519,8 +519,7 @@ final class CellIndex: Sendable {
         for entry in topGrid { wideNodes += Self.wideNodes(entry, in: builder.nodes) }
         precondition(wideNodes < 1 << 30, "too many cells for one layer")
         let wide = LargeAllocation.allocate(UInt32.self, count: 16 * wideNodes)
-        var made = 0
-        for k in topGrid.indices { topGrid[k] = Self.widen(topGrid[k], from: builder.nodes, into: wide, made: &made) }
+        Self.widen(top: topGrid, from: builder.nodes, into: wide)
         nodes = UnsafeBufferPointer(wide)
         top = UnsafeBufferPointer(topGrid)
         unitCells = builder.unitCells
@@ -537,28 +536,40 @@ final class CellIndex: Sendable {
         }
     }
 
-    /// The entry for the two-level node tree: a leaf as it is; a plain node (four children) as a new
-    /// two-level node whose sixteen entries are its grandchildren, or a child leaf repeated over the
-    /// 2 × 2 block of grandchildren it covers. Parents come before their children, as the cache's
-    /// structure check requires.
-    private static func widen(_ entry: UInt32, from plain: [UInt32], into wide: UnsafeMutableBufferPointer<UInt32>,
-                              made: inout Int) -> UInt32 {
-        guard entry >> 30 == tagNode else { return entry }
-        let n = Int(entry & 0x3FFF_FFFF), k = made
-        made += 1
-        for child in 0..<4 {
-            let c = plain[4 * n + child]
-            for grandchild in 0..<4 {
-                // A plain node at the level before the last always has children: the depth left is even.
-                let g = c >> 30 == tagNode ? plain[4 * Int(c & 0x3FFF_FFFF) + grandchild] : c
-                let column = 2 * (child & 1) + (grandchild & 1), row = 2 * (child >> 1) + (grandchild >> 1)
-                wide[16 * k + column + 4 * row] = widen(g, from: plain, into: wide, made: &made)
+    /// Turns the plain tree below each top-grid entry into two-level nodes: a leaf stays as it is; a
+    /// plain node becomes a two-level node whose sixteen entries are its grandchildren, or a child leaf
+    /// repeated over the 2 × 2 block of grandchildren it covers. Numbered level by level (breadth first,
+    /// the top grid's nodes in its row order): the nodes right below the top grid, which most points that
+    /// need a node read, are then one block at the array's start, not spread over all of it between
+    /// their subtrees. Parents come before their children, as the cache's structure check requires.
+    private static func widen(top: UnsafeMutableBufferPointer<UInt32>, from plain: [UInt32], into wide: UnsafeMutableBufferPointer<UInt32>) {
+        // Pending two-level nodes: (the plain node it is made from, its number), in the order numbered.
+        var pending: [(plain: Int, number: Int)] = []
+        pending.reserveCapacity(wide.count / 16)
+        func number(_ entry: UInt32) -> UInt32 {
+            guard entry >> 30 == tagNode else { return entry }
+            pending.append((Int(entry & 0x3FFF_FFFF), pending.count))
+            return tagNode << 30 | UInt32(pending.count - 1)
+        }
+        for k in top.indices { top[k] = number(top[k]) }
+        var next = 0
+        while next < pending.count {
+            let (n, k) = pending[next]
+            next += 1
+            for child in 0..<4 {
+                let c = plain[4 * n + child]
+                for grandchild in 0..<4 {
+                    // A plain node at the level before the last always has children: the depth left is even.
+                    let g = c >> 30 == tagNode ? plain[4 * Int(c & 0x3FFF_FFFF) + grandchild] : c
+                    let column = 2 * (child & 1) + (grandchild & 1), row = 2 * (child >> 1) + (grandchild >> 1)
+                    wide[16 * k + column + 4 * row] = number(g)
+                }
             }
         }
-        return tagNode << 30 | UInt32(k)
+        precondition(16 * pending.count == wide.count, "two-level nodes miscounted")
     }
 
-    /// How many two-level nodes ``widen(_:from:into:made:)`` makes for `entry`: the same walk, counting.
+    /// How many two-level nodes ``widen(top:from:into:)`` makes for `entry`: the same walk, counting.
     private static func wideNodes(_ entry: UInt32, in plain: [UInt32]) -> Int {
         guard entry >> 30 == tagNode else { return 0 }
         let n = Int(entry & 0x3FFF_FFFF)

@@ -50,7 +50,9 @@ struct IndexCache {
     /// 14: border cells ``CellIndex/deepBorderLevels`` below the cell size on the layers whose
     /// ``CellIndex/edgesPerCell(store:cellSide:)`` reaches ``CellIndex/deepBorderEdgesPerCell`` (the
     /// same layout; a deeper tree for China's districts, and a cache of 13 would keep the slower one).
-    static let formatVersion: UInt32 = 14
+    /// 15: the two-level nodes numbered level by level (the same layout and tree; the nodes right below
+    /// the top grid in one block, which a cache of 14 would not have).
+    static let formatVersion: UInt32 = 15
     private static let magic: [UInt8] = Array("GEOIDX\0\0".utf8)
     private static let headerSize = 64
 
