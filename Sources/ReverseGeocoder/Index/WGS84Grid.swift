@@ -1,3 +1,5 @@
+import CHotPath
+
 /// Answers WGS-84 queries against a GCJ-02 dataset without converting them, where that is safe.
 ///
 /// A GPS fix in China has to be shifted into GCJ-02 before it can be looked up in Amap-derived
@@ -45,7 +47,8 @@ final class WGS84Grid: Sendable {
     func lookup(x: Double, y: Double) -> WGS84GridEntry {
         let fx = (x - originX) / cell, fy = (y - originY) / cell
         guard fx >= 0, fy >= 0, fx < Double(columns), fy < Double(rows) else { return .unknown }
-        let i = Int(fy) &* columns &+ Int(fx)
+        // Bounded by the guard: no need of Int()'s range check (see CHotPath), as the mask and cells do.
+        let i = hot_path_truncate(fy) &* columns &+ hot_path_truncate(fx)
         if noneBits[i &>> 6] & (1 &<< UInt64(i & 63)) != 0 { return .none }
         return WGS84GridEntry(rawValue: entries[i])
     }
