@@ -14,7 +14,7 @@ and pyshp; `Benchmarks/run-growth.sh` does that. Datasets, all China districts i
   is what a finer source costs the index; it is synthetic, and said so in the table.
 
 The points are the same for every dataset: uniform over the bundled layer's bounds, in its datum.
-Writes Benchmarks/results/growth.md.
+Writes Benchmarks/results/growth.md, the new run above the earlier ones.
 """
 from __future__ import annotations
 
@@ -210,8 +210,18 @@ def main():
             f"| {r['p99_ns']} | {r['shapely_cpu_ns']:.0f} | {r['shapely_cpu_ns'] / r['ours_cpu_ns']:.0f}× "
             f"| {r['mismatches']}{' (' + kinds + ')' if kinds else ''} |")
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
-    with open(a.out, "w", encoding="utf-8") as f:
-        f.write("\n".join(lines) + "\n")
+    # The runs before this one stay below it: a session's notes cite them, and writing the file afresh
+    # dropped them twice (sessions 21 and 22). Written to a temporary file and renamed, so a failed
+    # write never leaves half a file.
+    earlier = ""
+    if os.path.exists(a.out):
+        with open(a.out, encoding="utf-8") as f:
+            old = f.read()
+        body = old.split("\n", 1)[1] if old.startswith("# ") else old
+        earlier = "\n## The run before this one\n\n" + body.lstrip("\n")
+    with open(a.out + ".tmp", "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n" + earlier)
+    os.replace(a.out + ".tmp", a.out)
     with open(os.path.join(a.work, "growth.json"), "w") as f:
         json.dump(rows, f, indent=2, ensure_ascii=False)
     print("\n".join(lines))
