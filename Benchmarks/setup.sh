@@ -3,11 +3,12 @@
 #   * Debian: GEOS/shapelib headers (the engine), PostgreSQL 15 + PostGIS 3 (a peer), GNU time (peak RSS).
 #   * PyPI, into Benchmarks/.venv: the Python peers and tools pinned in Benchmarks/requirements.txt.
 # Idempotent: does nothing that is already done. Run as root (apt) or with the Debian packages present.
+#   setup.sh [MORE_DEBIAN_PACKAGES...]   also installs these (run-growth.sh: Data/build.py --full's inputs).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 
 need=()
-for pkg in libgeos-dev libshp-dev pkg-config postgresql-15 postgresql-15-postgis-3 time; do
+for pkg in libgeos-dev libshp-dev pkg-config postgresql-15 postgresql-15-postgis-3 time "$@"; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ "${#need[@]}" -gt 0 ]; then
