@@ -2,21 +2,22 @@ import GeoModel
 import Testing
 @testable import ReverseGeocoder
 
-/// ``CellIndex/nodesAreValid(_:nodeCount:units:words:)``, the loaded cache's check of the two-level nodes
-/// four entries at a time in vector lanes, against the rule written out entry by entry (brute force): a
-/// node entry names a later node that exists, a unit entry a unit that exists, a border cell entry a
-/// word inside the border records, and an empty entry anything. Every entry of a sound array is changed
-/// in turn to values at and around each limit, under each tag: the two must agree on every one.
+/// ``CellIndex/entriesAreValid(_:inNodes:nodeCount:units:words:)``, the loaded cache's check of the top
+/// grid and the two-level nodes four entries at a time in vector lanes, against the rule written out entry
+/// by entry (brute force): a node entry names a node that exists (from a node's entry, a later one), a
+/// unit entry a unit that exists, a border cell entry a word inside the border records, and an empty
+/// entry anything. Every entry of a sound array is changed in turn to values at and around each limit,
+/// under each tag: the two must agree on every one.
 struct NodeCheckTests {
     static let tagNode: UInt32 = 0, tagUnit: UInt32 = 1, tagEmpty: UInt32 = 2, tagMixed: UInt32 = 3
 
     /// The rule, one entry at a time: what ``CellIndex/inconsistency(_:parts:units:vertices:)`` asks of
-    /// every node entry.
-    static func reference(_ nodes: [UInt32], nodeCount: UInt32, units: UInt32, words: UInt32) -> Bool {
+    /// every node entry (`inNodes`) or top-grid entry.
+    static func reference(_ nodes: [UInt32], inNodes: Bool = true, nodeCount: UInt32, units: UInt32, words: UInt32) -> Bool {
         for (i, e) in nodes.enumerated() {
             let value = e & 0x3FFF_FFFF, parent = UInt32(i / 16)
             switch e >> 30 {
-            case tagNode: if value >= nodeCount || value <= parent { return false }
+            case tagNode: if value >= nodeCount || (inNodes && value <= parent) { return false }
             case tagUnit: if value >= units { return false }
             case tagMixed: if value >= words { return false }
             default: break
@@ -43,8 +44,8 @@ struct NodeCheckTests {
         }
     }
 
-    static func check(_ nodes: [UInt32], nodeCount: UInt32, units: UInt32, words: UInt32) -> Bool {
-        nodes.withUnsafeBufferPointer { CellIndex.nodesAreValid($0, nodeCount: nodeCount, units: units, words: words) }
+    static func check(_ nodes: [UInt32], inNodes: Bool = true, nodeCount: UInt32, units: UInt32, words: UInt32) -> Bool {
+        nodes.withUnsafeBufferPointer { CellIndex.entriesAreValid($0, inNodes: inNodes, nodeCount: nodeCount, units: units, words: words) }
     }
 
     @Test func agreesWithTheRuleOnEveryChangedEntry() {
@@ -73,6 +74,41 @@ struct NodeCheckTests {
         }
         // The changes must include both kinds, or the comparison proves little.
         #expect(wrong > checked / 4 && wrong < checked)
+    }
+
+    /// The top grid's entries have no parent: any node that exists will do, node 0 included.
+    @Test func topGridEntriesAgreeWithTheRule() {
+        var rng = SplitMix64(seed: 67)
+        let nodeCount: UInt32 = 5, units: UInt32 = 40, words: UInt32 = 900
+        let top = (0..<64).map { _ in UInt32(rng.next() % 3) == 0 ? UInt32(rng.next() % UInt64(nodeCount)) : 2 << 30 | UInt32(rng.next() & 0xFFFF) }
+        #expect(Self.check(top, inNodes: false, nodeCount: nodeCount, units: units, words: words))
+        var wrong = 0, checked = 0
+        for i in top.indices {
+            for tag in 0..<UInt32(4) {
+                for v: UInt32 in [0, 1, nodeCount - 1, nodeCount, units - 1, units, words - 1, words, 0x3FFF_FFFF] {
+                    var changed = top
+                    changed[i] = tag << 30 | v
+                    let want = Self.reference(changed, inNodes: false, nodeCount: nodeCount, units: units, words: words)
+                    #expect(Self.check(changed, inNodes: false, nodeCount: nodeCount, units: units, words: words) == want,
+                            "top entry \(i) set to tag \(tag) value \(v)")
+                    if !want { wrong += 1 }
+                    checked += 1
+                }
+            }
+        }
+        #expect(wrong > checked / 4 && wrong < checked)
+        // Node 0 from the top grid is sound; from a node's own entry it is not.
+        #expect(Self.check([0, 0, 0, 0], inNodes: false, nodeCount: 1, units: 1, words: 1))
+        #expect(!Self.check([UInt32](repeating: 0, count: 16), inNodes: true, nodeCount: 1, units: 1, words: 1))
+    }
+
+    /// Arrays come in whole groups, four top entries or a node's sixteen (the shape check proves it);
+    /// anything else is refused, not checked in part.
+    @Test func aPartialGroupIsRefused() {
+        let empty: UInt32 = 2 << 30
+        #expect(!Self.check([UInt32](repeating: empty, count: 3), inNodes: false, nodeCount: 1, units: 1, words: 1))
+        #expect(!Self.check([UInt32](repeating: empty, count: 20), inNodes: true, nodeCount: 2, units: 1, words: 1))
+        #expect(Self.check([UInt32](repeating: empty, count: 32), inNodes: true, nodeCount: 2, units: 1, words: 1))
     }
 
     @Test func anEmptyArrayIsSound() {

@@ -85,17 +85,11 @@ final class CellIndex: Sendable {
     static func inconsistency(_ l: Layout, parts: Int, units: Int, vertices: Int) -> String? {
         if let why = shapeInconsistency(l) { return why }
         guard l.mixedStart.first == 0, l.mixedStart.last.map(Int.init) == l.borders.count else { return "border cell table" }
-        // Plain loops that fold into one flag: this runs over every array at each cached start.
+        // Loops that fold into one flag: this runs over every array at each cached start.
         let nodeCount = UInt32(l.nodes.count / 16), units = UInt32(clamping: units), words = UInt32(clamping: l.borders.count)
-        // Branch-free: the limit for each tag (node, unit, empty, border cell), and nodes must point forward.
-        let limits: SIMD4<UInt32> = [nodeCount, units, .max, words]
-        @inline(__always) func valid(_ entry: UInt32, parent: UInt32) -> Bool {
-            let value = entry & 0x3FFF_FFFF, tag = entry >> 30
-            return (value < limits[Int(tag)]) && (tag != tagNode || value &+ 1 > parent &+ 1)
-        }
+        guard entriesAreValid(l.top, inNodes: false, nodeCount: nodeCount, units: units, words: words),
+              entriesAreValid(l.nodes, inNodes: true, nodeCount: nodeCount, units: units, words: words) else { return "cell tree" }
         var ok = true
-        for e in l.top { ok = ok && valid(e, parent: UInt32.max) }
-        guard ok, nodesAreValid(l.nodes, nodeCount: nodeCount, units: units, words: words) else { return "cell tree" }
         // A border cell's entry must hold where one of the cells begins (the query walks its records from
         // there to the one flagged last): one bit per word of `borders`, set where a cell begins. (A binary
         // search in `mixedStart` per entry was 165 M of the bundled districts' 373 M instructions here,
@@ -152,31 +146,47 @@ final class CellIndex: Sendable {
         return nil
     }
 
-    /// Whether every entry of every two-level node is in bounds for its tag (a node below its limit and
-    /// after its parent, a unit below `units`, a border cell's word below `words`): ``inconsistency``'s
-    /// check, four entries at a time in vector lanes (a node's sixteen share the parent), with one flag
-    /// folded over the whole array. Entry by entry, the tag's limit read from a table, it cost 43 M of
-    /// the bundled districts' 431 M instructions at every checked load; this costs 23 M (callgrind).
-    /// (Sixteen lanes at once compiled to scalar code here and cost 229 M.)
-    static func nodesAreValid(_ nodes: UnsafeBufferPointer<UInt32>, nodeCount: UInt32, units: UInt32, words: UInt32) -> Bool {
-        guard let base = nodes.baseAddress else { return true }
+    /// Whether every tree entry is in bounds for its tag: a node below `nodeCount`, a unit below `units`,
+    /// a border cell's word below `words` (an empty entry may hold anything); and, for the entries of the
+    /// two-level nodes (`inNodes`), a node after the one holding the entry (sixteen entries a node), so
+    /// that a walk down the tree always ends. The top grid's entries have no parent. ``inconsistency``'s
+    /// check of the top grid and the nodes, four entries at a time in vector lanes, with one flag folded
+    /// over the whole array: entry by entry, the tag's limit read from a table, the nodes alone cost 43 M
+    /// of the bundled districts' 431 M instructions at every checked load; this costs 23 M (callgrind).
+    /// (Sixteen lanes at once compiled to scalar code here and cost 229 M.) An array of part of a group
+    /// (sixteen entries a node, four for the top grid's 4^topLevels, ``shapeInconsistency(_:)``) is
+    /// refused, not checked in part.
+    static func entriesAreValid(_ entries: UnsafeBufferPointer<UInt32>, inNodes: Bool, nodeCount: UInt32, units: UInt32,
+                                words: UInt32) -> Bool {
+        guard let base = entries.baseAddress else { return true }
+        guard entries.count % (inNodes ? 16 : 4) == 0 else { return false }
         let raw = UnsafeRawPointer(base)
-        let valueMask = SIMD4<UInt32>(repeating: 0x3FFF_FFFF)
+        let valueMask = SIMD4<UInt32>(repeating: 0x3FFF_FFFF), one = SIMD4<UInt32>(repeating: 1)
         let nodeLimit = SIMD4<UInt32>(repeating: nodeCount), unitLimit = SIMD4<UInt32>(repeating: units)
         let wordLimit = SIMD4<UInt32>(repeating: words)
         let node = SIMD4<UInt32>(repeating: tagNode), unit = SIMD4<UInt32>(repeating: tagUnit)
         let mixed = SIMD4<UInt32>(repeating: tagMixed)
         var bad = SIMDMask<SIMD4<Int32>>(repeating: false)
-        for n in 0..<(nodes.count / 16) {
-            let parent = SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: n))
-            for q in 0..<4 {
-                let e = raw.loadUnaligned(fromByteOffset: n &* 64 &+ q &* 16, as: SIMD4<UInt32>.self)
-                let value = e & valueMask, tag = e &>> 30
-                // An empty entry may hold anything.
-                bad .|= (tag .== node) .& ((value .>= nodeLimit) .| (value .<= parent))
-                bad .|= (tag .== unit) .& (value .>= unitLimit)
-                bad .|= (tag .== mixed) .& (value .>= wordLimit)
+        // The four entries from `4 * k`, held by the node numbered `after - 1` (`after` 0: the top grid). A node
+        // entry must name a later node, `value + 1 > parent + 1` (no value reaches 2^32 - 1: values have 30
+        // bits), or for the top grid any node.
+        @inline(__always) func fold(_ k: Int, after: SIMD4<UInt32>) {
+            let e = raw.loadUnaligned(fromByteOffset: k &* 16, as: SIMD4<UInt32>.self)
+            let value = e & valueMask, tag = e &>> 30
+            bad .|= (tag .== node) .& ((value .>= nodeLimit) .| (value &+ one .<= after))
+            bad .|= (tag .== unit) .& (value .>= unitLimit)
+            bad .|= (tag .== mixed) .& (value .>= wordLimit)
+        }
+        // Two loops, not one with the holder worked out per four entries: that cost 6–12 M more of the
+        // bundled load's instructions.
+        if inNodes {
+            for n in 0..<(entries.count / 16) {
+                let after = SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: n) &+ 1)
+                for q in 0..<4 { fold(4 &* n &+ q, after: after) }
             }
+        } else {
+            let after = SIMD4<UInt32>(repeating: 0)
+            for k in 0..<(entries.count / 4) { fold(k, after: after) }
         }
         return !any(bad)
     }
