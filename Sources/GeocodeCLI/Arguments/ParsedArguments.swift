@@ -14,4 +14,13 @@ public struct ParsedArguments: Sendable, Equatable {
 
     /// Whether the flag `long` was given.
     public func flag(_ long: String) -> Bool { flags.contains(long) }
+
+    /// For commands that take no positional argument: a usage error (exit 2) naming the first one.
+    /// Ignoring it ran the command on something other than what the user named (`geocode info DIR`
+    /// described the bundled data, exit 0). `suggesting`: the option the word most likely belonged
+    /// to (`data` → "did you mean --data DIR?"), said the way the parser suggests a mistyped option.
+    public func rejectPositionals(suggesting option: String? = nil) throws(CLIError) {
+        guard let first = positionals.first else { return }
+        throw .usage("unexpected argument \"\(first)\"" + (option.map { " (did you mean --\($0) \(first)?)" } ?? ""))
+    }
 }

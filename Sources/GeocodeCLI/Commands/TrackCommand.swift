@@ -229,9 +229,7 @@ enum TrackCommand: Command {
         if a.value("baud") != nil && chosen[0] != "serial" { throw .usage("--baud goes with --serial") }
         if a.value("retry-for") != nil && chosen[0] != "serial" { throw .usage("--retry-for goes with --serial") }
         if a.value("speed") != nil && !["gpx", "nmea"].contains(chosen[0]) { throw .usage("--speed goes with --gpx or --nmea") }
-        if chosen[0] != "gpsd" && !a.positionals.isEmpty {
-            throw .usage("unexpected argument \"\(a.positionals[0])\"")
-        }
+        if chosen[0] != "gpsd" { try a.rejectPositionals() }
         // nil = as fast as possible.
         var factor: Double? = 1
         if let s = a.value("speed") {
