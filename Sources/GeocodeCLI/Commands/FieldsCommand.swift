@@ -23,6 +23,8 @@ enum FieldsCommand: Command {
     ]
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws(CLIError) -> ExitCode {
+        // The table is the same whatever follows; a word after it is a mistake worth saying, not ignoring.
+        try arguments.rejectPositionals()
         context.stdout.write(arguments.flag("json") ? json() : text())
         return .success
     }

@@ -28,6 +28,9 @@ enum IndexCommand: Command {
     ]
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws(CLIError) -> ExitCode {
+        // `geocode index DIR` means the data in DIR: building the bundled data's cache instead (minutes,
+        // then exit 0) would leave DIR's unbuilt without a word.
+        try arguments.rejectPositionals(suggesting: OptionSpec.data.long)
         let options = LookupFactory.options(manyQueries: true, environment: context.environment)
         guard options.cacheDirectory != nil else {
             throw CLIError(.usage, "the index cache is off (GEOCODE_CACHE_DIR=off)")

@@ -21,6 +21,8 @@ enum InfoCommand: Command {
     ]
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws(CLIError) -> ExitCode {
+        // `geocode info DIR` means the data in DIR: describing the bundled data instead would mislead.
+        try arguments.rejectPositionals(suggesting: OptionSpec.data.long)
         let lookup = try context.openLookup(dataOption: arguments.value("data"))
         let geocoder: any DatasetDescribing = lookup
         let seconds = ProgressReporter.seconds(geocoder.loadTime)

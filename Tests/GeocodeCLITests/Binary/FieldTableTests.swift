@@ -76,6 +76,14 @@ import TestSupport
         #expect(bad.err.contains("time_zone") && bad.err.contains("old names: country_code, province"))
     }
 
+    /// `fields` takes no argument: one after it was ignored (exit 0); now it is named, exit 2.
+    @Test func fieldsRejectsAnArgument() async throws {
+        let r = try await GeocodeBinary.run(["fields", "extra"])
+        #expect(r.status == 2, "\(r.out)")
+        #expect(r.err.hasPrefix("geocode: unexpected argument \"extra\"\n"), "\(r.err)")
+        #expect(r.out.isEmpty)
+    }
+
     /// `track --json`'s placemark objects: the table's keys, like `geocode --json`.
     @Test func trackJSONCarriesEveryField() async throws {
         let gpx = Self.root.appendingPathComponent("Tests/LocationKitTests/Fixtures/beijing-tianjin.gpx").path

@@ -188,6 +188,17 @@ struct TrackAndInfoTests {
         #expect((object["datasets"] as? [[String: Any]])?.map { $0["name"] as? String } == ["china", "localities", "world", "timezones"])
     }
 
+    /// A directory given as a positional argument was ignored: `info DIR` described, and `index DIR`
+    /// built, the bundled data, exit 0. Now a usage error that points at --data.
+    @Test(arguments: ["info", "index"])
+    func aDirectoryWithoutDataIsAUsageError(_ command: String) async throws {
+        let r = try await Self.run([command, "/nonexistent/dir"])
+        #expect(r.status == 2, "\(r.out)")
+        #expect(r.err.hasPrefix("geocode: unexpected argument \"/nonexistent/dir\" (did you mean --data /nonexistent/dir?)\n"), "\(r.err)")
+        #expect(r.err.contains("Try 'geocode \(command) --help'"))
+        #expect(r.out.isEmpty)
+    }
+
     @Test func indexBuildsTheCacheThatLaterCommandsMap() async throws {
         let cache = try TemporaryDirectory.shared.newFolder("index-command")
         let env = ["GEOCODE_CACHE_DIR": cache.path]
