@@ -39,8 +39,8 @@ enum TrackCommand: Command {
 
         Exit status: 0 the source ended, 130 interrupted (Ctrl-C), 2 bad command line,
         3 the GPX file could not be parsed (malformed, truncated, empty),
-        4 data directory missing or unloadable, 5 the source could not be opened or read (no such file,
-        a directory, a serial device given up on) or the output could not be written.
+        4 data directory missing or unloadable, 5 the source or the --region file could not be opened or
+        read (no such file, a directory, a serial device given up on) or the output could not be written.
         Lines an NMEA log rejects are reported as "error" events and do not change the exit status.
 
         Examples:
@@ -72,6 +72,9 @@ enum TrackCommand: Command {
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws(CLIError) -> ExitCode {
         let source = try makeSource(arguments)
+        // A missing or unreadable region file is a missing input like a missing --gpx (exit 5, naming it);
+        // RegionMonitor's own error says neither which file nor which option, and would cost a data load first.
+        let regionFile = try arguments.value("region").map(existing)
         let lookup = try context.openLookup(dataOption: arguments.value("data"), manyQueries: true)
         let manager = LocationManager(source: source, geocoder: lookup,
                                       currentPlacemarkFile: arguments.value("current-placemark").map { URL(fileURLWithPath: $0) })
@@ -99,10 +102,10 @@ enum TrackCommand: Command {
         // Region events are printed from the monitor's closures on a queue of ours, drained at the end.
         var regionMonitor: RegionMonitor?
         let regionQueue = DispatchQueue(label: "geocode.track.regions")
-        if let path = arguments.value("region") {
+        if let regionFile {
             let monitor: RegionMonitor
             do {
-                monitor = try RegionMonitor.load(contentsOf: URL(fileURLWithPath: path), delegateQueue: regionQueue)
+                monitor = try RegionMonitor.load(contentsOf: regionFile, delegateQueue: regionQueue)
             } catch {
                 throw .badInput("\(error)")
             }

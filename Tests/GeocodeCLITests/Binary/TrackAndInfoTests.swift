@@ -123,6 +123,16 @@ struct TrackAndInfoTests {
         #expect(try await Self.run(["track", "--gpx", "/nonexistent.gpx"]).status == 5)
     }
 
+    /// A missing --region file is a missing input file like a missing --gpx (exit 5, named), not bad
+    /// data (it was exit 3 with Foundation's "The file doesn't exist", naming nothing).
+    @Test func aMissingRegionFileIsNamed() async throws {
+        let gpx = Self.root.appendingPathComponent("Tests/LocationKitTests/Fixtures/beijing-tianjin.gpx").path
+        let r = try await Self.run(["track", "--gpx", gpx, "--speed", "max", "--region", "/nonexistent/regions.json"])
+        #expect(r.status == 5, "\(r.err)")
+        #expect(r.err == "geocode: cannot read /nonexistent/regions.json: no such file\n", "\(r.err)")
+        #expect(r.out.isEmpty)
+    }
+
     @Test func ctrlCStopsTrackCleanly() async throws {
         let gpx = Self.root.appendingPathComponent("Tests/LocationKitTests/Fixtures/beijing-tianjin.gpx").path
         // Real-time playback takes over an hour; interrupt it once it has printed something.
