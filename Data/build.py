@@ -213,6 +213,39 @@ def ensure_valid(g, what: str):
     return fixed
 
 
+# QGIS's copy of Natural Earth (world_map.gpkg) is cut at longitude ±179.9 and latitude -89.9, its
+# layers' extent: land that reaches 180° or the pole (Fiji's Taveuni, Chukotka and Wrangel Island, the
+# Antarctic plateau) stopped 0.1° short, and points there found no country (QA, session 23). The cut is
+# a run of edges along those lines, their vertices within QGIS_CUT_TOLERANCE of it (the copy's
+# generalization moved them a little). unclip() gives each such edge back the strip between it and the
+# true edge, so coast vertices near the line stay where they are, and neighbours that share a cut edge
+# get strips that share it too (the coverage stays a coverage).
+QGIS_CUT_X = 179.9
+QGIS_CUT_Y = -89.9
+QGIS_CUT_TOLERANCE = 1e-3
+
+
+def unclip(g):
+    """g with every edge along QGIS's cut lines extended to ±180° or -90° (see QGIS_CUT_X); g itself
+    when no edge lies along them. Returns (geometry, number of edges extended)."""
+    strips = []
+    for poly in shapely.get_parts(g):
+        c = shapely.get_coordinates(poly.exterior)
+        for (x1, y1), (x2, y2) in zip(c[:-1], c[1:]):
+            for side in (1.0, -1.0):
+                if abs(side * x1 - QGIS_CUT_X) <= QGIS_CUT_TOLERANCE and abs(side * x2 - QGIS_CUT_X) <= QGIS_CUT_TOLERANCE and y1 != y2:
+                    strips.append(shapely.Polygon([(x1, y1), (x2, y2), (side * 180.0, y2), (side * 180.0, y1)]))
+            if abs(y1 - QGIS_CUT_Y) <= QGIS_CUT_TOLERANCE and abs(y2 - QGIS_CUT_Y) <= QGIS_CUT_TOLERANCE and x1 != x2:
+                strips.append(shapely.Polygon([(x1, y1), (x2, y2), (x2, -90.0), (x1, -90.0)]))
+            # A corner of the cut (on both lines): the square that neither strip beside it reaches.
+            for side in (1.0, -1.0):
+                if abs(side * x1 - QGIS_CUT_X) <= QGIS_CUT_TOLERANCE and abs(y1 - QGIS_CUT_Y) <= QGIS_CUT_TOLERANCE:
+                    strips.append(shapely.Polygon([(x1, y1), (side * 180.0, y1), (side * 180.0, -90.0), (x1, -90.0)]))
+    if not strips:
+        return g, 0
+    return polygonal(shapely.union_all([g] + strips)), len(strips)
+
+
 def ncoords(geoms) -> int:
     return int(shapely.get_num_coordinates(np.asarray(geoms, dtype=object)).sum())
 
@@ -588,6 +621,9 @@ def build_world(tmp: str):
         iso1_entries = {e["alpha_2"]: e for e in json.load(f)["3166-1"]}
     iso1 = set(iso1_entries)
 
+    # Edges along QGIS's cut at ±179.9° / -89.9°, given back their strip to 180° / -90° (see unclip).
+    unclipped = {"states_provinces": [], "countries": []}
+
     # --- province layer: fix country codes of the "-1" units, attach ISO 3166-2 where unique
     sgeoms = []
     srecs = []
@@ -595,6 +631,10 @@ def build_world(tmp: str):
         p = ft["properties"]
         check(ft["geometry"] is not None, f"state {fid} has no geometry")
         g = ensure_valid(shape(ft["geometry"]), f"world state fid {fid} ({p['name']})")
+        g, extended = unclip(g)
+        if extended:
+            g = ensure_valid(g, f"world state fid {fid} ({p['name']}) extended to 180°/-90°")
+            unclipped["states_provinces"].append(f"{p['name']} ({p['iso_a2']}): {extended}")
         cc = p["iso_a2"]
         if not re.fullmatch(r"[A-Z]{2}", cc or ""):
             check(p["gu_a3"] in NE_NO_ISO_FIX, f"state {p['name']} has iso_a2 {cc!r} and unknown gu_a3 {p['gu_a3']}")
@@ -624,6 +664,10 @@ def build_world(tmp: str):
     for fid, ft in enumerate(countries):
         p = ft["properties"]
         g = ensure_valid(shape(ft["geometry"]), f"world country fid {fid} ({p['NAME']})")
+        g, extended = unclip(g)
+        if extended:
+            g = ensure_valid(g, f"world country fid {fid} ({p['NAME']}) extended to 180°/-90°")
+            unclipped["countries"].append(f"{p['NAME']} ({p['iso_a2']}): {extended}")
         cc = p["iso_a2"]
         if cc == "-1":
             # split by unit (gu_a3), from the province records that were dissolved into it
@@ -688,6 +732,9 @@ def build_world(tmp: str):
     check(len(crecs) == len(countries) - 1 + len(NE_NO_ISO_FIX) + len(set(NE_OWN_ISO_TERRITORY.values())),
           "world country count differs")
     log(f"world_province: expected {len(states)}, written {len(srecs)}")
+    for layer, units in unclipped.items():
+        log(f"{layer} extended from QGIS's cut at ±{QGIS_CUT_X}° / {QGIS_CUT_Y}° to 180° / -90° (edges): {len(units)} units; "
+            + "; ".join(units))
     return cgeoms, crecs, sgeoms, srecs
 
 
