@@ -14,6 +14,10 @@ struct RecordEncoder: Sendable {
     private let rawInputKey: [UInt8]
     /// `"column":` for each header column of delimited input (or `"colN":` without a header).
     private let columnKeys: [[UInt8]]
+    /// The added keys' names (fields, then the error key), to find the input keys they repeat, and a bit
+    /// per name length (below 64) so that most input keys are passed over after one test.
+    private let addedNames: [[UInt8]]
+    private let addedLengths: UInt64
     /// Output rows end with CRLF (else LF); a flag rather than the schema's array, which every worker
     /// would otherwise retain per row (one shared reference count, bouncing between cores).
     private let crlf: Bool
@@ -36,6 +40,8 @@ struct RecordEncoder: Sendable {
         fieldKeys = schema.fields.map { key(schema.prefix + $0.name) }
         errorKey = key(schema.errorName)
         rawInputKey = key(schema.rawInputName)
+        addedNames = schema.addedNames.map { Array($0.utf8) }
+        addedLengths = addedNames.reduce(0) { $1.count < 64 ? $0 | 1 << UInt64($1.count) : $0 }
         crlf = schema.lineEnding == [0x0D, 0x0A]
         hasFields = !schema.fields.isEmpty
         // Only an empty JSON first record leaves no carried cell.
@@ -72,10 +78,10 @@ struct RecordEncoder: Sendable {
                 line: Int, notices: inout [Notice], cache: inout PlacemarkBytesCache, into out: inout [UInt8]) {
         switch schema.output {
         case .csv, .tsv: encodeDelimited(b, record, placemark, line: line, notices: &notices, cache: &cache, into: &out)
-        case .ndjson: encodeObject(b, record, placemark, line: line, cache: &cache, into: &out)
+        case .ndjson: encodeObject(b, record, placemark, line: line, notices: &notices, cache: &cache, into: &out)
         case .geojson:
             if first { out.append(0x0A) } else { out.append(UInt8(ascii: ",")); out.append(0x0A) }
-            encodeFeature(b, record, placemark, line: line, cache: &cache, into: &out)
+            encodeFeature(b, record, placemark, line: line, notices: &notices, cache: &cache, into: &out)
         }
     }
 
@@ -241,7 +247,7 @@ struct RecordEncoder: Sendable {
     /// The members of the record as they go into an NDJSON object or a feature's properties, without braces.
     /// Returns whether anything was written (for comma placement).
     private func appendCarriedMembers(_ b: UnsafeBufferPointer<UInt8>, _ record: DecodedRecord, line: Int,
-                                      into out: inout [UInt8]) -> Bool {
+                                      notices: inout [Notice], into out: inout [UInt8]) -> Bool {
         var any = false
         func comma() {
             if any { out.append(UInt8(ascii: ",")) }
@@ -266,6 +272,7 @@ struct RecordEncoder: Sendable {
             for member in members {
                 comma()
                 appendMember(b, member, &out)
+                noteRepeatedKey(b, member, line: line, notices: &notices)
             }
         case .feature(let members, let properties, let position):
             comma()
@@ -278,6 +285,7 @@ struct RecordEncoder: Sendable {
                 for member in (try? scanner.objectMembers()) ?? [] {
                     comma()
                     appendMember(b, member, &out)
+                    noteRepeatedKey(b, member, line: line, notices: &notices)
                 }
             }
         case .raw(let range):
@@ -286,6 +294,21 @@ struct RecordEncoder: Sendable {
             JSONWriter.appendString(UnsafeBufferPointer(rebasing: b[range]), to: &out)
         }
         return any
+    }
+
+    /// An input key that an added key repeats (`"country"` in the input and among the fields): the
+    /// object then has the key twice, and JSON readers keep one of the two, so the input's value would
+    /// be lost without a word. Said once per key, as CSV input's clash is (BatchSetup); `--prefix` keeps
+    /// both. (Only a key of an added name's length, or one with escapes, is compared.)
+    @inline(__always)
+    private func noteRepeatedKey(_ b: UnsafeBufferPointer<UInt8>, _ member: JSONMember, line: Int, notices: inout [Notice]) {
+        let length = member.key.count - 2
+        let escaped = b[member.key].contains(UInt8(ascii: "\\"))
+        guard escaped || (length < 64 && addedLengths & 1 << UInt64(length) != 0) else { return }
+        guard let name = addedNames.first(where: { JSONScanner.stringEquals(b, member.key, $0) }) else { return }
+        let key = String(decoding: name, as: UTF8.self)
+        notices.append(Notice(key: "repeated " + key, message: "\(schema.inputName):\(line): the input already has key \"\(key)\"; "
+                              + "the output will have it twice, and JSON readers keep only one (use --prefix to tell them apart)"))
     }
 
     @inline(__always)
@@ -307,15 +330,15 @@ struct RecordEncoder: Sendable {
     }
 
     private func encodeObject(_ b: UnsafeBufferPointer<UInt8>, _ record: DecodedRecord, _ placemark: Placemark?,
-                              line: Int, cache: inout PlacemarkBytesCache, into out: inout [UInt8]) {
+                              line: Int, notices: inout [Notice], cache: inout PlacemarkBytesCache, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "{"))
-        let any = appendCarriedMembers(b, record, line: line, into: &out)
+        let any = appendCarriedMembers(b, record, line: line, notices: &notices, into: &out)
         appendAddedMembers(record, placemark, leadingComma: any, cache: &cache, into: &out)
         out.append(contentsOf: [UInt8(ascii: "}"), 0x0A])
     }
 
     private func encodeFeature(_ b: UnsafeBufferPointer<UInt8>, _ record: DecodedRecord, _ placemark: Placemark?,
-                               line: Int, cache: inout PlacemarkBytesCache, into out: inout [UInt8]) {
+                               line: Int, notices: inout [Notice], cache: inout PlacemarkBytesCache, into out: inout [UInt8]) {
         guard case .feature(let members, let properties, _) = record.content else {
             // A row or an object (or unreadable text) becomes a new Feature; no coordinate, no geometry.
             out.append(contentsOf: "{\"type\":\"Feature\",\"geometry\":".utf8)
@@ -329,7 +352,7 @@ struct RecordEncoder: Sendable {
                 out.append(contentsOf: "null".utf8)
             }
             out.append(contentsOf: ",\"properties\":{".utf8)
-            let any = appendCarriedMembers(b, record, line: line, into: &out)
+            let any = appendCarriedMembers(b, record, line: line, notices: &notices, into: &out)
             appendAddedMembers(record, placemark, leadingComma: any, cache: &cache, into: &out)
             out.append(contentsOf: "}}".utf8)
             return
@@ -344,12 +367,12 @@ struct RecordEncoder: Sendable {
             }
             out.append(contentsOf: UnsafeBufferPointer(rebasing: b[member.key]))
             out.append(UInt8(ascii: ":"))
-            appendProperties(b, member, record, placemark, cache: &cache, into: &out)
+            appendProperties(b, member, record, placemark, line: line, notices: &notices, cache: &cache, into: &out)
         }
         if properties == nil {
             if !members.isEmpty { out.append(UInt8(ascii: ",")) }
             out.append(contentsOf: "\"properties\":".utf8)
-            appendProperties(b, nil, record, placemark, cache: &cache, into: &out)
+            appendProperties(b, nil, record, placemark, line: line, notices: &notices, cache: &cache, into: &out)
         }
         out.append(UInt8(ascii: "}"))
     }
@@ -368,7 +391,8 @@ struct RecordEncoder: Sendable {
     }
 
     private func appendProperties(_ b: UnsafeBufferPointer<UInt8>, _ member: JSONMember?, _ record: DecodedRecord,
-                                  _ placemark: Placemark?, cache: inout PlacemarkBytesCache, into out: inout [UInt8]) {
+                                  _ placemark: Placemark?, line: Int, notices: inout [Notice], cache: inout PlacemarkBytesCache,
+                                  into out: inout [UInt8]) {
         out.append(UInt8(ascii: "{"))
         var any = false
         if let member {
@@ -378,6 +402,7 @@ struct RecordEncoder: Sendable {
                 for (i, inner) in ((try? scanner.objectMembers()) ?? []).enumerated() {
                     if i > 0 { out.append(UInt8(ascii: ",")) }
                     appendMember(b, inner, &out)
+                    noteRepeatedKey(b, inner, line: line, notices: &notices)
                     any = true
                 }
             case .null:

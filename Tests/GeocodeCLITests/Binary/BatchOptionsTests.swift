@@ -82,6 +82,24 @@ import Testing
         #expect(r.out == "lat,lon,country,geo_country,geo_city,geo_geocode_error\n45.5,12.25,Italy,Testland,Cell 2,\n")
     }
 
+    /// An NDJSON or GeoJSON record that already has an added key gets it twice, and JSON readers keep one
+    /// of the two: said once per key, as CSV's clash is (QA found `"country":"XX","country":"France"`
+    /// written without a word). --prefix keeps both.
+    @Test func jsonKeysTheFieldsRepeatAreSaid() async throws {
+        let ndjson = "{\"lat\":45.5,\"lon\":12.25,\"country\":\"XX\"}\n{\"lat\":45.5,\"lon\":12.25,\"country\":\"YY\"}\n"
+        let r = try await batch(["--format", "ndjson"], ndjson)
+        #expect(r.status == 0)
+        #expect(r.out.hasPrefix("{\"lat\":45.5,\"lon\":12.25,\"country\":\"XX\",\"country\":\"Testland\""))
+        #expect(r.err == "geocode: warning: <stdin>:1: the input already has key \"country\"; the output will have it twice, "
+                + "and JSON readers keep only one (use --prefix to tell them apart)\n")
+        let prefixed = try await batch(["--format", "ndjson", "--prefix", "geo_"], ndjson)
+        #expect(prefixed.err.isEmpty)
+        let feature = "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\","
+            + "\"coordinates\":[12.25,45.5]},\"properties\":{\"c\\u0069ty\":\"Old\"}}]}\n"
+        let geojson = try await batch(["--format", "geojson"], feature)
+        #expect(geojson.err.contains("the input already has key \"city\""), "\(geojson.err)")
+    }
+
     @Test func datumAppliesToEveryRow() async throws {
         let r = try await batch(["--datum", "gcj02", "--fields", "city_code"], "lat,lon\n30.0001,120.0001\n")
         #expect(r.out == "lat,lon,city_code,geocode_error\n30.0001,120.0001,GR-12-23,\n")
