@@ -401,22 +401,12 @@ public struct Placemark: Hashable, Sendable {
     /// The unit's name in the first matching language of the fallback order, with the tag it matched.
     private static func pick(_ unit: Unit, _ preferred: [String]) -> (String, String)? {
         guard !unit.names.isEmpty || unit.language != nil else { return nil }
+        // The dataset's own name first, so it answers for its language before an equal tag of the table.
+        var tags: [String] = [], names: [String] = []
+        if let own = unit.language, let name = unit.name { tags.append(own); names.append(name) }
+        for (language, name) in unit.names { tags.append(language); names.append(name) }
         for tag in preferred {
-            var chain: [Substring] = []
-            var candidate = Substring(tag)
-            while !candidate.isEmpty {
-                if let own = unit.language, own.caseInsensitivelyEquals(candidate), let name = unit.name { return (own, name) }
-                for (language, name) in unit.names where language.caseInsensitivelyEquals(candidate) { return (language, name) }
-                chain.append(candidate)
-                guard let dash = candidate.lastIndex(where: { $0 == "-" || $0 == "_" }) else { break }
-                candidate = candidate[..<dash]
-            }
-            // No name in the tag or a shorter form of it: a more specific tag of the same language
-            // ("zh" finds "zh-CN"), the first in sorted order, so the answer never depends on hashing.
-            for candidate in chain {
-                let extended = unit.names.keys.filter { $0.count > candidate.count && $0.hasLanguagePrefix(candidate) }
-                if let language = extended.min() { return (language, unit.names[language]!) }
-            }
+            if let i = LanguageMatch.best(for: tag, among: tags) { return (tags[i], names[i]) }
         }
         return nil
     }
