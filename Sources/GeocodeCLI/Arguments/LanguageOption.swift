@@ -1,3 +1,4 @@
+import GeoModel
 import ReverseGeocoder
 
 /// `--lang TAGS`: BCP 47 tags, comma-separated, most preferred first, checked against the languages the
@@ -20,10 +21,10 @@ enum LanguageOption {
         return list.joined(separator: ",")
     }
 
-    /// Every requested tag must name a language some loaded dataset has names in: the tag itself, a
-    /// shorter form of it (`zh-Hans-CN` → `zh`) or a longer tag of it (`zh` → `zh-CN`), as
-    /// `Placemark.localized(to:)` falls back. Data without names tables (no datasets described) is not
-    /// checked. A usage error lists the languages there are.
+    /// Every requested tag must find a language some loaded dataset has names in, by the rule
+    /// `Placemark.localized(to:)` falls back by (`LanguageMatch`: `zh-Hans-CN` finds `zh`, `zh` finds
+    /// `zh-CN`). Data without names tables (no datasets described) is not checked. A usage error lists
+    /// the languages there are.
     static func check(_ requested: [String], against datasets: [DatasetInfo]) throws(CLIError) {
         guard !requested.isEmpty, !datasets.isEmpty else { return }
         let available = Set(datasets.flatMap { $0.languages ?? [] }).sorted()
@@ -34,11 +35,7 @@ enum LanguageOption {
     }
 
     static func isAvailable(_ tag: String, in available: [String]) -> Bool {
-        let lower = tag.lowercased()
-        return available.contains { have in
-            let h = have.lowercased()
-            return h == lower || lower.hasPrefix(h + "-") || h.hasPrefix(lower + "-")
-        }
+        LanguageMatch.best(for: tag, among: available) != nil
     }
 
     private static func isTag(_ tag: String) -> Bool {
