@@ -377,11 +377,17 @@ public struct Placemark: Hashable, Sendable {
 
     /// This placemark with each level's name in the first of `preferredLanguages` the unit has a name in.
     ///
-    /// Fallback order, per level: each preferred language tag in the order given, each first as written and
-    /// then shortened subtag by subtag (`zh-Hans-CN`, `zh-Hans`, `zh`), compared without regard to case,
-    /// then, if none of those has a name, a longer tag of the same language (`zh` takes `zh-CN`, the first
-    /// such tag in sorted order); then the name the dataset gives the unit (``language(at:)`` says which language that is, nil when
-    /// the dataset does not say). Levels may so end up in different languages; each says its own.
+    /// Fallback order, per level: each preferred language tag in the order given; for each, first a name in
+    /// the script the tag names or its region implies (`zh-Hant`, `zh-Hant-TW`, `zh-HK`: Traditional, from
+    /// `zh-TW`/`zh-HK`/`zh-MO`; `zh-Hans`: Simplified, from `zh-CN` or China's own `zh`), the tag's region
+    /// first (`zh-Hant-HK` takes `zh-HK` before `zh-TW`); then the tag as written and shortened subtag by
+    /// subtag (`zh-Hans-CN`, `zh-Hans`, `zh`), compared without regard to case; then, if none of those has
+    /// a name, a longer tag of the same language (`zh` takes `zh-CN`, the first such tag in sorted order)
+    /// (`LanguageMatch.best(for:among:)` has the rule in full); then the name the dataset gives the unit.
+    /// ``language(at:)`` says which tag answered (nil for the dataset's own name when the dataset does not
+    /// say its language): `zh-Hant` answered by `zh-TW` says `zh-TW`, and where a level has no Traditional
+    /// name it falls back to the Simplified one and says `zh-CN`. Levels may so end up in different
+    /// languages; each says its own.
     ///
     /// Not for the hot path: it builds a new placemark. The engine localizes each unit once, on first use.
     public func localized(to preferredLanguages: [String]) -> Placemark {

@@ -123,6 +123,44 @@ struct BundledNamesTests {
         }
     }
 
+    /// Chinese by script, as Apple platforms ask for it (`Locale.preferredLanguages`: `zh-Hant-TW`,
+    /// `zh-Hans-CN`): the table's Traditional names (zh-TW, zh-HK) for Hant, the region asked for first,
+    /// Simplified (zh-CN, China's own zh) for Hans, and each level says which tag answered.
+    @Test func chineseByScriptSubtag() async throws {
+        try await offPool { try Self.chineseByScriptBody() }
+    }
+
+    static func chineseByScriptBody() throws {
+        let g = try BundledDataTests.geocoder.get()
+        func names(_ lat: Double, _ lon: Double, _ tag: String, _ level: AdminLevel) throws -> (String?, String?) {
+            let p = try #require(try g.placemark(latitude: lat, longitude: lon)).localized(to: [tag])
+            return (p.name(at: level), p.language(at: level))
+        }
+        // Paris: France in every script; Île-de-France has a Simplified name only, so Hant falls back to it.
+        for tag in ["zh-Hant", "zh-Hant-TW"] {
+            #expect(try names(48.85341, 2.3488, tag, .country) == ("法國", "zh-TW"), "\(tag)")
+            #expect(try names(48.85341, 2.3488, tag, .province) == ("法兰西岛", "zh-CN"), "\(tag)")
+        }
+        #expect(try names(48.85341, 2.3488, "zh-Hant-HK", .country) == ("法國", "zh-HK"))
+        for tag in ["zh-Hans", "zh-Hans-CN", "zh-Hans-SG", "zh"] {
+            #expect(try names(48.85341, 2.3488, tag, .country) == ("法国", "zh-CN"), "\(tag)")
+        }
+        // The United Arab Emirates: Hong Kong and Taiwan name it differently.
+        #expect(try names(24.2, 55.0, "zh-Hant-HK", .country) == ("阿拉伯聯合酋長國", "zh-HK"))
+        #expect(try names(24.2, 55.0, "zh-Hant", .country) == ("阿拉伯聯合大公國", "zh-TW"))
+        #expect(try names(24.2, 55.0, "zh-Hans", .country) == ("阿联酋", "zh-CN"))
+        // California has a Taiwan name and no Hong Kong one: Hong Kong takes it, not the Simplified one.
+        #expect(try names(38.58, -121.49, "zh-HK", .province) == ("加利福尼亞", "zh-TW"))
+        #expect(try names(38.58, -121.49, "zh-Hant-HK", .province) == ("加利福尼亞", "zh-TW"))
+        // China's data: its own names are Simplified (zh); the country has Traditional ones in the table.
+        #expect(try names(39.9087, 116.3975, "zh-Hant-TW", .country) == ("中國", "zh-TW"))
+        #expect(try names(39.9087, 116.3975, "zh-Hant-TW", .province) == ("北京市", "zh"))
+        #expect(try names(39.9087, 116.3975, "zh-Hans-CN", .country) == ("中国", "zh"))
+        // Serbian in Montenegro is Latin.
+        #expect(try names(48.85341, 2.3488, "sr-ME", .country) == ("Francuska", "sr-Latn"))
+        #expect(try names(48.85341, 2.3488, "sr-Cyrl-RS", .country) == ("Француска", "sr"))
+    }
+
     /// China: Chinese is the dataset's own names, English from iso-codes (provinces) and GeoNames (cities).
     @Test func chinaInChineseAndEnglish() async throws {
         try await offPool { try Self.chinaBody() }

@@ -41,6 +41,20 @@ struct LanguageTests {
         #expect(p["isoCountryCode"] as? String == "FR")
     }
 
+    /// QA's case: the tags Apple platforms put in the preferred languages (`zh-Hant`, `zh-Hant-TW`)
+    /// answered Simplified names (法国, zh-CN) though the data has Traditional ones.
+    @Test func chineseNamesFranceByScript() async throws {
+        for (tag, name, language) in [("zh-Hant", "法國", "zh-TW"), ("zh-Hant-TW", "法國", "zh-TW"),
+                                      ("zh-Hant-HK", "法國", "zh-HK"), ("zh-Hans", "法国", "zh-CN"),
+                                      ("zh-Hans-CN", "法国", "zh-CN")] {
+            let r = try await Self.run(["--json", "--lang", tag, "48.85", "2.35"])
+            #expect(r.status == 0, "\(tag): \(r.err)")
+            let p = try Self.placemark(r)
+            #expect(p["country"] as? String == name, "\(tag)")
+            #expect(p["countryLanguage"] as? String == language, "\(tag)")
+        }
+    }
+
     @Test func withoutLangTheDatasNamesStay() async throws {
         let p = try Self.placemark(try await Self.run(["--json", "48.8566", "2.3522"]))
         #expect(p["country"] as? String == "France")
