@@ -44,7 +44,7 @@ public struct Geocoder: Sendable {
     }
 
     /// The BCP 47 tag of a locale (`zh_Hans_CN` → `zh-Hans-CN`), for ``Placemark/localized(to:)``, which
-    /// shortens it subtag by subtag itself.
+    /// matches its script and shortens it subtag by subtag itself.
     static func languageTags(_ locale: Locale) -> [String] {
         [locale.identifier.replacingOccurrences(of: "_", with: "-")]
     }

@@ -42,7 +42,7 @@ public struct OptionSpec: Sendable, Equatable {
     /// `--lang`: the languages of the names (see ``LookupFactory/languageVariable``).
     public static let lang = OptionSpec(
         "lang", value: "TAGS",
-        help: "names in these languages where the data has them (BCP 47, e.g. en, zh, zh-TW; comma-separated, "
+        help: "names in these languages where the data has them (BCP 47, e.g. en, zh, zh-TW, zh-Hant; comma-separated, "
             + "most preferred first; default: the data's own names)")
     /// `--worldview`: whose country codes (see ``LookupFactory/worldviewVariable``).
     public static let worldview = OptionSpec(
