@@ -49,6 +49,8 @@ package enum LanguageMatch {
         let region = asked.region ?? usual
         var best: (index: Int, rank: (Int, Int, Int))?
         for (i, tag) in tags.enumerated() {
+            // Only the language's own tags are taken apart (a country has ~150 tags, a few of them Chinese).
+            guard tag.caseInsensitivelyEquals(asked.language) || tag.hasLanguagePrefix(asked.language) else { continue }
             let have = Subtags(tag)
             guard have.language == asked.language, have.impliedScript == script else { continue }
             let haveRegion = have.region ?? usual
