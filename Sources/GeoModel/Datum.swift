@@ -88,7 +88,7 @@ public enum DatumTransform {
         let x = c.longitude, y = c.latitude
         let z = (x * x + y * y).squareRoot() + 0.000_02 * sin(y * xPi)
         let theta = atan2(y, x) + 0.000_003 * cos(x * xPi)
-        return Coordinate(latitude: z * sin(theta) + 0.006, longitude: z * cos(theta) + 0.0065)
+        return onTheGlobe(latitude: z * sin(theta) + 0.006, longitude: z * cos(theta) + 0.0065)
     }
 
     /// BD-09 → GCJ-02.
@@ -96,7 +96,16 @@ public enum DatumTransform {
         let x = c.longitude - 0.0065, y = c.latitude - 0.006
         let z = (x * x + y * y).squareRoot() - 0.000_02 * sin(y * xPi)
         let theta = atan2(y, x) - 0.000_003 * cos(x * xPi)
-        return Coordinate(latitude: z * sin(theta), longitude: z * cos(theta))
+        return onTheGlobe(latitude: z * sin(theta), longitude: z * cos(theta))
+    }
+
+    /// Baidu's offset is a plane shift of some 0.006°, so a valid point within that of ±180° or a pole
+    /// came out past it, an invalid coordinate that no dataset answered (QA: `--datum bd09 0 -179.999`
+    /// had no time zone, where WGS-84 has one). Across the antimeridian the point is on the other side;
+    /// past a pole it is at the pole.
+    private static func onTheGlobe(latitude: Double, longitude: Double) -> Coordinate {
+        let lon = longitude > 180 ? longitude - 360 : longitude < -180 ? longitude + 360 : longitude
+        return Coordinate(latitude: min(90, max(-90, latitude)), longitude: lon)
     }
 
     /// The GCJ-02 offset (degrees) at a WGS-84 point inside China.

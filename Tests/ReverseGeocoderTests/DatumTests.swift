@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import ReverseGeocoder
 
 /// Published vectors (eviltransform and coordtransform test suites).
@@ -56,6 +57,35 @@ struct DatumTests {
         let berlin = Coordinate(latitude: 52.52, longitude: 13.405)
         #expect(Datum.convert(berlin, from: .wgs84, to: .gcj02) == berlin)
         #expect(Datum.convert(berlin, from: .gcj02, to: .wgs84) == berlin)
+    }
+
+    /// Baidu's offset shifts a point some 0.006°: within that of ±180° or a pole the published formula
+    /// gives an invalid coordinate, which no dataset answered. Every valid point stays valid, across the
+    /// antimeridian on the other side, past a pole at the pole.
+    @Test func baiduNearTheAntimeridianAndThePoles() {
+        let west = Datum.convert(Coordinate(latitude: 0, longitude: -179.999), from: .bd09, to: .gcj02)
+        #expect(west.isValid && west.longitude > 179.99, "\(west)")
+        let east = Datum.convert(Coordinate(latitude: 0, longitude: 179.999), from: .gcj02, to: .bd09)
+        #expect(east.isValid && east.longitude < -179.99, "\(east)")
+        let south = Datum.convert(Coordinate(latitude: -89.999, longitude: 0), from: .bd09, to: .wgs84)
+        #expect(south.isValid && south.latitude == -90, "\(south)")
+        let north = Datum.convert(Coordinate(latitude: 89.999, longitude: 0), from: .gcj02, to: .bd09)
+        #expect(north.isValid && north.latitude == 90, "\(north)")
+        var rng = SplitMix64(seed: 9)
+        for _ in 0..<10_000 {
+            let c = Coordinate(latitude: -90 + rng.unitInterval() * 180, longitude: -180 + rng.unitInterval() * 360)
+            for (from, to) in [(Datum.bd09, Datum.wgs84), (.bd09, .gcj02), (.wgs84, .bd09), (.gcj02, .bd09)] {
+                #expect(Datum.convert(c, from: from, to: to).isValid, "\(c) \(from) -> \(to)")
+            }
+        }
+    }
+
+    /// The engine answers such a point (it answered nothing): the time zone at the antimeridian, and
+    /// Antarctica at the pole.
+    @Test func baiduPointsAtTheEdgesAreAnswered() throws {
+        let g = try BundledData.geocoder(datasets: ["world", "timezones"])
+        #expect(try g.placemark(latitude: 0, longitude: -179.999, datum: .bd09)?.timeZone != nil)
+        #expect(try g.placemark(latitude: -89.999, longitude: 0, datum: .bd09)?.isoCountryCode == "AQ")
     }
 
     @Test func datumNames() {
