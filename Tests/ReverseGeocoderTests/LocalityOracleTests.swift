@@ -282,6 +282,15 @@ struct LocalityOracleTests: Sendable {
                 (53.90876, 30.34044, "Mahilyow", "625665", "Mogilev", "BY-MA"),  // BY.06
                 (55.1904, 30.2049, "Vitebsk", "620127", "Vitebsk", "BY-VI"),  // BY.07
                 (43.25249, 76.9115, "Almaty", "1526384", "Almaty City", "KZ-ALA"),  // KZ.02
+                // Units merged since the snapshot, named by their ISO 3166-2 code (QA: Strasbourg was in
+                // "Lorraine", Toulouse in "Languedoc-Roussillon", Clermont-Ferrand in "Rhone-Alpes").
+                (48.58392, 7.74553, "Strasbourg", "2973783", "Grand-Est", "FR-GES"),  // FR.44
+                (43.60426, 1.44367, "Toulouse", "2972315", "Occitanie", "FR-OCC"),  // FR.76
+                (45.77969, 3.08682, "Clermont-Ferrand", "3024635", "Auvergne-Rhône-Alpes", "FR-ARA"),  // FR.84
+                (44.84124, -0.58046, "Bordeaux", "3031582", "Nouvelle-Aquitaine", "FR-NAQ"),  // FR.75
+                (50.63391, 3.05512, "Lille", "2998324", "Hauts-de-France", "FR-HDF"),  // FR.32
+                (35.76727, -5.79975, "Tangier", "2530335", "Tanger-Tétouan-Al Hoceïma", "MA-01"),  // MA.01
+                (20.27386, 72.99673, "Silvassa", "1256259", "Dādra and Nagar Haveli and Damān and Diu", "IN-DH"),  // IN.52
             ]
             for (lat, lon, city, id, admin1, code) in cases {
                 let p = try #require(try g.placemark(for: Coordinate(latitude: lat, longitude: lon), datum: .wgs84), "\(city)")
