@@ -129,6 +129,58 @@ struct GPXParserTests {
         #expect(error.line == (element.contains("\n") ? 4 : 3))
     }
 
+    @Test("a streaming read can hand each bad point over and go on with the rest, in document order")
+    func rejectedPointsAndTheRest() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("gpx-rejected-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("mixed.gpx")
+        // Line 5: a bad attribute, whose bad child must not be reported again. Line 6: a bad child, with
+        // an extension and a field after it that must not revive the point. Line 9: a bad waypoint.
+        try """
+            <?xml version="1.0"?>
+            <gpx version="1.1">
+            <trk><trkseg>
+            <trkpt lat="1" lon="2"/>
+            <trkpt lat="95" lon="2"><ele>high</ele><name>never</name></trkpt>
+            <trkpt lat="1" lon="2.1"><time>yesterday</time><extensions><x/></extensions><ele>3</ele></trkpt>
+            <trkpt lat="1" lon="2.2"><name>kept</name></trkpt>
+            </trkseg></trk>
+            <wpt lat="abc" lon="0"/>
+            </gpx>
+
+            """.write(to: url, atomically: true, encoding: .utf8)
+
+        var log: [String] = []
+        let counts = try GPXParser.read(contentsOf: url, onRejectedPoint: { log.append("rejected \($0)"); return true }) {
+            log.append("point line \($0.line) \($0.name ?? "-")")
+            return true
+        }
+        #expect(log == [
+            "point line 4 -",
+            "rejected mixed.gpx:5: trkpt lat: \"95\" is outside -90...90",
+            "rejected mixed.gpx:6: trkpt time: \"yesterday\" is not an ISO 8601 date-time like 2024-05-01T12:00:00Z",
+            "point line 7 kept",
+            "rejected mixed.gpx:9: wpt lat: \"abc\" is not a number",
+        ])
+        #expect(counts == GPXPointCounts(trackPoints: 4, waypoints: 1), "rejected points still say what the file holds")
+
+        // Without the handler the first bad value fails the read, as a parse does.
+        let strict = try #require(throws: GPXParseError.self) { try GPXParser.read(contentsOf: url) { _ in true } }
+        #expect(strict.description == "mixed.gpx:5: trkpt lat: \"95\" is outside -90...90")
+        // The handler can stop the read, like `body`.
+        var seen = 0
+        try GPXParser.read(contentsOf: url, onRejectedPoint: { _ in false }) { _ in seen += 1; return true }
+        #expect(seen == 1)
+        // A broken document is no bad point: it still fails.
+        let cut = dir.appendingPathComponent("cut.gpx")
+        try Data(try Data(contentsOf: url).prefix(150)).write(to: cut)
+        let error = try #require(throws: GPXParseError.self) {
+            try GPXParser.read(contentsOf: cut, onRejectedPoint: { _ in true }) { _ in true }
+        }
+        #expect(error.reason.hasPrefix("malformed XML"), "\(error)")
+    }
+
     @Test("a document that is not GPX is refused")
     func notGPX() throws {
         let error = try #require(throws: GPXParseError.self) {

@@ -8,8 +8,11 @@ import FoundationXML
 /// Reads `trkpt`, `rtept` and `wpt` with their `ele`, `time`, `hdop`, `vdop`, `fix`, `name` and the
 /// GPX 1.0 `speed` / `course`. Elements are matched by local name in any namespace (GPX 1.0, 1.1 and
 /// namespace-less Xcode files all occur); anything inside `<extensions>` is skipped. Every value is
-/// checked, and the first bad one fails the whole file: playing a track with a silently dropped point
-/// would be worse than refusing it.
+/// checked, and a point is never dropped silently: a bad value fails a parse (a ``GPXDocument`` holds
+/// every point of the file or none), while a streaming read may hand each bad point to
+/// `onRejectedPoint` and go on, so playback can report it and play the rest, as NMEA replay does with
+/// a rejected line. What breaks the document itself (malformed or truncated XML, no `<gpx>`) always
+/// fails.
 ///
 /// **Any size.** The file is streamed: read in 64 KiB chunks, prepared (``GPXEncoding``) and pushed
 /// into libxml2 through `XMLParser(stream:)`, each point handed over as its element closes
@@ -40,10 +43,14 @@ public enum GPXParser {
     }
 
     /// Streams the file at `url`: `body` gets every point in document order as soon as it is read,
-    /// and returns false to stop reading (no error then). Returns the points read, by kind. The
-    /// first bad value or XML error is thrown when it is reached, after the points before it.
+    /// and returns false to stop reading (no error then). Returns the point elements read, by kind
+    /// (rejected ones included). An XML error is thrown when it is reached, after the points before
+    /// it; so is the first bad value, unless `onRejectedPoint` is given: then each point with a bad
+    /// value goes there instead of to `body` (the error names its line and field), and reading goes
+    /// on; it too returns false to stop.
     @discardableResult
-    public static func read(contentsOf url: URL, _ body: (GPXPoint) -> Bool) throws(GPXParseError) -> GPXPointCounts {
+    public static func read(contentsOf url: URL, onRejectedPoint: ((GPXParseError) -> Bool)? = nil,
+                            _ body: (GPXPoint) -> Bool) throws(GPXParseError) -> GPXPointCounts {
         let name = url.lastPathComponent
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
@@ -56,16 +63,17 @@ public enum GPXParser {
             throw GPXParseError(file: name, line: 0, reason: "cannot read \(url.path): \(error.localizedDescription)")
         }
         defer { try? handle.close() }
-        return try read(GPXInputStream(.file(handle, path: url.path), fileName: name), fileName: name, body)
+        return try read(GPXInputStream(.file(handle, path: url.path), fileName: name), fileName: name,
+                        onRejectedPoint: onRejectedPoint, body)
     }
 
-    private static func read(_ stream: GPXInputStream, fileName: String,
+    private static func read(_ stream: GPXInputStream, fileName: String, onRejectedPoint: ((GPXParseError) -> Bool)? = nil,
                              _ body: (GPXPoint) -> Bool) throws(GPXParseError) -> GPXPointCounts {
         let result = withoutActuallyEscaping(body) { body -> Result<GPXPointCounts, GPXParseError> in
             let parser = XMLParser(stream: stream)
             parser.shouldProcessNamespaces = true
             parser.shouldResolveExternalEntities = false
-            let reader = GPXParserDelegate(fileName: fileName, onPoint: body)
+            let reader = GPXParserDelegate(fileName: fileName, onRejectedPoint: onRejectedPoint, onPoint: body)
             parser.delegate = reader
             let ok = parser.parse()
             // What the stream could not read or prepare comes first: the XML parser only saw its end.

@@ -8,12 +8,15 @@ import GeoModel
 /// each point to `onPoint` as soon as its element closes (nothing is collected here).
 /// Lives only for one synchronous `parse()` call, so it needs no locking.
 final class GPXParserDelegate: NSObject, XMLParserDelegate {
+    /// Every point element seen, rejected ones included: they still say which kind the file holds.
     private(set) var counts = GPXPointCounts()
     private(set) var error: GPXParseError?
     private(set) var sawRoot = false
-    /// `onPoint` asked to stop: parsing was aborted on purpose.
+    /// `onPoint` or `onRejectedPoint` asked to stop: parsing was aborted on purpose.
     private(set) var stopped = false
     private let onPoint: (GPXPoint) -> Bool
+    /// Where a point with a bad value goes, so that parsing can go on; `nil`: it fails the parse.
+    private let onRejectedPoint: ((GPXParseError) -> Bool)?
 
     private let fileName: String
     /// Local names of the open elements and the lines they opened on.
@@ -23,14 +26,18 @@ final class GPXParserDelegate: NSObject, XMLParserDelegate {
     /// The direct child of the point whose text is being collected, and the line it started on.
     private var field: (name: String, line: Int, text: String)?
     private var segment = 0
-    /// Depth of an `<extensions>` element being skipped.
-    private var extensionsDepth: Int?
+    /// Depth of an element whose content is skipped: an `<extensions>`, or a point that was rejected
+    /// (the rest of it must not be read as the fields of a point, nor its end deliver one).
+    private var skipDepth: Int?
 
     private static let pointFields: Set<String> = ["ele", "time", "hdop", "vdop", "fix", "name", "speed", "course"]
 
-    /// `onPoint` gets every point in document order and returns false to stop parsing.
-    init(fileName: String, onPoint: @escaping (GPXPoint) -> Bool) {
+    /// `onPoint` gets every point in document order and returns false to stop parsing. With
+    /// `onRejectedPoint`, a point with a bad value goes there instead (false stops parsing too);
+    /// without it, the first bad value fails the parse.
+    init(fileName: String, onRejectedPoint: ((GPXParseError) -> Bool)? = nil, onPoint: @escaping (GPXPoint) -> Bool) {
         self.fileName = fileName
+        self.onRejectedPoint = onRejectedPoint
         self.onPoint = onPoint
     }
 
@@ -38,7 +45,7 @@ final class GPXParserDelegate: NSObject, XMLParserDelegate {
                 qualifiedName qName: String?, attributes: [String: String] = [:]) {
         let name = localName(elementName)
         stack.append((name, parser.lineNumber))
-        if extensionsDepth != nil { return }
+        if skipDepth != nil { return }
         if stack.count == 1 {
             guard name == "gpx" else {
                 fail(parser, field: nil, "not a GPX document: the root element is <\(name)>, expected <gpx>")
@@ -48,7 +55,7 @@ final class GPXParserDelegate: NSObject, XMLParserDelegate {
             return
         }
         if name == "extensions" {
-            extensionsDepth = stack.count
+            skipDepth = stack.count
             return
         }
         if let point {
@@ -78,17 +85,20 @@ final class GPXParserDelegate: NSObject, XMLParserDelegate {
     func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
                 qualifiedName qName: String?) {
         defer { stack.removeLast() }
-        if let depth = extensionsDepth {
-            if stack.count == depth { extensionsDepth = nil }
+        if let depth = skipDepth {
+            if stack.count == depth { skipDepth = nil }
             return
         }
         guard var current = point else { return }
         if let field, stack.count == current.depth + 1 {
             self.field = nil
-            guard apply(parser, field: field, to: &current.value) else { return }
+            guard apply(parser, field: field, to: &current.value) else {
+                point = nil
+                skipDepth = current.depth
+                return
+            }
             point = current
         } else if stack.count == current.depth {
-            counts.add(current.value.kind)
             point = nil
             if !onPoint(current.value) {
                 stopped = true
@@ -137,10 +147,14 @@ final class GPXParserDelegate: NSObject, XMLParserDelegate {
     // MARK: - Points
 
     private func startPoint(_ parser: XMLParser, kind: GPXPoint.Kind, attributes: [String: String]) {
+        counts.add(kind)
         let element = kind.rawValue
         guard let lat = coordinateValue(parser, attributes, "lat", element: element, limit: 90),
               let lon = coordinateValue(parser, attributes, "lon", element: element, limit: 180)
-        else { return }
+        else {
+            skipDepth = stack.count
+            return
+        }
         let value = GPXPoint(kind: kind, coordinate: Coordinate(latitude: lat, longitude: lon),
                              segment: kind == .waypoint ? 0 : segment, line: parser.lineNumber)
         point = (value, stack.count)
@@ -150,27 +164,27 @@ final class GPXParserDelegate: NSObject, XMLParserDelegate {
                                  element: String, limit: Double) -> Double? {
         let field = "\(element) \(name)"
         guard let text = attributes[name] ?? attributes.first(where: { localName($0.key) == name })?.value else {
-            fail(parser, field: field, "missing attribute")
+            reject(parser, field: field, "missing attribute")
             return nil
         }
         guard let value = number(text), value.isFinite else {
-            fail(parser, field: field, "\(quoted(text)) is not a number")
+            reject(parser, field: field, "\(quoted(text)) is not a number")
             return nil
         }
         guard abs(value) <= limit else {
-            fail(parser, field: field, "\(quoted(text)) is outside -\(Int(limit))...\(Int(limit))")
+            reject(parser, field: field, "\(quoted(text)) is outside -\(Int(limit))...\(Int(limit))")
             return nil
         }
         return value
     }
 
-    /// Stores a child element's value on the point; false (after failing the parse) when it is invalid.
+    /// Stores a child element's value on the point; false (after rejecting the point) when it is invalid.
     private func apply(_ parser: XMLParser, field: (name: String, line: Int, text: String),
                        to point: inout GPXPoint) -> Bool {
         let text = trimmed(field.text)
         let label = "\(point.kind.rawValue) \(field.name)"
         func fail(_ reason: String) -> Bool {
-            self.fail(parser, line: field.line, field: label, reason)
+            reject(parser, line: field.line, field: label, reason)
             return false
         }
         func finite(_ range: ClosedRange<Double>? = nil) -> Double? {
@@ -219,6 +233,18 @@ final class GPXParserDelegate: NSObject, XMLParserDelegate {
         guard error == nil else { return }
         error = GPXParseError(file: fileName, line: line ?? parser.lineNumber, field: field, reason: reason)
         parser.abortParsing()
+    }
+
+    /// A bad value in a point: the point is handed to `onRejectedPoint` if there is one (the caller
+    /// then skips the rest of it), else the parse fails. Only a point's own values come here; what
+    /// breaks the document (XML errors, a root that is not `<gpx>`) always fails it.
+    private func reject(_ parser: XMLParser, line: Int? = nil, field: String, _ reason: String) {
+        guard let onRejectedPoint else { return fail(parser, line: line, field: field, reason) }
+        let rejection = GPXParseError(file: fileName, line: line ?? parser.lineNumber, field: field, reason: reason)
+        if !onRejectedPoint(rejection) {
+            stopped = true
+            parser.abortParsing()
+        }
     }
 
     /// XML decimals: no hex, no `nan`/`inf` words (Double(String) would take them).

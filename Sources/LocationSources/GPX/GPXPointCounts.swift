@@ -1,5 +1,6 @@
 /// How many points of each kind a GPX file holds: what a streaming read returns, and what decides
-/// which kind playback follows without keeping the points.
+/// which kind playback follows without keeping the points. Points with a bad value count too: a track
+/// with a rejected point is still the track the file holds, not a reason to play its waypoints.
 public struct GPXPointCounts: Sendable, Hashable {
     /// `trkpt` elements.
     public var trackPoints = 0
