@@ -13,8 +13,12 @@ public enum LocationError: Error, Sendable, Hashable, CustomStringConvertible {
     case sourceUnavailable(String)
     /// An open device went away; sources that can reconnect keep trying. Mapped from the source.
     case deviceDisconnected(String)
-    /// The source met input it could not parse (file, line and reason). Mapped from the source.
+    /// The source met a record it could not parse (file, line and reason), skipped it and went on.
+    /// Mapped from the source.
     case parse(String)
+    /// A file the source could not parse at all (not XML, truncated); it ended without playing it.
+    /// Mapped from the source.
+    case invalidFile(String)
     /// Only thrown by ``LocationManager/locate()``: the awaiting task was cancelled, or
     /// ``LocationManager/stopUpdatingLocation()`` ended the request. Never delivered as an event.
     case cancelled
@@ -29,6 +33,7 @@ public enum LocationError: Error, Sendable, Hashable, CustomStringConvertible {
         case .sourceUnavailable(let s): self = .sourceUnavailable(s)
         case .deviceDisconnected(let s): self = .deviceDisconnected(s)
         case .parse(let s): self = .parse(s)
+        case .invalidFile(let s): self = .invalidFile(s)
         }
     }
 
@@ -38,6 +43,7 @@ public enum LocationError: Error, Sendable, Hashable, CustomStringConvertible {
         case .sourceUnavailable(let s): return "source unavailable: \(s)"
         case .deviceDisconnected(let s): return "device disconnected: \(s)"
         case .parse(let s): return "parse error: \(s)"
+        case .invalidFile(let s): return "invalid file: \(s)"
         case .cancelled: return "location request cancelled"
         case .geocodingFailed(let s): return "geocoding failed: \(s)"
         }

@@ -26,14 +26,20 @@ public enum LocationSourceError: Error, Sendable, Equatable, CustomStringConvert
     case sourceUnavailable(String)
     /// An open device went away (EOF, EIO, hang-up); the source is reconnecting.
     case deviceDisconnected(String)
-    /// Input that could not be parsed (file, line and reason).
+    /// A record that could not be parsed (file, line and reason): an NMEA line, a GPX point, a gpsd
+    /// report. The source skips it and goes on with the rest.
     case parse(String)
+    /// A file that cannot be parsed as a whole (not XML, truncated, not GPX): nothing of it plays and
+    /// the stream ends. Kept apart from ``parse(_:)`` so a consumer can tell a broken file from a
+    /// file with a bad record in it.
+    case invalidFile(String)
 
     public var description: String {
         switch self {
         case .sourceUnavailable(let s): return "source unavailable: \(s)"
         case .deviceDisconnected(let s): return "device disconnected: \(s)"
         case .parse(let s): return "parse error: \(s)"
+        case .invalidFile(let s): return "invalid file: \(s)"
         }
     }
 }

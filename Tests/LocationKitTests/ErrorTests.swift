@@ -10,6 +10,7 @@ import Testing
         #expect(LocationError(.sourceUnavailable("a")) == .sourceUnavailable("a"))
         #expect(LocationError(.deviceDisconnected("b")) == .deviceDisconnected("b"))
         #expect(LocationError(.parse("c")) == .parse("c"))
+        #expect(LocationError(.invalidFile("d")) == .invalidFile("d"))
         #expect(LocationError.parse("x.nmea:3: bad checksum").description == "parse error: x.nmea:3: bad checksum")
     }
 

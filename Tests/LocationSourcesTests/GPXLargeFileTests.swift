@@ -109,21 +109,37 @@ struct GPXLargeFileTests {
         #expect(last?.horizontalAccuracy == 0.9 * 5)
     }
 
-    @Test("a bad value at the end refuses the file before anything plays")
-    func lateErrorPlaysNothing() async throws {
+    /// One bad point at the end of 2,000 used to refuse the whole file. It is now reported in its place
+    /// and the rest plays; what still refuses a file before anything plays is a broken document.
+    @Test("a bad value at the end is one error event after the good points; a file cut off at the end plays nothing")
+    func lateErrors() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("gpx-late-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let url = dir.appendingPathComponent("late.gpx")
-        var text = "<gpx version=\"1.1\"><trk><trkseg>\n"
-        for i in 0..<2_000 { text += "<trkpt lat=\"1.\(i)\" lon=\"2\"/>\n" }
-        text += "<trkpt lat=\"95\" lon=\"2\"/>\n</trkseg></trk></gpx>\n"
-        try Data(text.utf8).write(to: url)
-        var events: [LocationSourceEvent] = []
-        for await event in GPXPlaybackSource(contentsOf: url, configuration: .init(pacing: .asFastAsPossible)).events() {
-            events.append(event)
+        func play(_ name: String, _ text: String) async throws -> [LocationSourceEvent] {
+            let url = dir.appendingPathComponent(name)
+            try Data(text.utf8).write(to: url)
+            var events: [LocationSourceEvent] = []
+            for await event in GPXPlaybackSource(contentsOf: url, configuration: .init(pacing: .asFastAsPossible)).events() {
+                events.append(event)
+            }
+            return events
         }
-        #expect(events == [.error(.parse("late.gpx:2002: trkpt lat: \"95\" is outside -90...90"))])
+        var points = "<gpx version=\"1.1\"><trk><trkseg>\n"
+        for i in 0..<2_000 { points += "<trkpt lat=\"1.\(i)\" lon=\"2\"/>\n" }
+
+        let late = try await play("late.gpx", points + "<trkpt lat=\"95\" lon=\"2\"/>\n</trkseg></trk></gpx>\n")
+        #expect(late.count == 2_001)
+        #expect(late.dropLast().allSatisfy { if case .location = $0 { true } else { false } })
+        #expect(late.last == .error(.parse("late.gpx:2002: trkpt lat: \"95\" is outside -90...90")))
+
+        let cut = try await play("cut.gpx", points + "<trkpt lat=\"1.5\" lo")
+        #expect(cut.count == 1)
+        guard case .error(.invalidFile(let message))? = cut.first else {
+            Issue.record("expected one invalid-file error, got \(cut.prefix(3))…")
+            return
+        }
+        #expect(message.hasPrefix("cut.gpx:2002:"), "\(message)")
     }
 
     @Test("stop() ends a run that is still reading its file")

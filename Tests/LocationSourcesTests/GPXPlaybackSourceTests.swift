@@ -196,18 +196,54 @@ struct GPXPlaybackSourceTests {
         #expect(await consumer.value == 1)
     }
 
-    @Test("a malformed file becomes one parse error event naming file and line, then the stream ends")
+    @Test("a malformed file becomes one invalid-file error event naming file and line, then the stream ends")
     func malformedFile() async throws {
         let source = GPXPlaybackSource(contentsOf: try GPXFixtures.url("malformed.gpx"),
                                        configuration: .init(pacing: .asFastAsPossible))
         var events: [LocationSourceEvent] = []
         for await event in source.events() { events.append(event) }
         #expect(events.count == 1)
-        guard case .error(.parse(let message))? = events.first else {
-            Issue.record("expected a parse error, got \(events)")
+        guard case .error(.invalidFile(let message))? = events.first else {
+            Issue.record("expected an invalid-file error, got \(events)")
             return
         }
         #expect(message.hasPrefix("malformed.gpx:7:"), "\(message)")
+    }
+
+    @Test("a bad point is one parse error event where it would have played, and the rest of the track plays")
+    func badPointsAreReportedAndSkipped() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("gpx-bad-point-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("bad-points.gpx")
+        // Points on lines 3...7; line 5 has a bad time, line 7 (the last) a latitude past the pole.
+        try """
+            <?xml version="1.0"?>
+            <gpx version="1.1"><trk><trkseg>
+            <trkpt lat="10" lon="20"><time>2024-05-01T00:00:00Z</time></trkpt>
+            <trkpt lat="10.001" lon="20"><time>2024-05-01T00:00:01Z</time></trkpt>
+            <trkpt lat="10.002" lon="20"><time>soon</time></trkpt>
+            <trkpt lat="10.003" lon="20"><time>2024-05-01T00:00:03Z</time></trkpt>
+            <trkpt lat="95" lon="20"><time>2024-05-01T00:00:04Z</time></trkpt>
+            </trkseg></trk></gpx>
+
+            """.write(to: url, atomically: true, encoding: .utf8)
+        let clock = VirtualPlaybackClock()
+        let source = GPXPlaybackSource(contentsOf: url, configuration: .init(pacing: .realTime(speedFactor: 10)), clock: clock)
+        var events: [String] = []
+        for await event in source.events() {
+            switch event {
+            case .location(let l): events.append("fix \(l.coordinate.latitude)")
+            case .error(let e): events.append("\(e)")
+            }
+        }
+        #expect(events == [
+            "fix 10.0", "fix 10.001",
+            "parse error: bad-points.gpx:5: trkpt time: \"soon\" is not an ISO 8601 date-time like 2024-05-01T12:00:00Z",
+            "fix 10.003",
+            "parse error: bad-points.gpx:7: trkpt lat: \"95\" is outside -90...90",
+        ])
+        #expect(clock.deadlines.count == 2, "the good fixes are paced as ever: \(clock.deadlines)")
     }
 
     @Test("a GPX file with nothing to play says so")

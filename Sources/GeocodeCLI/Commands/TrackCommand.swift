@@ -38,10 +38,11 @@ enum TrackCommand: Command {
         flows. Then track exits 5.
 
         Exit status: 0 the source ended, 130 interrupted (Ctrl-C), 2 bad command line,
-        3 the GPX file could not be parsed (malformed, truncated, empty),
+        3 the GPX file could not be parsed (not XML, truncated, empty),
         4 data directory missing or unloadable, 5 the source or the --region file could not be opened or
         read (no such file, a directory, a serial device given up on) or the output could not be written.
-        Lines an NMEA log rejects are reported as "error" events and do not change the exit status.
+        Lines an NMEA log rejects and GPX points with a bad value are reported as "error" events naming
+        the file and line, the rest plays, and they do not change the exit status.
 
         Examples:
           geocode track --gpx drive.gpx --speed 20
@@ -209,15 +210,16 @@ enum TrackCommand: Command {
         return .success
     }
 
-    /// The exit a source's error means for track: a file that could not be opened (5) or a GPX that could
-    /// not be parsed (3). An NMEA log's rejected lines are evidence, not failure; a live source
-    /// (serial, gpsd) reconnects, so its errors are not the end of the run.
+    /// The exit a source's error means for track: a file that could not be opened (5) or could not be
+    /// parsed at all (3). A record a file source rejects (an NMEA line, a GPX point) is evidence, not
+    /// failure, like a bad row in batch: the rest plays. A live source (serial, gpsd) reconnects, so its
+    /// errors are not the end of the run.
     static func sourceFailure(_ error: LocationError, kind: String) -> CLIError? {
         switch (error, kind) {
         case (.sourceUnavailable(let why), "gpx"), (.sourceUnavailable(let why), "nmea"):
             return CLIError(.ioError, "cannot read the --\(kind) source: \(why)")
-        case (.parse(let why), "gpx"):
-            return CLIError(.badInput, "cannot parse the --gpx file: \(why)")
+        case (.invalidFile(let why), _):
+            return CLIError(.badInput, "cannot parse the --\(kind) file: \(why)")
         default:
             return nil
         }

@@ -5,13 +5,16 @@ import GeoModel
 ///
 /// Follows the document's `playbackPoints` (tracks, else routes, else waypoints, including Xcode's
 /// location-simulation files of timed `wpt`s). Each `events()` call reads the file afresh and plays it
-/// from the start; a file that can't be read or parsed yields one `.error(.parse(…))` naming the file,
-/// line and field, and the stream ends.
+/// from the start. A file that can't be parsed (not XML, truncated, empty) yields one
+/// `.error(.invalidFile(…))` naming the file and line, and the stream ends. A point with a bad value
+/// (`lat="95"`, a `<time>` that is no date) is one `.error(.parse(…))` naming the file, line and
+/// field, where the point would have played, and playback goes on with the rest: as NMEA replay does
+/// with a rejected line, nothing is dropped silently and one bad point does not cost the track.
 ///
 /// **Any size, bounded memory.** A file is read twice, streaming, on a thread of the run's own: once
-/// to check every value (so a bad point at the end refuses the file before anything plays, as a
-/// parsed document would) and to learn which kind of point plays, then again to play, each point
-/// handed over as it is parsed, at most 256 fixes ahead of the consumer. Nothing holds the document.
+/// to check that it parses (so a file cut off at the end is refused before anything plays) and to
+/// learn which kind of point plays, then again to play, each point handed over as it is parsed, at
+/// most 256 fixes ahead of the consumer. Nothing holds the document.
 ///
 /// **Timeline.** A point's `<time>` is used when present and not earlier than the point before.
 /// Otherwise the point comes ``Configuration/untimedInterval`` after the one before: **one second** by
@@ -126,13 +129,15 @@ public final class GPXPlaybackSource: LocationSource {
         }
     }
 
-    /// Checks the whole file, then streams the kind of point that plays through the timeline.
+    /// Checks that the whole file parses, then streams the kind of point that plays through the
+    /// timeline, reporting bad points (of any kind: a bad waypoint in a track file is still a bad value
+    /// in it) in document order as they are reached.
     private static func play(_ url: URL, _ configuration: Configuration, into handoff: PlaybackHandoff) {
         let counts: GPXPointCounts
         do {
-            counts = try GPXParser.read(contentsOf: url) { _ in handoff.isOpen }
+            counts = try GPXParser.read(contentsOf: url, onRejectedPoint: { _ in handoff.isOpen }) { _ in handoff.isOpen }
         } catch {
-            _ = handoff.put(.error(.parse(error.description)))
+            _ = handoff.put(.error(.invalidFile(error.description)))
             return
         }
         guard handoff.isOpen else { return }
@@ -142,18 +147,31 @@ public final class GPXPlaybackSource: LocationSource {
         }
         var builder = GPXTimelineBuilder(configuration: configuration, startDate: configuration.startDate ?? Date())
         var open = true
+        // The builder gives a point's fix only once the next point is read; a rejection met meanwhile
+        // waits for that fix, so events keep the file's order.
+        var held: [LocationSourceEvent] = []
+        func deliver(_ fix: Location?) {
+            if let fix { open = handoff.put(.location(fix)) }
+            for event in held where open { open = handoff.put(event) }
+            held.removeAll()
+        }
         do {
-            try GPXParser.read(contentsOf: url) { point in
+            try GPXParser.read(contentsOf: url, onRejectedPoint: { rejection in
+                held.append(.error(.parse(rejection.description)))
+                // Memory stays bounded: a long run of bad points after a good one goes out before its fix.
+                if !builder.holdsPoint || held.count >= 256 { deliver(nil) }
+                return open
+            }) { point in
                 guard point.kind == kind else { return true }
-                if let fix = builder.add(point) { open = handoff.put(.location(fix)) }
+                if let fix = builder.add(point) { deliver(fix) }
                 return open
             }
         } catch {
             // The file changed between the two reads.
-            _ = handoff.put(.error(.parse(error.description)))
+            _ = handoff.put(.error(.invalidFile(error.description)))
             return
         }
-        if open, let last = builder.finish() { _ = handoff.put(.location(last)) }
+        if open { deliver(builder.finish()) }
     }
 
     private static func nothingToPlay(_ name: String) -> String {

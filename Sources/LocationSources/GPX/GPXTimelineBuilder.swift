@@ -36,6 +36,9 @@ struct GPXTimelineBuilder {
         return location(of: current, before: previous, after: stamped)
     }
 
+    /// A point was added whose fix is still to come (from the next `add` or `finish`).
+    var holdsPoint: Bool { current != nil }
+
     /// The fix of the last point, at the end of the points.
     mutating func finish() -> Location? {
         defer {

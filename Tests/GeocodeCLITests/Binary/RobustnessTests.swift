@@ -205,6 +205,31 @@ struct RobustnessTests {
         #expect(ok.status == 0, "\(ok.err)")
     }
 
+    /// One bad point at the end of 2,000 good ones stopped the whole replay: nothing played, exit 3.
+    /// Now, as with a line an NMEA log rejects, it is an "error" event naming the file, line, field and
+    /// value, the good points play, and the exit status is 0.
+    @Test func trackOnAGPXWithABadPointPlaysTheRestAndExitsZero() async throws {
+        let count = 2_000
+        var text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            + "<gpx version=\"1.1\" creator=\"RobustnessTests\" xmlns=\"http://www.topografix.com/GPX/1/1\"><trk><trkseg>\n"
+        for i in 0..<count {  // lines 3...2002, one second apart
+            let time = String(format: "2024-05-01T%02d:%02d:%02dZ", i / 3600, i / 60 % 60, i % 60)
+            text += String(format: "<trkpt lat=\"%.5f\" lon=\"%.5f\">", 39.85 + Double(i) * 1e-5, 116.30 + Double(i) * 1e-5)
+                + "<time>\(time)</time></trkpt>\n"
+        }
+        text += "<trkpt lat=\"95\" lon=\"116.4\"><time>2024-05-01T01:00:00Z</time></trkpt>\n</trkseg></trk></gpx>\n"
+        let file = try TemporaryDirectory.shared.newFile("bad-point", extension: "gpx")
+        try Data(text.utf8).write(to: file)
+
+        let r = try await Self.run(["track", "--gpx", file.path, "--speed", "max"], grid: true)
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.err.isEmpty, "\(r.err)")
+        let lines = r.out.split(separator: "\n")
+        #expect(lines.filter { $0.contains(" location ") }.count == count)
+        #expect(lines.filter { $0.hasPrefix("error ") }
+                == ["error parse error: \(file.lastPathComponent):2003: trkpt lat: \"95\" is outside -90...90"])
+    }
+
     @Test func trackWhoseOutputIsLostExitsFive() async throws {
         let r = try await Self.run(["track", "--gpx", Self.gpx.path, "--speed", "max"], grid: true, stdout: .device("/dev/full"))
         #expect(r.status == 5)
