@@ -109,6 +109,21 @@ struct NMEAReplaySourceTests {
         #expect(await collect(quiet).errors.isEmpty)
     }
 
+    /// `hello world` between two sentences was skipped without an event, while a bad checksum had one.
+    @Test func aTextLineThatIsNoSentenceIsReportedAndReplayGoesOn() async throws {
+        let clean = try writeLog(count: 3)
+        defer { try? FileManager.default.removeItem(at: clean) }
+        var lines = try String(contentsOf: clean, encoding: .utf8).components(separatedBy: "\r\n")
+        lines.insert("hello world", at: 2)  // line 3, between the first cycle and the second
+        let url = clean.deletingPathExtension().appendingPathExtension("noisy.log")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try lines.joined(separator: "\r\n").write(to: url, atomically: true, encoding: .utf8)
+
+        let (locations, errors) = await collect(NMEAReplaySource(contentsOf: url, configuration: .init(pacing: .asFastAsPossible)))
+        #expect(errors == [.parse("\(url.lastPathComponent):3: does not start with '$' or '!': hello world")])
+        #expect(locations.count == 3, "the fixes of the clean log, all of them")
+    }
+
     @Test func aMissingFileIsOneClearError() async {
         let url = URL(fileURLWithPath: "/nonexistent/nmea-\(UUID().uuidString).log")
         let (locations, errors) = await collect(NMEAReplaySource(contentsOf: url, configuration: .init(pacing: .asFastAsPossible)))

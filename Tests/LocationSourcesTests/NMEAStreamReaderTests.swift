@@ -43,8 +43,11 @@ struct NMEAStreamReaderTests {
             }
         }
         #expect(rejected["garmin-geko201"] == ["224: checksum is not two hex digits at the end"])  // "$GPBOD,,T,,M,,*" at EOF
-        #expect(rejected["ublox-8"]?.last == "1019: no *hh checksum")                        // cut-off last line
-        for (name, errors) in rejected where !["garmin-geko201", "ublox-8"].contains(name) {
+        #expect(rejected["ublox-8"] == ["1019: no *hh checksum"])                           // cut-off last line
+        // The second gpscat sample (its header says the log is two) began mid-sentence: a GLL that lost
+        // its head, which gpsd skips as well. ublox-8's line 11 of UBX binary is not reported.
+        #expect(rejected["foretrex-201"] == ["62: does not start with '$' or '!'"])
+        for (name, errors) in rejected where !["garmin-geko201", "ublox-8", "foretrex-201"].contains(name) {
             Issue.record("\(name): unexpected rejections \(errors)")
         }
     }
@@ -89,15 +92,42 @@ struct NMEAStreamReaderTests {
         #expect(rmc.hasFix && line == 1)
     }
 
-    @Test func garbageLinesWithoutADollarAreSilent() {
+    /// A line of text with no sentence in it was skipped without a word, while a sentence with a bad
+    /// checksum was reported: now it is reported too, with its line, whatever its length.
+    @Test func textLinesWithoutASentenceAreRejected() {
         var reader = NMEAStreamReader()
         let garbage = String(repeating: "x7#@;", count: 40) + "\r\n"  // 200 bytes, no start delimiter
         var items = reader.read(Array(garbage.utf8))
-        items += reader.read(Array("4.4343,N,01025.5386,E,200002,A,D*48\r\n".utf8))
-        #expect(items.isEmpty)
-        items = reader.read(Array("$GPGLL,,,,,,V,N*64\r\n".utf8))
-        #expect(items.count == 1)
+        items += reader.read(Array("4.4343,N,01025.5386,E,200002,A,D*48\r\n".utf8))  // lost its head
+        items += reader.read(Array("$GPGLL,,,,,,V,N*64\r\n  hello world".utf8))
+        #expect(items.count == 3)
+        #expect(items.first == .rejected(.missingStartDelimiter, line: 1, text: String(garbage.prefix(120))))
+        #expect(items.dropFirst().first == .rejected(.missingStartDelimiter, line: 2, text: "4.4343,N,01025.5386,E,200002,A,D*48"))
+        if case .sentence(_, 3)? = items.last {} else { Issue.record("\(items)") }
+        // The last line, without a line end, at the end of the input.
+        #expect(reader.finish() == [.rejected(.missingStartDelimiter, line: 4, text: "  hello world")])
         #expect(reader.currentLine == 4)
+    }
+
+    @Test func linesThatAreNoSentenceByDesignAreSilent() {
+        var reader = NMEAStreamReader()
+        let lines: [[UInt8]] = [
+            [], Array("   \t ".utf8),                                            // empty and blank
+            Array("{\"class\":\"TPV\",\"mode\":3}".utf8),                          // gpsd JSON (gpspipe -w -r)
+            Array("\\s:2573345,c:1671620143*0B\\".utf8),                          // a TAG block on its own
+            [0xB5, 0x62, 0x01, 0x07, 0x5C, 0x00, 0x41, 0x42],                   // a UBX frame
+            Array("junk $GPGLL,,,,,,V,N*64".utf8),                                // junk before a sentence
+            Array("# hello world".utf8),                                          // a comment
+        ]
+        var items: [NMEAStreamItem] = []
+        for line in lines { items += reader.read(line + [0x0D, 0x0A]) }
+        items += reader.finish()
+        #expect(items.count == 1)
+        if case .sentence(_, 6)? = items.first {} else { Issue.record("\(items)") }
+        // A device that went away mid-line leaves no line to report.
+        _ = reader.read(Array("hello wor".utf8))
+        reader.discardPartialSentence()
+        #expect(reader.finish().isEmpty)
     }
 
     @Test func aSecondDollarRestartsTheSentence() {

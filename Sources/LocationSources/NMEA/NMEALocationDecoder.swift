@@ -6,7 +6,8 @@ public struct NMEALocationDecoder: Sendable {
     public enum Output: Sendable, Equatable {
         /// One reporting cycle's fix.
         case location(Location)
-        /// A line that looked like a sentence but was rejected (1-based line number, text as read).
+        /// A line that was rejected: a sentence that failed, or text that is no sentence (1-based line
+        /// number, text as read).
         case rejected(NMEAParseError, line: Int, text: String)
     }
 

@@ -4,13 +4,22 @@
 /// a burst of binary junk from a receiver that also speaks a binary protocol. The reader keeps the
 /// unfinished sentence between calls, so the chunking never changes the result.
 ///
-/// Framing rules: a sentence starts at `$` or `!` and ends at CR or LF. Bytes outside a sentence
-/// (junk, binary protocols, a partial line read on connecting) are skipped silently. A `$` inside a
-/// sentence means the line dropped bytes: the unfinished sentence is reported as
-/// ``NMEAParseError/truncated`` and the new one starts (so `$$GPGGA…` yields the GGA). A sentence
-/// longer than the parser's limit is reported once and skipped to the next `$`, so a noisy line cannot
-/// make the buffer grow. A line whose first byte is `#` is a comment and skipped whole: gpsd's logs
-/// (and most recorded NMEA logs) annotate with `#` lines, which may mention a `$GPGGA` in passing.
+/// Framing rules: a sentence starts at `$` or `!` and ends at CR or LF. A `$` inside a sentence means
+/// the line dropped bytes: the unfinished sentence is reported as ``NMEAParseError/truncated`` and the
+/// new one starts (so `$$GPGGA…` yields the GGA). A sentence longer than the parser's limit is reported
+/// once and skipped to the next `$`, so a noisy line cannot make the buffer grow. A line whose first
+/// byte is `#` is a comment and skipped whole: gpsd's logs (and most recorded NMEA logs) annotate with
+/// `#` lines, which may mention a `$GPGGA` in passing.
+///
+/// A line with no sentence in it is reported as ``NMEAParseError/missingStartDelimiter`` when it is
+/// text (`hello world`, a sentence that lost its head: `4.4343,N,01025.5386,E,…`): skipping it unseen
+/// would hide damage in a log, or that a file is no NMEA log at all. Silent are only lines that say
+/// nothing to an NMEA reader by design: empty or blank lines; binary data (a byte below 0x20 other than tab, or
+/// 0x7F: the frames of a binary protocol the receiver also speaks, UBX, SiRF, RTCM, all have them,
+/// text never does); a TAG block on a line of its own (`\s:…*hh\`, NMEA 4.10); and gpsd's JSON
+/// reports (`{"class":…}`), which `gpspipe -w -r` interleaves with the raw sentences. Bytes before a
+/// sentence on its own line (a TAG block, the tail of a binary frame) go with the sentence, which is
+/// read or rejected on its own.
 public struct NMEAStreamReader: Sendable {
     public let parser: NMEAParser
     private var buffer: [UInt8] = []
@@ -20,6 +29,18 @@ public struct NMEAStreamReader: Sendable {
     private var previousWasCR = false
     private var atLineStart = true
     private var inComment = false
+    /// The line so far has a sentence start in it: its other bytes are not reported.
+    private var lineHasSentence = false
+    /// The current line's bytes outside any sentence (the first ``shownLength``), to report a text line
+    /// that holds no sentence.
+    private var stray: [UInt8] = []
+    /// The current line has a byte no text has: it is binary data, not reported.
+    private var strayIsBinary = false
+    /// The first byte of the current line outside a sentence that is not blank (space or tab).
+    private var strayLead: UInt8?
+
+    /// The most of a rejected line a report shows.
+    private static let shownLength = 120
 
     public init(parser: NMEAParser = NMEAParser()) {
         self.parser = parser
@@ -41,6 +62,7 @@ public struct NMEAStreamReader: Sendable {
     public mutating func finish() -> [NMEAStreamItem] {
         var items: [NMEAStreamItem] = []
         if inSentence && !overflowed { emit(into: &items) }
+        endLine(into: &items)
         inSentence = false
         overflowed = false
         buffer.removeAll(keepingCapacity: true)
@@ -53,12 +75,15 @@ public struct NMEAStreamReader: Sendable {
         inSentence = false
         overflowed = false
         buffer.removeAll(keepingCapacity: true)
+        // The rest of a line that was cut off is no line to report.
+        resetLine()
     }
 
     private mutating func step(_ byte: UInt8, into items: inout [NMEAStreamItem]) {
         switch byte {
         case 0x0A, 0x0D:
             if inSentence && !overflowed { emit(into: &items) }
+            endLine(into: &items)
             inSentence = false
             overflowed = false
             inComment = false
@@ -80,8 +105,15 @@ public struct NMEAStreamReader: Sendable {
             buffer.append(byte)
             inSentence = true
             overflowed = false
+            lineHasSentence = true
         default:
-            guard inSentence, !overflowed else { break }
+            guard inSentence else {
+                if byte < 0x20 && byte != 0x09 || byte == 0x7F { strayIsBinary = true }
+                if strayLead == nil && byte != 0x20 && byte != 0x09 { strayLead = byte }
+                if stray.count < Self.shownLength { stray.append(byte) }
+                break
+            }
+            guard !overflowed else { break }
             buffer.append(byte)
             let limit = parser.options.maximumLength
             if buffer.count > limit {
@@ -95,6 +127,21 @@ public struct NMEAStreamReader: Sendable {
         atLineStart = false
     }
 
+    /// The end of a line: reports it if it was text without a sentence (see the type's notes).
+    private mutating func endLine(into items: inout [NMEAStreamItem]) {
+        defer { resetLine() }
+        guard !lineHasSentence, !strayIsBinary, let lead = strayLead,
+              lead != UInt8(ascii: "{"), lead != UInt8(ascii: "\\") else { return }
+        items.append(.rejected(.missingStartDelimiter, line: line, text: printable(stray)))
+    }
+
+    private mutating func resetLine() {
+        lineHasSentence = false
+        strayIsBinary = false
+        strayLead = nil
+        stray.removeAll(keepingCapacity: true)
+    }
+
     private mutating func emit(into items: inout [NMEAStreamItem]) {
         switch buffer.withUnsafeBufferPointer({ parser.parseResult($0) }) {
         case .success(let sentence): items.append(.sentence(sentence, line: line))
@@ -104,6 +151,6 @@ public struct NMEAStreamReader: Sendable {
 
     /// What was read, safe to print: non-printable bytes as `?`, at most 120 characters.
     private func printable(_ bytes: [UInt8]) -> String {
-        String(decoding: bytes.prefix(120).map { $0 >= 0x20 && $0 < 0x7F ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
+        String(decoding: bytes.prefix(Self.shownLength).map { $0 >= 0x20 && $0 < 0x7F ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
     }
 }

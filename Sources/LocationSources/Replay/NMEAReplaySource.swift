@@ -13,7 +13,8 @@ import Synchronization
 ///   recording gap (a receiver switched off for an hour) waits at most ``Configuration/maximumPause``.
 ///   A timestamp earlier than the one before is delivered at once.
 ///
-/// Lines that start like sentences but are rejected (bad checksum, cut off) arrive as
+/// Lines that are rejected (bad checksum, cut off, text that is no sentence at all; see
+/// ``NMEAStreamReader`` for the lines that are silent by design) arrive as
 /// `.error(.parse("file:line: reason: text"))` and playback continues; a file that cannot be read
 /// yields one `.error(.sourceUnavailable(…))`. The stream finishes at the end of the file, on
 /// ``stop()``, or when the consumer stops listening. Timestamps are the receiver's, unchanged.

@@ -6,7 +6,8 @@
 //   byte) gives the same items and the same locations;
 // - the reader frames exactly as a reference framer written here does (lines end at CR/LF, `#`
 //   starts a comment line, `$`/`!` starts a sentence and cuts the one before it short, a sentence
-//   longer than the limit is rejected once): same number of items, same line numbers, and every
+//   longer than the limit is rejected once, a line of text without `$`/`!` is rejected unless it is
+//   blank, binary, a TAG block or JSON): same number of items, same line numbers, and every
 //   sentence it accepts has a correct checksum by the reference's own XOR;
 // - every location the decoder reports carries a position that an accepted sentence in the stream
 //   contained, a valid one is really valid (finite, in range, non-negative accuracy), and timestamps
@@ -19,12 +20,14 @@ private let parser = NMEAParser()
 private let fixedClock: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_700_000_000) }
 
 /// One framed sentence as the reference sees it: the bytes from its delimiter, its 1-based line, and
-/// whether it was cut short by the next delimiter or ran past the limit.
+/// whether it was cut short by the next delimiter or ran past the limit; or a line of text with no
+/// sentence in it (`stray`).
 private struct Framed {
     var text: [UInt8]
     var line: Int
     var truncated: Bool
     var overlong: Bool
+    var stray = false
 }
 
 private func referenceFrames(_ input: UnsafeBufferPointer<UInt8>, limit: Int) -> [Framed] {
@@ -38,9 +41,11 @@ private func referenceFrames(_ input: UnsafeBufferPointer<UInt8>, limit: Int) ->
         if end > i, input[i] != UInt8(ascii: "#") {
             var current: [UInt8]? = nil
             var overlong = false
+            var sawDelimiter = false
             for k in i..<end {
                 let b = input[k]
                 if b == UInt8(ascii: "$") || b == UInt8(ascii: "!") {
+                    sawDelimiter = true
                     if let c = current, !overlong { frames.append(Framed(text: c, line: line, truncated: true, overlong: false)) }
                     current = [b]
                     overlong = false
@@ -53,6 +58,12 @@ private func referenceFrames(_ input: UnsafeBufferPointer<UInt8>, limit: Int) ->
                 }
             }
             if let c = current, !overlong { frames.append(Framed(text: c, line: line, truncated: false, overlong: false)) }
+            let body = input[i..<end]
+            if !sawDelimiter, !body.contains(where: { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F }),
+               let lead = body.first(where: { $0 != 0x20 && $0 != 0x09 }),
+               lead != UInt8(ascii: "{"), lead != UInt8(ascii: "\\") {
+                frames.append(Framed(text: Array(body), line: line, truncated: false, overlong: false, stray: true))
+            }
         }
         if end >= input.count { break }
         // CR LF is one line ending; a lone CR or LF is one too.
@@ -95,7 +106,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         switch item {
         case .sentence(let sentence, let line):
             check(line == frame.line, "sentence on line \(line), reference says \(frame.line)")
-            check(!frame.truncated && !frame.overlong, "accepted a sentence the reference cut: \(excerpt(frame.text))")
+            check(!frame.truncated && !frame.overlong && !frame.stray, "accepted a sentence the reference cut: \(excerpt(frame.text))")
             check(checksumIsRight(frame.text), "accepted a sentence with a wrong checksum: \(excerpt(frame.text))")
             if let c = sentence.fixCoordinate { accepted.append(c) }
             switch sentence {
@@ -108,6 +119,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         case .rejected(let error, let line, _):
             check(line == frame.line, "rejection on line \(line), reference says \(frame.line)")
             if frame.truncated { check(error == .truncated, "cut sentence reported as \(error)") }
+            if frame.stray { check(error == .missingStartDelimiter, "text line without a sentence reported as \(error)") }
             if frame.overlong { check({ if case .tooLong = error { return true } else { return false } }(), "overlong sentence reported as \(error)") }
         }
     }

@@ -230,6 +230,26 @@ struct RobustnessTests {
                 == ["error parse error: \(file.lastPathComponent):2003: trkpt lat: \"95\" is outside -90...90"])
     }
 
+    /// A line of text in an NMEA log (`hello world` between sentences) was skipped without a word;
+    /// it is now an "error" event naming the file and line, like a bad checksum, and the exit status
+    /// stays 0 with the same fixes as the clean log.
+    @Test func trackOnAnNMEALogWithATextLineReportsItAndExitsZero() async throws {
+        let corpus = Self.root.appendingPathComponent("Tests/LocationSourcesTests/Corpus/bu353s4.log")
+        var lines = try String(contentsOf: corpus, encoding: .utf8).components(separatedBy: "\n")
+        lines.insert("hello world", at: 20)  // line 21
+        let file = try TemporaryDirectory.shared.newFile("text-line", extension: "log")
+        try Data(lines.joined(separator: "\n").utf8).write(to: file)
+
+        let clean = try await Self.run(["track", "--nmea", corpus.path, "--speed", "max"], grid: true)
+        let r = try await Self.run(["track", "--nmea", file.path, "--speed", "max"], grid: true)
+        #expect(r.status == 0, "\(r.err)")
+        let out = r.out.split(separator: "\n")
+        #expect(out.filter { $0.hasPrefix("error ") }
+                == ["error parse error: \(file.lastPathComponent):21: does not start with '$' or '!': hello world"])
+        let locations = out.filter { $0.contains(" location ") }
+        #expect(!locations.isEmpty && locations == clean.out.split(separator: "\n").filter { $0.contains(" location ") })
+    }
+
     @Test func trackWhoseOutputIsLostExitsFive() async throws {
         let r = try await Self.run(["track", "--gpx", Self.gpx.path, "--speed", "max"], grid: true, stdout: .device("/dev/full"))
         #expect(r.status == 5)
