@@ -140,7 +140,10 @@ CHINA_COUNTRY = {"name": "中国", "code": "CN"}
 # Units of the China data that ISO 3166-1 gives their own country code (the data files them under CN).
 # Written to the manifest as `isoCountryCodes`: the engine answers these codes by default and the
 # dataset's own (CN) under `worldview = .dataset`. Names stay the dataset's (中国).
-CHINA_ISO_COUNTRY_CODES = {"province": {"710000": "TW", "810000": "HK", "820000": "MO"}}
+# 金门县 (350527) is Kinmen, which ISO 3166-2 files under Taiwan (TW-KIN) though the data puts it in
+# 福建省's 泉州市 (QA, session 23). Matsu (TW-LIE) cannot follow: the data's 连江县 (350122) is one unit
+# with mainland Lianjiang, and a code maps whole units.
+CHINA_ISO_COUNTRY_CODES = {"province": {"710000": "TW", "810000": "HK", "820000": "MO"}, "district": {"350527": "TW"}}
 NAMES_FILE = "names.tsv"
 WORLD_MUNICIPALITIES = ["Beijing", "Tianjin", "Shanghai", "Chongqing"]
 

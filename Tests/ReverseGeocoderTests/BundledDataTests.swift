@@ -93,6 +93,22 @@ struct BundledDataTests: Sendable {
         #expect(p.subLocality == "东城区")
     }
 
+    /// Kinmen, which the China data files as 金门县 in 福建省, is Taiwan's under ISO 3166 (TW-KIN, the
+    /// time zone Asia/Taipei), like 台湾省 itself; the dataset's worldview keeps its own CN. Xiamen, across
+    /// the strait, stays CN either way.
+    @Test func kinmenIsTaiwanUnderISO() async throws {
+        try await offPool { try Self.kinmenIsTaiwanUnderISOBody() }
+    }
+
+    static func kinmenIsTaiwanUnderISOBody() throws {
+        let kinmen = try #require(try Self.geocoder.get().placemark(latitude: 24.4360, longitude: 118.3186))
+        #expect(kinmen.subLocality == "金门县" && kinmen.isoCountryCode == "TW", "\(kinmen.subLocality ?? "nil") \(kinmen.isoCountryCode ?? "nil")")
+        let xiamen = try #require(try Self.geocoder.get().placemark(latitude: 24.4798, longitude: 118.0894))
+        #expect(xiamen.isoCountryCode == "CN")
+        let own = try BundledData.geocoder("china", options: .init(worldview: .dataset))
+        #expect(try own.placemark(latitude: 24.4360, longitude: 118.3186)?.isoCountryCode == "CN")
+    }
+
     /// WGS-84 points 1–300 m from a district border resolve like their exact GCJ-02 conversion does in
     /// the GCJ-02 polygons (about half would land in the neighbour without the conversion).
     @Test func datumBorderPoints() async throws {
