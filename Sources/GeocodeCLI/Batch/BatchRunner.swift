@@ -119,6 +119,14 @@ struct BatchRunner {
         if !options.quiet {
             context.stderr.write("geocode: \(statistics.summary(seconds: progress.elapsed))\n")
         }
+        // Not one row is a record of the format (CSV text read as NDJSON): the input is not what it was
+        // read as, not a file with some bad rows, and exit 0 passed it down a pipeline as done (QA). Rows
+        // that are records with bad or missing coordinates do not count: a Spark partition of null
+        // coordinates is data, flagged row by row. The output is written all the same, every row flagged.
+        if statistics.rows > 0 && statistics.unreadable == statistics.rows {
+            throw CLIError(.badInput, "\(options.inputName): none of its \(statistics.rows) row\(statistics.rows == 1 ? "" : "s") is "
+                           + "\(format.rawValue.uppercased()) (each is flagged in \(setup.schema.errorName)); is it that format? (--format)")
+        }
         return .success
     }
 

@@ -57,6 +57,7 @@ struct ChunkProcessor: Sendable {
                     return
                 }
                 var record = decoder.decode(b, span.range)
+                if case .raw = record.content { result.unreadable += 1 }
                 var placemark: Placemark?
                 if let coordinate = record.coordinate {
                     do throws(GeocoderError) {

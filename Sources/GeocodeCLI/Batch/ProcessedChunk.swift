@@ -10,6 +10,8 @@ struct ProcessedChunk: Sendable {
     var notices: [Notice]
     var found = 0
     var notFound = 0
+    /// Rows that are no record of the input's format at all (not JSON, not a Feature): kept whole.
+    var unreadable = 0
     var inputOffset: Int
 
     var rows: Int { rowEnds.count }

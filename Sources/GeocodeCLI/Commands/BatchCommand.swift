@@ -85,7 +85,8 @@ enum BatchCommand: Command {
         terminal; a summary follows. Both are silenced by --quiet.
 
         Exit status: 0 done (even with bad rows), 2 bad command line, 3 bad input (--strict bad row,
-        or an input that is not its format at all, e.g. no FeatureCollection), 4 data unavailable,
+        an input that is not its format at all: no FeatureCollection, or not one row a record of its
+        format (CSV read as NDJSON), whose output is still written, every row flagged), 4 data unavailable,
         5 cannot read IN or write OUT, 130 interrupted.
 
         Examples:

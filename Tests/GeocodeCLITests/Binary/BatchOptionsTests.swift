@@ -100,6 +100,20 @@ import Testing
         #expect(geojson.err.contains("the input already has key \"city\""), "\(geojson.err)")
     }
 
+    /// A file none of whose rows is a record of its format is not a file with bad rows: CSV text read as
+    /// NDJSON exits 3 (it exited 0, QA), with every row still in the output, flagged. Records whose
+    /// coordinates are all bad or missing (a Spark partition of nulls) are data: exit 0.
+    @Test func aFileWithNoRecordOfItsFormatIsBadInput() async throws {
+        let csvAsNDJSON = try await GeocodeBinary.run(["batch", "-", "--format", "ndjson", "--fields", "country"],
+                                                      input: "lat,lon\n45.5,12.25\n")
+        #expect(csvAsNDJSON.status == 3)
+        #expect(csvAsNDJSON.err.contains("<stdin>: none of its 2 rows is NDJSON"), "\(csvAsNDJSON.err)")
+        #expect(csvAsNDJSON.out.split(separator: "\n").count == 2)
+        let nulls = try await batch(["--format", "ndjson"], "{\"lat\":null,\"lon\":null}\n{\"lat\":95,\"lon\":0}\n")
+        #expect(nulls.status == 0)
+        #expect(nulls.out.split(separator: "\n").count == 2)
+    }
+
     @Test func datumAppliesToEveryRow() async throws {
         let r = try await batch(["--datum", "gcj02", "--fields", "city_code"], "lat,lon\n30.0001,120.0001\n")
         #expect(r.out == "lat,lon,city_code,geocode_error\n30.0001,120.0001,GR-12-23,\n")
