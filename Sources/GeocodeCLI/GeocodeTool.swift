@@ -110,7 +110,7 @@ public enum GeocodeTool {
 
     private static func startsLikeNumber(_ text: String) -> Bool {
         guard let c = text.first else { return false }
-        return c.isNumber || c == "." || c == "+"
+        return c.isNumber || c == "." || c == "+" || c == "\u{2212}"   // U+2212: a typeset minus (DecimalNumber)
     }
 
     static var topLevelHelp: String {

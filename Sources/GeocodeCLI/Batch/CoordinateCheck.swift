@@ -55,7 +55,9 @@ enum CoordinateCheck {
             problems.append("\(name) is \(json.count > 40 ? String(json.prefix(40)) + "…" : json), not a number (\(place))")
         case .number(let v, let text):
             if !v.isFinite {
-                problems.append("\(name) \(quoted(text.string)) is not a finite number (\(place))")
+                // The parser never reads `inf` or `nan`: an infinite value is a number too large for a
+                // Double (`1e400`). Said as what it is, out of range, in the user's own digits.
+                problems.append("\(name) \(quoted(text.string.trimmingSpaces)) is outside -\(Int(limit))...\(Int(limit)) (\(place))")
             } else if abs(v) > limit {
                 problems.append("\(name) \(text.string.trimmingSpaces) is outside -\(Int(limit))...\(Int(limit)) (\(place))")
             } else {

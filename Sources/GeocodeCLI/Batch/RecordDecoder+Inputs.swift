@@ -36,14 +36,18 @@ extension RecordDecoder {
         case .array:
             var scanner = JSONScanner(b, range: member.value)
             let elements = (try? scanner.arrayElements()) ?? []
-            let numbers = elements.compactMap { $0.0 == .number ? DecimalNumber.parse(UnsafeBufferPointer(rebasing: b[$0.1])) : nil }
+            let numbers = elements.compactMap { element -> (value: Double, text: String)? in
+                guard element.0 == .number, let v = DecimalNumber.parse(UnsafeBufferPointer(rebasing: b[element.1])) else { return nil }
+                return (v, String(decoding: b[element.1], as: UTF8.self))
+            }
             guard elements.count == 2, numbers.count == 2 else {
                 record.error = "coordinates \(CoordinateCheck.quoted(String(decoding: b[member.value], as: UTF8.self))) are not "
                     + "an array of two numbers (\(label))"
                 return
             }
-            check(schema.lonFirst ? CoordinatePair(latitude: numbers[1], longitude: numbers[0])
-                                  : CoordinatePair(latitude: numbers[0], longitude: numbers[1]), label: label, into: &record)
+            let (lat, lon) = schema.lonFirst ? (numbers[1], numbers[0]) : (numbers[0], numbers[1])
+            check(CoordinatePair(latitude: lat.value, longitude: lon.value, latitudeText: lat.text, longitudeText: lon.text),
+                  label: label, into: &record)
         default:
             record.error = "coordinates are \(String(decoding: b[member.value], as: UTF8.self).prefix(40)), not a string or an array (\(label))"
         }
@@ -67,8 +71,8 @@ extension RecordDecoder {
     }
 
     private func check(_ pair: CoordinatePair, label: String, into record: inout DecodedRecord) {
-        let lat = CoordinateCheck.Value.number(pair.latitude, text: .string("\(pair.latitude)"))
-        let lon = CoordinateCheck.Value.number(pair.longitude, text: .string("\(pair.longitude)"))
+        let lat = CoordinateCheck.Value.number(pair.latitude, text: .string(pair.latitudeText))
+        let lon = CoordinateCheck.Value.number(pair.longitude, text: .string(pair.longitudeText))
         let order = schema.lonFirst ? " read as lon,lat" : ""
         switch CoordinateCheck.coordinate(lat: lat, latWhere: label + order, lon: lon, lonWhere: label + order) {
         case .success(let c): record.coordinate = c

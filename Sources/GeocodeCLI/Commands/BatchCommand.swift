@@ -54,6 +54,9 @@ enum BatchCommand: Command {
           ndjson     one JSON object per line, coordinates under the same names (numbers or numeric
                      strings), or a dotted path into nested objects (--lat-col location.lat); the
                      fields are added as keys. Blank lines are skipped.
+          numbers    a CSV/TSV value or a JSON string may write the minus as − (U+2212, as documents
+                     typeset it); a JSON number may not (JSON's grammar: every JSON reader refuses it).
+                     A --coords pair may also be split by a full-width comma (，).
           geojson    a FeatureCollection of Point features; the fields are added to each feature's
                      properties, everything else is kept. Read as a stream, feature by feature.
           Converting (e.g. --output-format ndjson from CSV) maps columns to keys (CSV values become

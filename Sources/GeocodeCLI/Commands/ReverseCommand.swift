@@ -11,8 +11,9 @@ enum ReverseCommand: Command {
         geocode 48°51'24"N 2°21'08"E [options]
         """
     static let details = """
-        LAT and LON are decimal degrees; negative numbers work as they are (no -- needed). Also read:
-        LAT,LON and LAT, LON (as map apps copy them), geocode reverse "POINT(LON LAT)", and degrees,
+        LAT and LON are decimal degrees; negative numbers work as they are (no -- needed), also with the
+        typographic minus − (U+2212) that documents and web pages show. Also read: LAT,LON and LAT, LON
+        (as map apps copy them; also the full-width comma ，), geocode reverse "POINT(LON LAT)", and degrees,
         minutes and seconds with marks or hemisphere letters: 48°51'24"N 2°21'08"E,
         "48 51 24 N 2 21 08 E", 33°52.1'S 151°12.5'E. Input that could be read two ways (48,85 2,35;
         DMS without marks or letters) is refused with the reason.
@@ -68,8 +69,10 @@ enum ReverseCommand: Command {
     /// `LAT LON`, `LAT,LON`, `LAT, LON` (a paste from a map app, however the shell split it), WKT
     /// `POINT(LON LAT)`, or degrees-minutes-seconds (`48°51'24"N 2°21'08"E`, `48 51 24 N 2 21 08 E`).
     /// A wrong count is a usage error (2); values that are not valid coordinates, or text that could be
-    /// read more than one way, are bad input (3).
-    static func parseCoordinate(_ positionals: [String]) throws(CLIError) -> Coordinate {
+    /// read more than one way, are bad input (3). The full-width comma `，` (U+FF0C, what a Chinese input
+    /// method types) is the comma, and U+2212 `−` the minus (``DecimalNumber``): neither means anything
+    /// else in a coordinate. Messages quote the text as typed.
+    static func parseCoordinate(_ typedPositionals: [String]) throws(CLIError) -> Coordinate {
         func value(_ text: String) -> CoordinateCheck.Value {
             if text.allSatisfy({ $0 == " " || $0 == "\t" }) { return .empty }
             if let v = DecimalNumber.parse(text) { return .number(v, text: .string(text)) }
@@ -81,20 +84,24 @@ enum ReverseCommand: Command {
             case .failure(let e): throw .badInput(e.message)
             }
         }
-        if positionals.isEmpty { throw .usage("missing LAT and LON") }
+        if typedPositionals.isEmpty { throw .usage("missing LAT and LON") }
+        let typed = typedPositionals.joined(separator: " ")
+        let positionals = typedPositionals.map { String($0.map { $0 == "，" ? "," : $0 }) }
         let text = positionals.joined(separator: " ")
         // Degree/minute/second marks, or a hemisphere letter alone or against digits (`N`, `24N`, `N48`).
+        // A letter between digits is no hemisphere: `1e400`'s `e` is an exponent.
         let dmsMarks = text.contains { "°º˚'′’\"″”".contains($0) }
             || text.split(whereSeparator: { $0 == " " || $0 == "," }).contains { token in
-                let letters = token.filter { !($0.isNumber || $0 == "." || $0 == "-" || $0 == "+") }
-                return letters.count == 1 && "NSEWnsew".contains(letters.first!)
+                let letters = token.filter { !($0.isNumber || $0 == "." || $0 == "-" || $0 == "+" || $0 == "\u{2212}") }
+                guard letters.count == 1, "NSEWnsew".contains(letters.first!) else { return false }
+                return token.first == letters.first || token.last == letters.first
             }
         if positionals.count == 2 && !text.contains(",") && !dmsMarks {
             return try checked(value(positionals[0]), value(positionals[1]))
         }
         if let pair = CoordinatePair.parse(text, lonFirst: false, decimalComma: false) {
-            return try checked(.number(pair.latitude, text: .string("\(pair.latitude)")),
-                               .number(pair.longitude, text: .string("\(pair.longitude)")))
+            return try checked(.number(pair.latitude, text: .string(pair.latitudeText)),
+                               .number(pair.longitude, text: .string(pair.longitudeText)))
         }
         if dmsMarks && !text.uppercased().hasPrefix("POINT") {
             switch DMSCoordinate.parse(text) {
@@ -102,16 +109,16 @@ enum ReverseCommand: Command {
                 return try checked(.number(pair.latitude, text: .string("\(pair.latitude)")),
                                    .number(pair.longitude, text: .string("\(pair.longitude)")))
             case .failure(let e):
-                throw .badInput("cannot read \"\(text)\" as a point: \(e.message)")
+                throw .badInput("cannot read \"\(typed)\" as a point: \(e.message)")
             }
         }
         if positionals.count == 4 || positionals.count == 6, positionals.allSatisfy({ DecimalNumber.parse($0) != nil }) {
-            throw .badInput("cannot read \"\(text)\" as a point: degrees, minutes and seconds without ° ' \" marks "
+            throw .badInput("cannot read \"\(typed)\" as a point: degrees, minutes and seconds without ° ' \" marks "
                             + "or N/S/E/W letters are ambiguous")
         }
         let commas = text.filter { $0 == "," }.count
         if commas >= 2 || (commas == 1 && positionals.count > 2) {
-            throw .badInput("\"\(text)\" is ambiguous: a comma may be a decimal comma or the separator; "
+            throw .badInput("\"\(typed)\" is ambiguous: a comma may be a decimal comma or the separator; "
                             + "write decimals with a dot (48.8566, 2.3522)")
         }
         switch positionals.count {
@@ -122,7 +129,7 @@ enum ReverseCommand: Command {
         case 2:
             let first = positionals[0].hasSuffix(",") ? String(positionals[0].dropLast()) : positionals[0]
             return try checked(value(first), value(positionals[1]))
-        default: throw .usage("too many arguments: expected LAT LON, got \(text)")
+        default: throw .usage("too many arguments: expected LAT LON, got \(typed)")
         }
     }
 

@@ -1,6 +1,7 @@
 /// A point written in degrees, minutes and seconds, as maps, GPS units and Wikipedia show it:
 /// `48°51'24"N 2°21'08"E`, `48 51 24 N 2 21 08 E`, `N 48°51.4' E 2°21.1'`, `48.8566°N, 2.3522°E`,
-/// `33°52′S 151°12′E` (typographic primes too). Pure: text in, degrees or a message out.
+/// `33°52′S 151°12′E` (typographic primes too, U+2212 for the minus, U+FF0C for the comma). Pure: text in,
+/// degrees or a message out.
 ///
 /// Exact: each angle is degrees + minutes/60 + seconds/3600 of the numbers as written, and must be
 /// whole where something finer follows (`48.5°30'` is refused), minutes and seconds below 60. Ambiguous
@@ -29,9 +30,9 @@ enum DMSCoordinate {
         func fail(_ message: String) -> Result<CoordinatePair, CoordinateError> { .failure(CoordinateError(message: message)) }
         while i < text.endIndex {
             let c = text[i]
-            if c.isNumber || c == "." || c == "-" || c == "+" {
+            if c.isNumber || c == "." || c == "-" || c == "+" || c == "\u{2212}" {
                 var j = i
-                if c == "-" || c == "+" { j = text.index(after: j) }
+                if c == "-" || c == "+" || c == "\u{2212}" { j = text.index(after: j) }
                 while j < text.endIndex, text[j].isASCII, text[j].isNumber || text[j] == "." { j = text.index(after: j) }
                 let token = String(text[i..<j])
                 guard let value = DecimalNumber.parse(token), j > i else { return fail("\"\(token)\" is not a number") }
@@ -58,9 +59,10 @@ enum DMSCoordinate {
                     return fail("\"\(token)\" is out of place: degrees, then minutes ('), then seconds (\")")
                 }
                 if position > 0 && current.isEmpty { return fail("minutes or seconds without degrees before \"\(token)\"") }
-                if value < 0 || token.hasPrefix("+") || token.hasPrefix("-") {
+                let minus = token.hasPrefix("-") || token.hasPrefix("\u{2212}")
+                if value < 0 || token.hasPrefix("+") || minus {
                     guard position == 0 else { return fail("only the degrees may have a sign (\"\(token)\")") }
-                    if token.hasPrefix("-") { current.negative = true }
+                    if minus { current.negative = true }
                 }
                 current.parts.append(abs(value))
                 current.slots.append(position)
@@ -75,7 +77,7 @@ enum DMSCoordinate {
                 current.hemisphere = Character(c.uppercased())
                 if !current.isEmpty { close() }
             default:
-                if c == "," || c == ";" {
+                if c == "," || c == ";" || c == "，" {
                     close()
                 } else if c != " " && c != "\t" {
                     return fail("unexpected \"\(c)\" (write e.g. 48°51'24\"N 2°21'08\"E)")

@@ -5,7 +5,10 @@ import Darwin
 #endif
 
 /// Strict parsing of decimal numbers as people write coordinates: `12.5`, `-33.86`, `+1e3`, `.5`, `5.`,
-/// with spaces or tabs around them (and `48,8566` when the file uses a decimal comma).
+/// with spaces or tabs around them (and `48,8566` when the file uses a decimal comma). The minus may
+/// also be U+2212 MINUS SIGN (`−33.86`), the one word processors and web pages typeset: it means nothing
+/// but minus, so a coordinate copied from a document reads as it looks. Other dashes (en dash, hyphen)
+/// are not accepted: they also write ranges and joins.
 ///
 /// Stricter than `strtod`/`Double(_:)` on purpose: those also accept `nan`, `inf`, `0x1p3` and trailing
 /// garbage handling differs, and none of those is a coordinate. The grammar is checked here, in the same
@@ -29,10 +32,18 @@ public enum DecimalNumber {
         if let value = plain(bytes.baseAddress!, start, end, separator) { return value }
 
         // One pass: `[+-]? (digits [sep digits?] | sep digits) ([eE] [+-]? digits)?`, gathering the first
-        // 19 significant digits into an integer and the power of ten that scales it.
+        // 19 significant digits into an integer and the power of ten that scales it. `-` is also U+2212.
         var i = start
         var negative = false
-        if bytes[i] == UInt8(ascii: "-") { negative = true; i += 1 } else if bytes[i] == UInt8(ascii: "+") { i += 1 }
+        if bytes[i] == UInt8(ascii: "-") {
+            negative = true
+            i += 1
+        } else if bytes[i] == UInt8(ascii: "+") {
+            i += 1
+        } else if isMinusSign(bytes, i, end) {
+            negative = true
+            i += 3
+        }
         var mantissa: UInt64 = 0
         var significant = 0        // digits from the first non-zero one on
         var digits = 0             // all mantissa digits, for the grammar
@@ -72,6 +83,9 @@ public enum DecimalNumber {
             if i < end, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") {
                 exponentNegative = bytes[i] == UInt8(ascii: "-")
                 i += 1
+            } else if isMinusSign(bytes, i, end) {
+                exponentNegative = true
+                i += 3
             }
             var exponent = 0, exponentDigits = 0
             while i < end, isDigit(bytes[i]) {
@@ -93,11 +107,20 @@ public enum DecimalNumber {
         }
         if mantissa == 0 && !droppedNonZero { return negative ? -0.0 : 0.0 }
         return withUnsafeTemporaryAllocation(of: CChar.self, capacity: length + 1) { buffer -> Double? in
-            for k in 0..<length {
-                let c = bytes[start + k]
-                buffer[k] = CChar(bitPattern: c == UInt8(ascii: ",") ? UInt8(ascii: ".") : c)
+            // strtod reads neither a decimal comma nor U+2212: give it '.' and '-'.
+            var k = 0, j = start
+            while j < end {
+                if isMinusSign(bytes, j, end) {
+                    buffer[k] = CChar(bitPattern: UInt8(ascii: "-"))
+                    j += 3
+                } else {
+                    let c = bytes[j]
+                    buffer[k] = CChar(bitPattern: c == UInt8(ascii: ",") ? UInt8(ascii: ".") : c)
+                    j += 1
+                }
+                k += 1
             }
-            buffer[length] = 0
+            buffer[k] = 0
             return strtod(buffer.baseAddress!, nil)
         }
     }
@@ -145,4 +168,10 @@ public enum DecimalNumber {
     ]
 
     @inline(__always) static func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
+
+    /// Whether U+2212 MINUS SIGN (UTF-8 `E2 88 92`) starts at `i`, before `end`.
+    @inline(__always)
+    static func isMinusSign(_ bytes: UnsafeBufferPointer<UInt8>, _ i: Int, _ end: Int) -> Bool {
+        i + 2 < end && bytes[i] == 0xE2 && bytes[i + 1] == 0x88 && bytes[i + 2] == 0x92
+    }
 }

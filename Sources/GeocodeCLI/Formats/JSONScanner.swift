@@ -55,6 +55,11 @@ struct JSONScanner {
             try number()
             kind = .number
         default:
+            // A number typeset with U+2212 (`−33.9`, from a document): JSON numbers take only '-', and every
+            // JSON reader refuses this one, so it is refused too, but by name.
+            if DecimalNumber.isMinusSign(bytes, position, end) {
+                throw error("a number starts with the minus sign − (U+2212), where JSON needs '-'")
+            }
             throw error("unexpected character \(Self.describe(bytes[position])) where a JSON value should start")
         }
         return (kind, start..<position)

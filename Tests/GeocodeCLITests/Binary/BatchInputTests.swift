@@ -294,6 +294,27 @@ import Testing
         #expect(DelimitedRows.parse(r.out)[1][3] == "Testland")
     }
 
+    /// The typographic minus (U+2212) reads in text values as in `geocode LAT LON`: a CSV field, an NDJSON
+    /// string, a --coords pair (also split at a full-width comma). A JSON number stays JSON's: every JSON
+    /// reader refuses `−45.5`, so the row is flagged, by name.
+    @Test func typographicMinusInTextValues() async throws {
+        let csv = try await GeocodeBinary.run(["batch", "-", "-q", "--fields", "country"],
+                                              input: "lat,lon\n−45.5,120.5\n\"−45.5\",120.5\n1e400,5\n")
+        #expect(csv.out == "lat,lon,country,geocode_error\n−45.5,120.5,Gridonia,\n−45.5,120.5,Gridonia,\n"
+                + "1e400,5,,\"latitude \"\"1e400\"\" is outside -90...90 (column \"\"lat\"\")\"\n", "\(csv.out)")
+        let pair = try await GeocodeBinary.run(["batch", "-", "-q", "--coords", "p", "--fields", "country"],
+                                               input: "p\n−45.5，120.5\n\"1e400,2\"\n")
+        #expect(pair.out == "p,country,geocode_error\n−45.5，120.5,Gridonia,\n"
+                + "\"1e400,2\",,\"latitude \"\"1e400\"\" is outside -90...90 (column \"\"p\"\")\"\n", "\(pair.out)")
+        let ndjson = try await GeocodeBinary.run(["batch", "-", "-q", "--format", "ndjson", "--fields", "country"],
+                                                 input: "{\"lat\":\"−45.5\",\"lon\":120.5}\n{\"lat\":−45.5,\"lon\":120.5}\n")
+        let lines = ndjson.out.split(separator: "\n")
+        #expect(lines.count == 2, "\(ndjson.out)")
+        #expect(lines.first == "{\"lat\":\"−45.5\",\"lon\":120.5,\"country\":\"Gridonia\",\"geocode_error\":null}")
+        #expect(ndjson.err.contains("<stdin>:2: bad row: invalid JSON: a number starts with the minus sign − (U+2212), where JSON needs '-'"),
+                "\(ndjson.err)")
+    }
+
     @Test func dottedPathsIntoNestedNDJSON() async throws {
         let r = try await run(["nested.ndjson", "--lat-col", "location.lat", "--lon-col", "location.lon", "--fields", "country"])
         #expect(r.status == 0, "\(r.err)")

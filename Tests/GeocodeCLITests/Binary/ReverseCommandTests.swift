@@ -57,6 +57,13 @@ import Testing
                       (["0", "-181"], "longitude -181 is outside -180...180 (LON)"),
                       (["abc", "12"], "latitude \"abc\" is not a number (LAT)"),
                       (["NaN", "12"], "latitude \"NaN\" is not a number (LAT)"),
+                      // Too large for a Double: out of range, in the digits typed (it said "inf", QA).
+                      (["1e400", "2"], "latitude \"1e400\" is outside -90...90 (LAT)"),
+                      (["1e400,2"], "latitude \"1e400\" is outside -90...90 (LAT)"),
+                      (["45.5", "-1E400"], "longitude \"-1E400\" is outside -180...180 (LON)"),
+                      (["91.00,0"], "latitude 91.00 is outside -90...90 (LAT)"),
+                      // An en dash is not a minus (it also writes ranges): refused, named as typed.
+                      (["–45.5", "120.5"], "latitude \"–45.5\" is not a number (LAT)"),
                       (["1", "2", "--datum", "wgs84"], nil)])
     func badCoordinatesAreExitThree(_ arguments: [String], _ message: String?) async throws {
         let r = try await GeocodeBinary.run(arguments)
@@ -126,7 +133,9 @@ import Testing
 @Suite struct SinglePointFormsTests {
     @Test(arguments: [["45.5,", "12.25"], ["45.5,12.25"], ["45.5", ",", "12.25"], ["45.5, 12.25"],
                       ["45°30'N", "12°15'E"], ["45", "30", "00", "N", "12", "15", "00", "E"], ["45°30′00″N 12°15′00″E"],
-                      ["12°15'E", "45°30'N"]])
+                      ["12°15'E", "45°30'N"],
+                      // The full-width comma a Chinese input method types (it said "missing LON").
+                      ["45.5，12.25"], ["45.5，", "12.25"], ["45.5", "，12.25"], ["45°30'N，12°15'E"]])
     func sameAnswerAsDecimal(_ arguments: [String]) async throws {
         let decimal = try await GeocodeBinary.run(["45.5", "12.25", "--json"])
         let r = try await GeocodeBinary.run(arguments + ["--json"])
@@ -135,7 +144,19 @@ import Testing
         #expect(r.out.hasPrefix("{\"latitude\":45.5,\"longitude\":12.25,"))
     }
 
+    /// U+2212, the minus that documents and web pages show (it said "not a number"): the same answer as '-'.
+    @Test(arguments: [["−45.5", "120.5"], ["−45.5,120.5"], ["−45.5， 120.5"], ["reverse", "POINT(120.5 −45.5)"],
+                      ["45°30'S", "120°30'E"], ["--json", "−45.5", "120.5"]])
+    func typographicMinusGivesTheSameAnswer(_ arguments: [String]) async throws {
+        let decimal = try await GeocodeBinary.run(["-45.5", "120.5", "--json"])
+        let r = try await GeocodeBinary.run(arguments + ["--json"])
+        #expect(r.status == 0, "\(arguments): \(r.err)")
+        #expect(r.out == decimal.out, "\(arguments)")
+        #expect(r.out.contains("\"country\":\"Gridonia\""), "\(r.out)")
+    }
+
     @Test(arguments: [(["45,5", "12,25"], "is ambiguous: a comma may be a decimal comma"),
+                      (["45,5，12,25"], "\"45,5，12,25\" is ambiguous: a comma may be a decimal comma"),
                       (["45", "30", "00", "12", "15", "00"], "without ° ' \" marks or N/S/E/W letters are ambiguous"),
                       (["45°30'N", "12°15'S"], "two latitudes"),
                       (["45°75'N", "12°E"], "minutes 75.0 are not below 60")])

@@ -28,8 +28,27 @@ import Testing
         #expect(DecimalNumber.parse(String(repeating: "1", count: 100)) == strtod(String(repeating: "1", count: 100), nil))
     }
 
+    /// U+2212 MINUS SIGN, as word processors and web pages typeset `-`: the value is strtod's of the same
+    /// text written with '-', bit for bit, on the fast path, Clinger's and strtod's alike.
+    @Test(arguments: ["−33.86", "−0.5", "−0", "−1e3", "1e−2", "−1E−2", " −7 ", "\t−151.2000000000000001",
+                      "−9007199254740993", "−1.00000000000000011102230246251565404236316680908203125", "−1e400", "2.5e−324"])
+    func typographicMinusIsAMinus(_ text: String) {
+        let ascii = text.replacingOccurrences(of: "\u{2212}", with: "-")
+        #expect(DecimalNumber.parse(text) != nil, "\(text)")
+        #expect(DecimalNumber.parse(text)?.bitPattern == strtod(ascii, nil).bitPattern, "\(text)")
+        #expect(DecimalNumber.parse(text.replacingOccurrences(of: ".", with: ","), decimalComma: true)?.bitPattern
+                == strtod(ascii, nil).bitPattern, "\(text) with a decimal comma")
+    }
+
+    /// Only U+2212 means minus: other dashes also write ranges and joins, and a sign is still one sign.
+    @Test(arguments: ["–33.86", "—33.86", "‐33.86", "‑33.86", "－33.86", "﹣33.86", "−−1", "-−1", "−-1", "−+1", "+−1",
+                      "−", "− 1", "1−2", "1e−", "−.", "−e5", "1e−−2", "33.86−"])
+    func otherDashesAndDoubledSignsAreNot(_ text: String) {
+        #expect(DecimalNumber.parse(text) == nil, "\(text)")
+    }
+
     @Test func overflowIsInfiniteNotAnError() {
-        // The grammar is fine; range checks later call it "not a finite number".
+        // The grammar is fine; range checks later call it out of range, in the digits as written.
         #expect(DecimalNumber.parse("1e400") == .infinity)
         #expect(DecimalNumber.parse("-1e400") == -.infinity)
     }

@@ -9,6 +9,9 @@ import Testing
         ("48.8566;2.3522", 48.8566, 2.3522), ("  -33.86\t151.2 ", -33.86, 151.2),
         ("POINT(2.3522 48.8566)", 48.8566, 2.3522), ("point (2.3522 48.8566)", 48.8566, 2.3522),
         ("POINT Z (2.3522 48.8566 35)", 48.8566, 2.3522), ("SRID=4326;POINT(2.3522 48.8566)", 48.8566, 2.3522),
+        // The full-width comma of a Chinese input method, and the typographic minus of a document.
+        ("39.9087，116.3975", 39.9087, 116.3975), ("39.9087， 116.3975", 39.9087, 116.3975),
+        ("−33.86, 151.2", -33.86, 151.2), ("POINT(151.2 −33.86)", -33.86, 151.2),
     ])
     func pairs(_ text: String, _ lat: Double, _ lon: Double) {
         #expect(CoordinatePair.parse(text, lonFirst: false, decimalComma: false) == CoordinatePair(latitude: lat, longitude: lon))
@@ -24,6 +27,23 @@ import Testing
             #expect(CoordinatePair.parse(bad, lonFirst: false, decimalComma: false) == nil, "\(bad)")
         }
         #expect(CoordinatePair.parse("48,85 2,35", lonFirst: false, decimalComma: false) == nil)
+        // `，` is never a decimal mark, so it separates decimal-comma numbers as `;` does; one of them only.
+        #expect(CoordinatePair.parse("48,85，2,35", lonFirst: false, decimalComma: true) == CoordinatePair(latitude: 48.85, longitude: 2.35))
+        for bad in ["48.85，2.35，1", "48.85，", "48.85;2.35，1", "48.85，2.35;1"] {
+            #expect(CoordinatePair.parse(bad, lonFirst: false, decimalComma: false) == nil, "\(bad)")
+        }
+    }
+
+    /// Each number's text is kept as written, for messages: `1e400` is out of range, and "inf" is
+    /// nothing the user wrote.
+    @Test func pairKeepsTheNumbersAsWritten() throws {
+        let pair = try #require(CoordinatePair.parse(" 1e400 , −2.50 ", lonFirst: false, decimalComma: false))
+        #expect(pair.latitude == .infinity && pair.longitude == -2.5)
+        #expect(pair.latitudeText == "1e400" && pair.longitudeText == "−2.50")
+        let wkt = try #require(CoordinatePair.parse("POINT(1e400 45.50)", lonFirst: false, decimalComma: false))
+        #expect(wkt.latitudeText == "45.50" && wkt.longitudeText == "1e400")
+        let swapped = try #require(CoordinatePair.parse("12.250;45.5", lonFirst: true, decimalComma: false))
+        #expect(swapped.latitudeText == "45.5" && swapped.longitudeText == "12.250")
     }
 
     /// Degrees, minutes, seconds per axis (sign on the degrees), as written in each text.
@@ -36,6 +56,8 @@ import Testing
         ("48.8566°N, 2.3522°W", [48.8566, 0, 0], [-2.3522, 0, 0]),
         ("-33°52' 151°12'", [-33, 52, 0], [151, 12, 0]),
         ("40°26′46″N 79°58′56″W", [40, 26, 46], [-79, 58, 56]),
+        ("33°52′S，151°12′E", [-33, 52, 0], [151, 12, 0]),
+        ("−33°52' 151°12'", [-33, 52, 0], [151, 12, 0]),
     ]
 
     static func degrees(_ parts: [Double]) -> Double {
