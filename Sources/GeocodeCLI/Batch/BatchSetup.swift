@@ -93,17 +93,19 @@ struct BatchSetup {
         schema.headerRecord = hasHeader ? Array(first.bytes[first.records[0].range]) : nil
         schema.columnCount = values.count
         schema.lonFirst = options.lonFirst
+        // Messages about the columns name the file and the line of the row they were looked for in.
+        let place = "\(options.inputName):\(first.records[0].line)"
         if let coordsSpec {
             let column = try resolve(coordsSpec, option: "--coords", what: "coordinates", axis: nil, header: schema.header,
-                                     columnCount: values.count, fallback: 0)
+                                     columnCount: values.count, fallback: 0, place: place)
             schema.coordsColumn = column
             schema.latColumn = column
             schema.lonColumn = column
         } else {
-            schema.latColumn = try resolve(latSpec, option: "--lat-col", what: "latitude", axis: .latitude,
-                                           header: schema.header, columnCount: values.count, fallback: options.lonFirst ? 1 : 0)
-            schema.lonColumn = try resolve(lonSpec, option: "--lon-col", what: "longitude", axis: .longitude,
-                                           header: schema.header, columnCount: values.count, fallback: options.lonFirst ? 0 : 1)
+            schema.latColumn = try resolve(latSpec, option: "--lat-col", what: "latitude", axis: .latitude, header: schema.header,
+                                           columnCount: values.count, fallback: options.lonFirst ? 1 : 0, place: place)
+            schema.lonColumn = try resolve(lonSpec, option: "--lon-col", what: "longitude", axis: .longitude, header: schema.header,
+                                           columnCount: values.count, fallback: options.lonFirst ? 0 : 1, place: place)
             guard schema.latColumn != schema.lonColumn else {
                 throw .usage("latitude and longitude are the same column (\(schema.columnLabel(schema.latColumn)))")
             }
@@ -145,18 +147,25 @@ struct BatchSetup {
         }
     }
 
+    /// The column `spec` names, else the one the header's names give for `axis`, else `fallback`.
+    ///
+    /// Exit codes: what the user typed that does not fit the file (`--lat-col nope`, a column number past
+    /// the end, two candidates to choose between) is a command-line matter, 2, as for any option. A
+    /// header in which no column is recognisable as the coordinate, with no option given, is the input's:
+    /// the same command reads every file that has one, so the file, not the command, is what cannot be
+    /// geocoded, and exit 3 (bad input) lets a script over many files tell it from a mistyped command.
     private static func resolve(_ spec: ColumnSpec?, option: String, what: String, axis: ColumnMatcher.Axis?, header: [String]?,
-                                columnCount: Int, fallback: Int) throws(CLIError) -> Int {
+                                columnCount: Int, fallback: Int, place: String) throws(CLIError) -> Int {
         if let index = spec?.index {
             guard index < columnCount else {
-                throw .usage("\(option) \(index + 1): the input has only \(columnCount) column\(columnCount == 1 ? "" : "s")")
+                throw .usage("\(place): \(option) \(index + 1): the input has only \(columnCount) column\(columnCount == 1 ? "" : "s")")
             }
             return index
         }
         if let name = spec?.name {
             guard let header else { throw .usage("\(option) \(name) names a column, but the input has no header; give a 1-based column number") }
             guard let index = find([name], in: header) else {
-                throw .usage("\(option) \(name): no such column in the header (\(header.joined(separator: ", ")))")
+                throw .usage("\(place): \(option) \(name): no such column in the header (\(header.joined(separator: ", ")))")
             }
             return index
         }
@@ -166,13 +175,13 @@ struct BatchSetup {
             return index
         case .ambiguous(let columns):
             let names = columns.map { "\"\(header[$0])\" (column \($0 + 1))" }
-            throw .usage("\(columns.count) columns could be the \(what): \(names.joined(separator: " and ")); "
+            throw .usage("\(place): \(columns.count) columns could be the \(what): \(names.joined(separator: " and ")); "
                          + "choose one with \(option) NAME or NUMBER")
         case .none:
-            throw .usage("cannot find the \(what) column in the header (\(header.joined(separator: ", "))); "
-                         + "recognised names are \(axis.plainNames.joined(separator: ", ")) and names holding them "
-                         + "(pickup_\(axis.plainNames[0]), start_\(axis.plainNames[1])); use \(option) NAME or NUMBER"
-                         + (header.count == 1 ? ", or --delimiter if the file is not comma-separated" : ""))
+            throw .badInput("\(place): cannot find the \(what) column in the header (\(header.joined(separator: ", "))); "
+                            + "recognised names are \(axis.plainNames.joined(separator: ", ")) and names holding them "
+                            + "(pickup_\(axis.plainNames[0]), start_\(axis.plainNames[1])); use \(option) NAME or NUMBER"
+                            + (header.count == 1 ? ", or --delimiter if the file is not comma-separated" : ""))
         }
     }
 
@@ -219,11 +228,12 @@ struct BatchSetup {
                 if schema.output.delimiter != nil { schema.jsonColumns = keys }
                 if options.coordsColumn == nil {
                     let names = keys.map { String(decoding: $0, as: UTF8.self) }
-                    if options.latColumn == nil, let key = try matchedKey(.latitude, names, option: "--lat-col") {
+                    let place = "\(options.inputName):\(chunk.records[0].line)"
+                    if options.latColumn == nil, let key = try matchedKey(.latitude, names, option: "--lat-col", place: place) {
                         schema.latKeys = [Array(key.utf8)]
                         schema.latKeysAreDefaults = false
                     }
-                    if options.lonColumn == nil, let key = try matchedKey(.longitude, names, option: "--lon-col") {
+                    if options.lonColumn == nil, let key = try matchedKey(.longitude, names, option: "--lon-col", place: place) {
                         schema.lonKeys = [Array(key.utf8)]
                         schema.lonKeysAreDefaults = false
                     }
@@ -247,13 +257,13 @@ struct BatchSetup {
 
     /// A key of the first object that holds a coordinate word among others (`pickup_latitude`), when
     /// no key has a plain name; two such keys are an error naming both.
-    private static func matchedKey(_ axis: ColumnMatcher.Axis, _ names: [String], option: String) throws(CLIError) -> String? {
+    private static func matchedKey(_ axis: ColumnMatcher.Axis, _ names: [String], option: String, place: String) throws(CLIError) -> String? {
         switch ColumnMatcher.find(axis, in: names) {
         case .column(let i):
             return axis.plainNames.contains(names[i].trimmingSpaces.lowercased()) ? nil : names[i]
         case .ambiguous(let found):
             let list = found.map { "\"\(names[$0])\"" }.joined(separator: " and ")
-            throw .usage("\(found.count) keys could be the \(axis == .latitude ? "latitude" : "longitude"): \(list); "
+            throw .usage("\(place): \(found.count) keys could be the \(axis == .latitude ? "latitude" : "longitude"): \(list); "
                          + "choose one with \(option) KEY")
         case .none:
             return nil

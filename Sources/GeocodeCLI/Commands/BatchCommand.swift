@@ -87,10 +87,12 @@ enum BatchCommand: Command {
         Progress (rows, rows/s, elapsed; % and ETA when IN is a file) is shown on stderr when it is a
         terminal; a summary follows. Both are silenced by --quiet.
 
-        Exit status: 0 done (even with bad rows), 2 bad command line, 3 bad input (--strict bad row,
-        an input that is not its format at all: no FeatureCollection, or not one row a record of its
-        format (CSV read as NDJSON), whose output is still written, every row flagged), 4 data unavailable,
-        5 cannot read IN or write OUT, 130 interrupted.
+        Exit status: 0 done (even with bad rows), 2 bad command line (also a --lat-col/--lon-col/--coords
+        that does not fit the header, or two columns that could be the latitude), 3 bad input (--strict
+        bad row, a CSV/TSV header with no recognisable coordinate column and none named, an input that
+        is not its format at all: no FeatureCollection, or not one row a record of its format (CSV read
+        as NDJSON), whose output is still written, every row flagged), 4 data unavailable, 5 cannot read
+        IN or write OUT, 130 interrupted.
 
         Examples:
           geocode batch points.csv -o placed.csv

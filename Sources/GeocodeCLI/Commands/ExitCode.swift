@@ -9,8 +9,9 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     case notFound = 1
     /// Wrong command line: unknown option, missing or malformed argument.
     case usage = 2
-    /// Bad input data: an invalid coordinate given to `geocode LAT LON`, a bad row under `--strict`, or a
-    /// batch input that cannot be read as its format at all (e.g. a GeoJSON file that is not a FeatureCollection).
+    /// Bad input data: an invalid coordinate given to `geocode LAT LON`, a bad row under `--strict`, a
+    /// batch input that cannot be read as its format at all (e.g. a GeoJSON file that is not a FeatureCollection),
+    /// or a CSV/TSV header in which no column is recognisable as a coordinate (and none was named).
     case badInput = 3
     /// The data directory is missing or the engine could not load it: a dataset folder that cannot be read
     /// or has no manifest (unless `--skip-broken-datasets`), a file that differs from its manifest's
@@ -28,7 +29,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
         case .success: return "found / batch completed"
         case .notFound: return "the point is in no administrative unit (ocean or outside the data)"
         case .usage: return "bad command line"
-        case .badInput: return "bad input: invalid coordinate, bad row with --strict, unreadable input format"
+        case .badInput: return "bad input: invalid coordinate, bad row with --strict, unreadable input format, no coordinate column in the header"
         case .dataUnavailable: return "data directory missing or unloadable (also: a broken dataset folder, a data file whose sha256 differs from its manifest)"
         case .ioError: return "cannot read the input or write the output (also: the index cache, a serial device given up on)"
         case .interrupted: return "interrupted (output file left untouched)"

@@ -217,7 +217,7 @@ import Testing
     @Test func delimiterOptionOverridesTheSniffer() async throws {
         // Read with ',' forced, the tab file has one column: the error says what to try.
         let r = try await run(["tab-named.csv", "--delimiter", ","])
-        #expect(r.status == 2)
+        #expect(r.status == 3)
         #expect(r.err.contains("or --delimiter if the file is not comma-separated"), "\(r.err)")
     }
 
@@ -256,7 +256,7 @@ import Testing
         }
         // Errors, ranges and other units are not positions.
         let r2 = try await GeocodeBinary.run(["batch", "-", "-q"], input: "lat_error,lon_rad\n1,2\n")
-        #expect(r2.status == 2)
+        #expect(r2.status == 3)
     }
 
     @Test func dmsInAPairColumn() async throws {

@@ -36,9 +36,9 @@ import Testing
     }
 
     @Test(arguments: [
-        (["--lat-col", "nope"], "a,lat,lon\n1,2,3\n", "--lat-col nope: no such column in the header (a, lat, lon)"),
-        (["--lat-col", "9"], "a,lat,lon\n1,2,3\n", "--lat-col 9: the input has only 3 columns"),
-        ([], "a,b\nfoo,bar\n", "cannot find the latitude column in the header (a, b)"),
+        (["--lat-col", "nope"], "a,lat,lon\n1,2,3\n", "<stdin>:1: --lat-col nope: no such column in the header (a, lat, lon)"),
+        (["--lat-col", "9"], "a,lat,lon\n1,2,3\n", "<stdin>:1: --lat-col 9: the input has only 3 columns"),
+        ([], "x_lat,y_lat,lon\n1,2,3\n", "<stdin>:1: 2 columns could be the latitude: \"x_lat\" (column 1) and \"y_lat\" (column 2)"),
         (["--lat-col", "lat", "--no-header"], "1,2\n", "--lat-col lat names a column, but the input has no header"),
         (["--lat-col", "1", "--lon-col", "1"], "1,2\n", "latitude and longitude are the same column"),
         (["--header", "--no-header"], "1,2\n", "--header and --no-header contradict each other"),
@@ -53,6 +53,23 @@ import Testing
         #expect(r.status == 2, "\(r.err)")
         #expect(r.err.contains(message), "\(r.err)")
         #expect(r.out.isEmpty)
+    }
+
+    /// A header without a coordinate column is the file's fault, not the command's: exit 3 (bad input)
+    /// naming the file and the header's line (QA: exit 2, and no file named). Blank lines before the
+    /// header count, as in every other message's line number.
+    @Test func headerWithoutCoordinatesIsBadInputNamingFileAndLine() async throws {
+        let file = TemporaryDirectory.shared.uniqueURL("no-coordinates", extension: "csv")
+        try Data("\nname,city\nfoo,bar\n".utf8).write(to: file)
+        let out = TemporaryDirectory.shared.uniqueURL("no-coordinates-out", extension: "csv")
+        let r = try await GeocodeBinary.run(["batch", file.path, "-o", out.path, "-q"])
+        #expect(r.status == 3, "\(r.err)")
+        #expect(r.err.hasPrefix("geocode: \(file.path):2: cannot find the latitude column in the header (name, city); "), "\(r.err)")
+        #expect(r.out.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+        let longitude = try await batch([], "lat,name\n1,2\n")
+        #expect(longitude.status == 3)
+        #expect(longitude.err.contains("<stdin>:1: cannot find the longitude column in the header (lat, name)"), "\(longitude.err)")
     }
 
     @Test func ndjsonKeysConfigurable() async throws {
