@@ -42,12 +42,8 @@ struct BatchRunner {
             context.stderr.write("geocode: reading points from the terminal; end with Ctrl-D (see geocode batch --help)\n")
         }
 
-        let named = options.format ?? (options.readsStandardInput ? nil : BatchFormat(path: InputStack.strippingCompression(options.inputPath!)))
-        let format: BatchFormat
-        if let named { format = named } else { format = BatchFormat.sniff(try input.peek(4096)) }
-        let outputFormat = options.outputFormat
-            ?? (options.writesStandardOutput ? nil : BatchFormat(path: InputStack.strippingCompression(options.outputPath!)))
-            ?? format
+        let format = try inputFormat(input)
+        let outputFormat = try self.outputFormat(input: format)
         if format == .geojson { input.maxPending = 1 << 30 }
         if format == .ndjson && options.header != nil {
             throw .usage("--header/--no-header apply to CSV and TSV input only")
@@ -128,6 +124,35 @@ struct BatchRunner {
                            + "\(format.rawValue.uppercased()) (each is flagged in \(setup.schema.errorName)); is it that format? (--format)")
         }
         return .success
+    }
+
+    /// `--format`, else IN's extension, else the content's (``BatchFormat/sniff(_:)``). An IN named
+    /// `.json` is NDJSON or GeoJSON by its content; content that is neither is read as GeoJSON, whose
+    /// error then says what the file lacks.
+    private func inputFormat(_ input: ByteInput) throws(CLIError) -> BatchFormat {
+        if let format = options.format { return format }
+        let path = options.readsStandardInput ? nil : InputStack.strippingCompression(options.inputPath!)
+        if let path, let named = BatchFormat(path: path) { return named }
+        let sniffed = BatchFormat.sniff(try input.peek(4096))
+        if let path, BatchFormat.isJSON(path: path), !sniffed.isJSON { return .geojson }
+        return sniffed
+    }
+
+    /// `--output-format`, else OUT's extension, else the input's format. OUT named `.json` keeps a JSON
+    /// input's format (NDJSON stays line by line, GeoJSON a FeatureCollection); from CSV/TSV nothing says
+    /// which of the two JSON formats is meant (a `.json` user may load it whole, which NDJSON is not, or
+    /// stream it, which a FeatureCollection is not), so the user is asked, before any work.
+    private func outputFormat(input: BatchFormat) throws(CLIError) -> BatchFormat {
+        if let format = options.outputFormat { return format }
+        guard !options.writesStandardOutput else { return input }
+        let path = InputStack.strippingCompression(options.outputPath!)
+        if let named = BatchFormat(path: path) { return named }
+        guard BatchFormat.isJSON(path: path) else { return input }
+        guard input.isJSON else {
+            throw .usage("\(options.outputPath!): a .json file may be GeoJSON or NDJSON; say which with --output-format geojson "
+                         + "(one FeatureCollection) or --output-format ndjson (one object per line), or name it .geojson or .ndjson")
+        }
+        return input
     }
 
     /// stdout, a device or FIFO given as OUT (written directly: nothing to rename), or an atomic file.

@@ -8,7 +8,7 @@ enum BatchCommand: Command {
     static let options: [OptionSpec] = [
         OptionSpec("output", short: "o", value: "OUT", help: "write here (default: stdout); replaced atomically at the end"),
         OptionSpec("format", short: "f", value: "FMT", help: "input format: csv, tsv, ndjson, geojson (default: from IN's extension, else sniffed)"),
-        OptionSpec("output-format", short: "F", value: "FMT", help: "output format (default: from OUT's extension, else the input's)"),
+        OptionSpec("output-format", short: "F", value: "FMT", help: "output format (default: from OUT's extension, else the input's; OUT.json from CSV/TSV needs it)"),
         OptionSpec("lat-col", aliases: ["lat-key"], value: "COL", help: "latitude column: name or 1-based number (NDJSON: key)"),
         OptionSpec("lon-col", aliases: ["lon-key", "lng-col"], value: "COL", help: "longitude column: name or 1-based number (NDJSON: key)"),
         OptionSpec("coords", value: "COL", help: "one column (NDJSON: key) holding both: \"lat,lon\", \"lat lon\" or POINT(lon lat)"),
@@ -59,6 +59,12 @@ enum BatchCommand: Command {
                      A --coords pair may also be split by a full-width comma (，).
           geojson    a FeatureCollection of Point features; the fields are added to each feature's
                      properties, everything else is kept. Read as a stream, feature by feature.
+          choosing   the input's format is --format, else IN's extension (.csv .tsv .ndjson .jsonl
+                     .geojson, also before .gz/.zst), else sniffed from its first bytes; the output's is
+                     --output-format, else OUT's extension, else the input's. .json names no one format:
+                     an IN.json is NDJSON or GeoJSON by its content; an OUT.json keeps a JSON input's
+                     format, and from CSV/TSV is an error (exit 2) asking for --output-format geojson
+                     or ndjson.
           Converting (e.g. --output-format ndjson from CSV) maps columns to keys (CSV values become
           JSON strings); a GeoJSON feature's id and position become id, lat, lon columns; JSON output
           has every key on every row (null when empty); CSV columns come from the first

@@ -21,18 +21,31 @@ public enum BatchFormat: String, Sendable, CaseIterable {
         }
     }
 
-    /// The format a file name's extension says, if it says one. `.json` is taken as GeoJSON (the
-    /// common case for point collections); NDJSON files are usually `.ndjson`/`.jsonl`.
+    /// The format a file name's extension says, if it says one. `.json` says none: both JSON formats are
+    /// written under it (mongoexport and BigQuery write NDJSON as `.json`, GIS tools GeoJSON), so the
+    /// caller decides it (``isJSON(path:)``): an input by its content, an output by the input's format.
     public init?(path: String) {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
-        switch name[name.index(after: dot)...].lowercased() {
+        switch Self.fileExtension(path) {
         case "csv": self = .csv
         case "tsv", "tab": self = .tsv
         case "ndjson", "jsonl", "ldjson": self = .ndjson
-        case "geojson", "json": self = .geojson
+        case "geojson": self = .geojson
         default: return nil
         }
+    }
+
+    /// Whether the file name ends in `.json`: NDJSON or GeoJSON, the name does not say which.
+    public static func isJSON(path: String) -> Bool {
+        fileExtension(path) == "json"
+    }
+
+    /// Whether the format is one of the two JSON ones.
+    var isJSON: Bool { self == .ndjson || self == .geojson }
+
+    private static func fileExtension(_ path: String) -> String? {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
+        return name[name.index(after: dot)...].lowercased()
     }
 
     /// The field delimiter of the delimited formats.

@@ -85,6 +85,45 @@ import Testing
         #expect(String(decoding: try Data(contentsOf: out), as: UTF8.self) == "{\"lat\":\"45.5\",\"lon\":\"12.25\",\"country\":\"Testland\",\"geocode_error\":null}\n")
     }
 
+    /// `.json` names neither JSON format (QA: CSV in, `-o out.json` silently wrote GeoJSON). An OUT.json
+    /// keeps a JSON input's format; from CSV the user is asked, before anything is written; an IN.json
+    /// is read by its content (NDJSON named .json, as mongoexport and BigQuery write it, was refused as
+    /// "not a FeatureCollection").
+    @Test func jsonExtensionFollowsTheContentOrAsks() async throws {
+        let dir = try TemporaryDirectory.shared.newFolder("json-extension")
+        func file(_ name: String, _ text: String) throws -> String {
+            let url = dir.appendingPathComponent(name)
+            try Data(text.utf8).write(to: url)
+            return url.path
+        }
+        func output(_ name: String) -> String { dir.appendingPathComponent(name).path }
+        func read(_ path: String) -> String? { (try? Data(contentsOf: URL(fileURLWithPath: path))).map { String(decoding: $0, as: UTF8.self) } }
+        let csv = try file("in.csv", "lat,lon\n45.5,12.25\n")
+        let refused = try await GeocodeBinary.run(["batch", csv, "-o", output("from-csv.json"), "-q", "--fields", "country"])
+        #expect(refused.status == 2, "\(refused.err)")
+        #expect(refused.err.contains("from-csv.json: a .json file may be GeoJSON or NDJSON; say which with --output-format geojson"), "\(refused.err)")
+        #expect(read(output("from-csv.json")) == nil)
+        let told = try await GeocodeBinary.run(["batch", csv, "-o", output("told.json"), "-F", "ndjson", "-q", "--fields", "country"])
+        #expect(told.status == 0, "\(told.err)")
+        #expect(read(output("told.json")) == "{\"lat\":\"45.5\",\"lon\":\"12.25\",\"country\":\"Testland\",\"geocode_error\":null}\n")
+
+        let ndjson = try file("export.json", "{\"lat\":45.5,\"lon\":12.25}\n{\"lat\":-45.5,\"lon\":120.5}\n")
+        let kept = try await GeocodeBinary.run(["batch", ndjson, "-o", output("placed.json"), "-q", "--fields", "country"])
+        #expect(kept.status == 0, "\(kept.err)")
+        #expect(read(output("placed.json")) == "{\"lat\":45.5,\"lon\":12.25,\"country\":\"Testland\",\"geocode_error\":null}\n"
+                + "{\"lat\":-45.5,\"lon\":120.5,\"country\":\"Gridonia\",\"geocode_error\":null}\n")
+
+        let geojson = try file("stops.json", "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"geometry\":"
+                               + "{\"type\":\"Point\",\"coordinates\":[12.25,45.5]},\"properties\":{}}]}\n")
+        let collection = try await GeocodeBinary.run(["batch", geojson, "-o", output("stops-placed.json"), "-q", "--fields", "country"])
+        #expect(collection.status == 0, "\(collection.err)")
+        #expect(read(output("stops-placed.json"))?.hasPrefix("{\"type\":\"FeatureCollection\",\"features\":[\n{\"type\":\"Feature\"") == true)
+        // A .json that is neither is read as GeoJSON, whose error says what it lacks.
+        let neither = try await GeocodeBinary.run(["batch", try file("neither.json", "lat,lon\n1,2\n"), "-q"])
+        #expect(neither.status == 3)
+        #expect(neither.err.contains("neither.json:1: GeoJSON: expected a FeatureCollection"), "\(neither.err)")
+    }
+
     @Test func emptyInputs() async throws {
         #expect(try await batch(["--format", "csv"], "").out == "")
         #expect(try await batch([], "lat,lon\n").out == "lat,lon,country,city,geocode_error\n")
