@@ -28,6 +28,9 @@ struct BatchSchema: Sendable {
     var lonFirst = false
     /// GeoJSON positions read as `[lat, lon]`: only the swapped-coordinates check tries this (no option).
     var geojsonLatFirst = false
+    /// What a GeoJSON document is: a FeatureCollection, or one Feature or bare Point (one record, and in
+    /// GeoJSON output one Feature, not a collection).
+    var geojsonTopLevel = GeoJSONFramer.TopLevel.collection
     /// The header record exactly as read (without its line end): delimited output repeats it byte for byte.
     var headerRecord: [UInt8]?
     /// Output header for headerless input (names for the input columns, then the added ones); nil with

@@ -282,6 +282,7 @@ struct BatchSetup {
         }
         let framer = GeoJSONFramer(input: input)
         let prefix = try framer.readPrefix()
+        schema.geojsonTopLevel = framer.topLevel
         var pending: [RawChunk] = []
         if schema.output.delimiter != nil {
             // Delimited output: the feature's id, lat, lon (RecordEncoder.featureColumns), then the property
@@ -290,7 +291,7 @@ struct BatchSetup {
             while pending.count < lookahead, let chunk = try framer.nextChunk(targetBytes: 1, maxRecords: 1) {
                 pending.append(chunk)
                 let keys: [[UInt8]]? = chunk.bytes.withUnsafeBufferPointer { b in
-                    let record = RecordDecoder(schema: schema).decodeFeature(b, chunk.records[0].range)
+                    let record = RecordDecoder(schema: schema).decode(b, chunk.records[0].range)
                     guard case .feature(let members, let properties?, _) = record.content,
                           members[properties].kind == .object else { return nil }
                     var scanner = JSONScanner(b, range: members[properties].value)
@@ -306,6 +307,11 @@ struct BatchSetup {
         }
         try readAhead(framer, into: &pending, options: options)
         let sameFormat = schema.output == .geojson
+        if framer.topLevel != .collection {
+            // One Feature or Point in, one Feature out: nothing around it but the line's end.
+            return BatchSetup(framer: framer, schema: schema, pending: pending, preamble: [],
+                              closing: { _ in sameFormat ? [0x0A] : [] })
+        }
         return BatchSetup(framer: framer, schema: schema, pending: pending, preamble: sameFormat ? prefix : [],
                           closing: { trailer in sameFormat ? [0x0A] + trailer + (trailer.last == 0x0A ? [] : [0x0A]) : [] })
     }

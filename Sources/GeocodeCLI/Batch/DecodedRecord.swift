@@ -14,6 +14,8 @@ struct DecodedRecord {
         case object([JSONMember])
         /// A GeoJSON feature's members; which one is `properties` (if any) and the position's raw numbers.
         case feature(members: [JSONMember], properties: Int?, position: (lon: Range<Int>, lat: Range<Int>)?)
+        /// A bare GeoJSON geometry (a document that is one Point): its raw text and position's numbers.
+        case geometry(Range<Int>, position: (lon: Range<Int>, lat: Range<Int>)?)
         /// Text that is not even the right kind of JSON value: carried as a string so nothing is lost.
         case raw(Range<Int>)
     }

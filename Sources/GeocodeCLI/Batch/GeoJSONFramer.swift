@@ -6,17 +6,34 @@
 /// `crs` or `bbox`) is kept as raw text: ``prefix`` (up to and including `"features": [`) and ``trailer``
 /// (from the closing `]` to the end), so a GeoJSON → GeoJSON run preserves them.
 ///
+/// A document that is one `Feature`, or one bare `Point` geometry, is one record: the whole object
+/// (``topLevel`` says which). Any other bare geometry is refused by name: it is no point to geocode.
+///
 /// A malformed collection (not an object, no `features` array, text after the end) is a fatal error,
 /// since no row can be trusted then; a malformed feature inside the array is just a bad row.
 final class GeoJSONFramer: RecordFramer {
+    /// What the document is: a FeatureCollection (a record per feature), or a single record.
+    enum TopLevel: Sendable {
+        case collection
+        case feature
+        case point
+    }
+
     let input: ByteInput
     private(set) var line = 1
     private var previousWasCR = false
     private var expectComma = false
     private var done = false
-    /// The collection's raw text before the first feature.
+    /// The collection's raw text before the first feature (empty for a single object).
     private(set) var prefix: [UInt8] = []
     private(set) var trailer: [UInt8] = []
+    private(set) var topLevel = TopLevel.collection
+    /// A single object's one record, framed by ``readPrefix()`` and handed out by the first ``nextChunk``.
+    private var single: RawChunk?
+
+    /// RFC 7946's geometry types other than Point: a document that is one of them has no point to geocode.
+    private static let otherGeometries = ["MultiPoint", "LineString", "MultiLineString", "Polygon", "MultiPolygon",
+                                          "GeometryCollection"]
 
     init(input: ByteInput) {
         self.input = input
@@ -27,36 +44,96 @@ final class GeoJSONFramer: RecordFramer {
     }
 
     /// Reads the collection up to and including the `[` of `"features"`. Call once, before ``nextChunk``.
+    /// For a single Feature or Point, reads the whole object (the one record) and returns an empty prefix.
     func readPrefix() throws(CLIError) -> [UInt8] {
         try skipWhitespace()
         guard try peek() == UInt8(ascii: "{") else {
-            throw fail("expected a FeatureCollection object at the top level")
+            throw fail("expected a FeatureCollection, a Feature or a Point object at the top level")
         }
+        let objectStart = input.cursor - input.mark, objectLine = line
         advance()
         var first = true
+        var single: TopLevel?
+        var type: String?
         while true {
             try skipWhitespace()
             if !first {
-                guard let c = try peek() else { throw fail("unexpected end of input in the FeatureCollection") }
-                if c == UInt8(ascii: "}") { throw fail("the FeatureCollection has no \"features\" array") }
-                guard c == UInt8(ascii: ",") else { throw fail("expected ',' between members of the FeatureCollection") }
+                guard let c = try peek() else { throw fail("unexpected end of input in the top-level object") }
+                if c == UInt8(ascii: "}") {
+                    advance()
+                    break
+                }
+                guard c == UInt8(ascii: ",") else { throw fail("expected ',' between members of the top-level object") }
                 advance()
                 try skipWhitespace()
+            } else if try peek() == UInt8(ascii: "}") {
+                advance()
+                break
             }
             first = false
-            if try peek() == UInt8(ascii: "}") { throw fail("the FeatureCollection has no \"features\" array") }
             let key = try memberName()
-            if key == Array("features".utf8) {
+            if key == Array("features".utf8) && single == nil {
                 guard try peek() == UInt8(ascii: "[") else { throw fail("\"features\" is not an array") }
                 advance()
                 prefix = input.take(upTo: input.cursor)
                 return prefix
             }
-            try memberValue(key: key)
+            if key == Array("type".utf8) {
+                let (name, kind) = try topLevelType()
+                // Readers disagree on a repeated member (most keep the last): two types are refused.
+                if let type, type != name {
+                    throw fail("the top-level object gives \"type\" twice: \(CoordinateCheck.quoted(type)), then \(CoordinateCheck.quoted(name))")
+                }
+                type = name
+                single = kind
+            } else {
+                try skipValue()
+            }
+        }
+        // The object ended without a "features" array: one Feature or Point, or nothing to read.
+        guard let single else {
+            throw fail(type != nil ? "the FeatureCollection has no \"features\" array"
+                                : "the top-level object has no \"type\": expected a FeatureCollection, a Feature or a Point")
+        }
+        let objectEnd = input.cursor - input.mark
+        try skipWhitespace()
+        if try peek() != nil {
+            throw fail("unexpected data after the end of the \(single == .feature ? "Feature" : "Point") (a GeoJSON document "
+                       + "is one object: put several in a FeatureCollection)")
+        }
+        let bytes = input.take(upTo: input.cursor)
+        topLevel = single
+        self.single = RawChunk(sequence: 0, bytes: bytes, records: [RecordSpan(range: objectStart..<objectEnd, line: objectLine)],
+                               inputOffset: input.offset)
+        return []
+    }
+
+    /// Reads the top-level `"type"` value: its name, and nil for a FeatureCollection, the single record's
+    /// kind for a Feature or a Point; any other type is an error that names it.
+    private func topLevelType() throws(CLIError) -> (String, TopLevel?) {
+        let start = input.cursor - input.mark
+        try skipValue()
+        let raw = Array(input.buffer[(input.mark + start)..<input.cursor])
+        guard raw.first == UInt8(ascii: "\""), raw.count >= 2 else { throw fail("top-level \"type\" is not a string") }
+        let name = String(decoding: raw.withUnsafeBufferPointer { JSONScanner.decodeString($0, 0..<raw.count) }, as: UTF8.self)
+        switch name {
+        case "FeatureCollection": return (name, nil)
+        case "Feature": return (name, .feature)
+        case "Point": return (name, .point)
+        case let other where Self.otherGeometries.contains(other):
+            throw fail("the document is a \(other) geometry, which has no point to geocode; batch reads a Point, a Feature "
+                       + "with a Point geometry, or a FeatureCollection of them")
+        default:
+            throw fail("top-level \"type\" is \(CoordinateCheck.quoted(name)), expected \"FeatureCollection\", \"Feature\" or \"Point\"")
         }
     }
 
     func nextChunk(targetBytes: Int, maxRecords: Int) throws(CLIError) -> RawChunk? {
+        if let chunk = single {
+            single = nil
+            done = true
+            return chunk
+        }
         if done { return nil }
         var records: [RecordSpan] = []
         while true {

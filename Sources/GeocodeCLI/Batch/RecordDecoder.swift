@@ -24,7 +24,7 @@ struct RecordDecoder: Sendable {
         switch schema.input {
         case .csv, .tsv: return decodeDelimited(b, span)
         case .ndjson: return decodeObject(b, span)
-        case .geojson: return decodeFeature(b, span)
+        case .geojson: return schema.geojsonTopLevel == .point ? decodeGeometry(b, span) : decodeFeature(b, span)
         }
     }
 
@@ -335,23 +335,46 @@ struct RecordDecoder: Sendable {
             record.error = "\"geometry\" is not valid JSON"
             return record
         }
+        let position = decodePoint(b, geometryMembers, into: &record)
+        record.content = .feature(members: members, properties: properties, position: position)
+        return record
+    }
+
+    /// A document that is one bare geometry: a Point is geocoded (and written as a Feature), any other
+    /// type is a bad row. (The framer refuses the other geometry types before a record is made; this
+    /// names them all the same.)
+    func decodeGeometry(_ b: UnsafeBufferPointer<UInt8>, _ span: Range<Int>) -> DecodedRecord {
+        var scanner = JSONScanner(b, range: span)
+        guard let members = try? scanner.objectMembers() else {
+            return DecodedRecord(content: .raw(span), error: "invalid JSON in the geometry")
+        }
+        var record = DecodedRecord(content: .geometry(span, position: nil))
+        let position = decodePoint(b, members, into: &record)
+        record.content = .geometry(span, position: position)
+        return record
+    }
+
+    /// The coordinate of a Point geometry's members into `record` (or its error); the position's raw
+    /// numbers when it has at least two.
+    private func decodePoint(_ b: UnsafeBufferPointer<UInt8>, _ geometryMembers: [JSONMember],
+                             into record: inout DecodedRecord) -> (lon: Range<Int>, lat: Range<Int>)? {
         let typeKey = Array("type".utf8), coordinatesKey = Array("coordinates".utf8)
         let geometryType = geometryMembers.first { JSONScanner.stringEquals(b, $0.key, typeKey) }
         guard let geometryType, geometryType.kind == .string,
               JSONScanner.decodeString(b, geometryType.value) == Array("Point".utf8) else {
             let name = geometryType.map { String(decoding: Array(b[$0.value]), as: UTF8.self) } ?? "missing"
             record.error = "the geometry is not a Point (type \(name))"
-            return record
+            return nil
         }
         guard let coordinates = geometryMembers.first(where: { JSONScanner.stringEquals(b, $0.key, coordinatesKey) }),
               coordinates.kind == .array else {
             record.error = "the Point has no \"coordinates\" array"
-            return record
+            return nil
         }
         var positionScanner = JSONScanner(b, range: coordinates.value)
         guard let position = try? positionScanner.arrayElements(), position.count >= 2 else {
             record.error = "the Point's coordinates need at least [longitude, latitude]"
-            return record
+            return nil
         }
         func value(_ element: (JSONKind, Range<Int>)) -> CoordinateCheck.Value {
             let raw = UnsafeBufferPointer(rebasing: b[element.1])
@@ -359,14 +382,13 @@ struct RecordDecoder: Sendable {
             guard let v = DecimalNumber.parse(raw) else { return .notNumber(text: String(decoding: raw, as: UTF8.self)) }
             return .number(v, text: .bytes(raw))
         }
-        record.content = .feature(members: members, properties: properties, position: (lon: position[0].1, lat: position[1].1))
         let (latIndex, lonIndex) = schema.geojsonLatFirst ? (0, 1) : (1, 0)
         switch CoordinateCheck.coordinate(lat: value(position[latIndex]), latWhere: "coordinates[\(latIndex)]",
                                           lon: value(position[lonIndex]), lonWhere: "coordinates[\(lonIndex)]") {
         case .success(let c): record.coordinate = c
         case .failure(let e): record.error = e.message
         }
-        return record
+        return (lon: position[0].1, lat: position[1].1)
     }
 
     private func typeDescription(_ b: UnsafeBufferPointer<UInt8>, _ members: [JSONMember], _ index: Int?) -> String {

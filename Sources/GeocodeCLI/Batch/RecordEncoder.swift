@@ -27,6 +27,8 @@ struct RecordEncoder: Sendable {
     private let carriedCells: Int
     /// How a GeoJSON feature's own columns start in delimited output: `id`, `lat`, `lon`, then properties.
     static let featureColumns = 3
+    /// GeoJSON output of a single Feature or Point: the one row is the document, with no separator.
+    private let singleFeature: Bool
 
     init(schema: BatchSchema) {
         self.schema = schema
@@ -43,6 +45,7 @@ struct RecordEncoder: Sendable {
         addedNames = schema.addedNames.map { Array($0.utf8) }
         addedLengths = addedNames.reduce(0) { $1.count < 64 ? $0 | 1 << UInt64($1.count) : $0 }
         crlf = schema.lineEnding == [0x0D, 0x0A]
+        singleFeature = schema.input == .geojson && schema.geojsonTopLevel != .collection
         hasFields = !schema.fields.isEmpty
         // Only an empty JSON first record leaves no carried cell.
         carriedCells = schema.input.delimiter != nil ? schema.columnCount : schema.jsonColumns.count
@@ -80,7 +83,14 @@ struct RecordEncoder: Sendable {
         case .csv, .tsv: encodeDelimited(b, record, placemark, line: line, notices: &notices, cache: &cache, into: &out)
         case .ndjson: encodeObject(b, record, placemark, line: line, notices: &notices, cache: &cache, into: &out)
         case .geojson:
-            if first { out.append(0x0A) } else { out.append(UInt8(ascii: ",")); out.append(0x0A) }
+            if singleFeature {
+                // Nothing around it: the setup's closing ends the line.
+            } else if first {
+                out.append(0x0A)
+            } else {
+                out.append(UInt8(ascii: ","))
+                out.append(0x0A)
+            }
             encodeFeature(b, record, placemark, line: line, notices: &notices, cache: &cache, into: &out)
         }
     }
@@ -165,6 +175,17 @@ struct RecordEncoder: Sendable {
             }
             if !propertyColumns.isEmpty { out.append(delimiter) }
             appendJSONColumns(b, propertyMembers, columns: propertyColumns, line: line, notices: &notices, into: &out)
+        case .geometry(_, let position):
+            // A bare Point: no id, its lat and lon, no properties.
+            out.append(delimiter)
+            if let position {
+                appendJSONAsCSV(b, position.lat, kind: .number, &out)
+                out.append(delimiter)
+                appendJSONAsCSV(b, position.lon, kind: .number, &out)
+            } else {
+                out.append(delimiter)
+            }
+            out.append(contentsOf: repeatElement(delimiter, count: max(schema.jsonColumns.count - Self.featureColumns, 0)))
         case .raw(let range):
             out.append(contentsOf: repeatElement(delimiter, count: max(schema.jsonColumns.count - 1, 0)))
             error = (error ?? "unreadable record") + "; input (line \(line), \(NumberFormatting.grouped(range.count)) bytes): "
@@ -288,6 +309,12 @@ struct RecordEncoder: Sendable {
                     noteRepeatedKey(b, member, line: line, notices: &notices)
                 }
             }
+        case .geometry(_, let position):
+            comma()
+            out.append(contentsOf: "\"lat\":".utf8)
+            if let position { JSONWriter.appendMinified(b, position.lat, to: &out) } else { out.append(contentsOf: "null".utf8) }
+            out.append(contentsOf: ",\"lon\":".utf8)
+            if let position { JSONWriter.appendMinified(b, position.lon, to: &out) } else { out.append(contentsOf: "null".utf8) }
         case .raw(let range):
             comma()
             out += rawInputKey
@@ -339,6 +366,15 @@ struct RecordEncoder: Sendable {
 
     private func encodeFeature(_ b: UnsafeBufferPointer<UInt8>, _ record: DecodedRecord, _ placemark: Placemark?,
                                line: Int, notices: inout [Notice], cache: inout PlacemarkBytesCache, into out: inout [UInt8]) {
+        if case .geometry(let range, _) = record.content {
+            // A bare geometry becomes the geometry of a Feature whose properties are the added fields.
+            out.append(contentsOf: "{\"type\":\"Feature\",\"geometry\":".utf8)
+            JSONWriter.appendMinified(b, range, to: &out)
+            out.append(contentsOf: ",\"properties\":{".utf8)
+            appendAddedMembers(record, placemark, leadingComma: false, cache: &cache, into: &out)
+            out.append(contentsOf: "}}".utf8)
+            return
+        }
         guard case .feature(let members, let properties, _) = record.content else {
             // A row or an object (or unreadable text) becomes a new Feature; no coordinate, no geometry.
             out.append(contentsOf: "{\"type\":\"Feature\",\"geometry\":".utf8)

@@ -58,7 +58,10 @@ enum BatchCommand: Command {
                      typeset it); a JSON number may not (JSON's grammar: every JSON reader refuses it).
                      A --coords pair may also be split by a full-width comma (，).
           geojson    a FeatureCollection of Point features; the fields are added to each feature's
-                     properties, everything else is kept. Read as a stream, feature by feature.
+                     properties, everything else is kept. Read as a stream, feature by feature. A
+                     document that is one Feature is one row (a Feature out); one bare Point is one
+                     row, written as a Feature with that geometry and the fields as its properties.
+                     Any other bare geometry (LineString, Polygon, ...) is refused by name (exit 3).
           choosing   the input's format is --format, else IN's extension (.csv .tsv .ndjson .jsonl
                      .geojson, also before .gz/.zst), else sniffed from its first bytes; the output's is
                      --output-format, else OUT's extension, else the input's. .json names no one format:
@@ -96,9 +99,9 @@ enum BatchCommand: Command {
         Exit status: 0 done (even with bad rows), 2 bad command line (also a --lat-col/--lon-col/--coords
         that does not fit the header, or two columns that could be the latitude), 3 bad input (--strict
         bad row, a CSV/TSV header with no recognisable coordinate column and none named, an input that
-        is not its format at all: no FeatureCollection, or not one row a record of its format (CSV read
-        as NDJSON), whose output is still written, every row flagged), 4 data unavailable, 5 cannot read
-        IN or write OUT, 130 interrupted.
+        is not its format at all: GeoJSON that is no FeatureCollection, Feature or Point, or not one
+        row a record of its format (CSV read as NDJSON), whose output is still written, every row
+        flagged), 4 data unavailable, 5 cannot read IN or write OUT, 130 interrupted.
 
         Examples:
           geocode batch points.csv -o placed.csv

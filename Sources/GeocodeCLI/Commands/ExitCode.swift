@@ -10,7 +10,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     /// Wrong command line: unknown option, missing or malformed argument.
     case usage = 2
     /// Bad input data: an invalid coordinate given to `geocode LAT LON`, a bad row under `--strict`, a
-    /// batch input that cannot be read as its format at all (e.g. a GeoJSON file that is not a FeatureCollection),
+    /// batch input that cannot be read as its format at all (e.g. a GeoJSON file that is no FeatureCollection, Feature or Point),
     /// or a CSV/TSV header in which no column is recognisable as a coordinate (and none was named).
     case badInput = 3
     /// The data directory is missing or the engine could not load it: a dataset folder that cannot be read

@@ -7,7 +7,7 @@ public enum BatchFormat: String, Sendable, CaseIterable {
     case tsv
     /// Newline-delimited JSON: one object per line.
     case ndjson
-    /// A GeoJSON (RFC 7946) FeatureCollection of Point features.
+    /// A GeoJSON (RFC 7946) FeatureCollection of Point features, or one Feature, or one bare Point.
     case geojson
 
     /// Parses `--format` values, with the usual synonyms.
@@ -48,6 +48,10 @@ public enum BatchFormat: String, Sendable, CaseIterable {
         return name[name.index(after: dot)...].lowercased()
     }
 
+    /// RFC 7946's object types other than FeatureCollection.
+    private static let geoJSONTypes: Set<String> = ["Feature", "Point", "MultiPoint", "LineString", "MultiLineString",
+                                                    "Polygon", "MultiPolygon", "GeometryCollection"]
+
     /// The field delimiter of the delimited formats.
     var delimiter: UInt8? {
         switch self {
@@ -59,9 +63,10 @@ public enum BatchFormat: String, Sendable, CaseIterable {
 
     /// Guesses the format from the first bytes of the input (for stdin or an unknown extension).
     ///
-    /// `{` whose first line is a complete JSON object → NDJSON (unless that object is itself a
-    /// FeatureCollection); any other `{`/`[` start → GeoJSON; otherwise CSV, or TSV when the first line has
-    /// tabs and no commas.
+    /// `{` whose first line is a complete JSON object → NDJSON, unless that object is itself a
+    /// FeatureCollection, or a Feature or geometry with nothing after it (a one-line GeoJSON document,
+    /// which the GeoJSON reader takes or refuses by name); any other `{`/`[` start → GeoJSON; otherwise
+    /// CSV, or TSV when the first line has tabs and no commas.
     public static func sniff(_ head: [UInt8]) -> BatchFormat {
         var bytes = head[...]
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
@@ -70,7 +75,10 @@ public enum BatchFormat: String, Sendable, CaseIterable {
         if trimmed.first == UInt8(ascii: "{") || trimmed.first == UInt8(ascii: "[") {
             if trimmed.first == UInt8(ascii: "{") {
                 let shape = JSONScanner.sniffObjectLine(Array(firstLine))
-                if shape.isObject && !shape.isFeatureCollection { return .ndjson }
+                let rest = bytes.dropFirst(firstLine.count)
+                let alone = rest.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
+                let document = shape.type == "FeatureCollection" || (alone && shape.type.map(geoJSONTypes.contains) == true)
+                if shape.isObject && !document { return .ndjson }
             }
             return .geojson
         }

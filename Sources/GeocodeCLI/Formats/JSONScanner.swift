@@ -260,19 +260,17 @@ struct JSONScanner {
         c >= 0x21 && c < 0x7F ? "'\(Character(Unicode.Scalar(c)))'" : "byte 0x" + (c < 16 ? "0" : "") + String(c, radix: 16, uppercase: true)
     }
 
-    /// Whether `line` is exactly one JSON object (surrounded by whitespace at most), and if so whether it is
-    /// a FeatureCollection: used to tell NDJSON from single-line GeoJSON when sniffing a format.
-    static func sniffObjectLine(_ line: [UInt8]) -> (isObject: Bool, isFeatureCollection: Bool) {
+    /// Whether `line` is exactly one JSON object (surrounded by whitespace at most), and if so its
+    /// `"type"` (a string member's value, else nil): used to tell NDJSON from single-line GeoJSON when
+    /// sniffing a format.
+    static func sniffObjectLine(_ line: [UInt8]) -> (isObject: Bool, type: String?) {
         line.withUnsafeBufferPointer { buffer in
             var scanner = JSONScanner(buffer)
-            guard let members = try? scanner.objectMembers() else { return (false, false) }
+            guard let members = try? scanner.objectMembers() else { return (false, nil) }
             scanner.skipWhitespace()
-            guard scanner.atEnd else { return (false, false) }
-            let isCollection = members.contains { member in
-                stringEquals(buffer, member.key, Array("type".utf8)) && member.kind == .string
-                    && decodeString(buffer, member.value) == Array("FeatureCollection".utf8)
-            }
-            return (true, isCollection)
+            guard scanner.atEnd else { return (false, nil) }
+            let type = members.last { stringEquals(buffer, $0.key, Array("type".utf8)) && $0.kind == .string }
+            return (true, type.map { String(decoding: decodeString(buffer, $0.value), as: UTF8.self) })
         }
     }
 }

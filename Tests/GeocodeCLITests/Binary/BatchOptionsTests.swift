@@ -124,6 +124,53 @@ import Testing
         #expect(neither.err.contains("neither.json:1: GeoJSON: expected a FeatureCollection"), "\(neither.err)")
     }
 
+    /// A GeoJSON document that is one Feature, or one bare Point, was refused ("expected a
+    /// FeatureCollection"). One row in, one out: a Feature keeps its members with the fields added to its
+    /// properties; a Point becomes a Feature's geometry with the fields as properties; written atomically,
+    /// counted in the summary. Other bare geometries are refused naming their type, with no output.
+    @Test func singleFeatureAndBarePoint() async throws {
+        let dir = try TemporaryDirectory.shared.newFolder("single-geojson")
+        func run(_ text: String, _ extra: [String] = [], name: String = "in.geojson") async throws -> (GeocodeBinary.Result, String?) {
+            let input = dir.appendingPathComponent(name), out = dir.appendingPathComponent("out-" + name)
+            try Data(text.utf8).write(to: input)
+            let r = try await GeocodeBinary.run(["batch", input.path, "-o", out.path, "--fields", "country"] + extra)
+            return (r, (try? Data(contentsOf: out)).map { String(decoding: $0, as: UTF8.self) })
+        }
+        let feature = "{\n  \"type\": \"Feature\",\n  \"id\": \"a\",\n  \"geometry\": {\"type\": \"Point\", \"coordinates\": [12.25, 45.5]},\n"
+            + "  \"properties\": {\"name\": \"stop\"}\n}\n"
+        let (one, oneOut) = try await run(feature, name: "feature.geojson")
+        #expect(one.status == 0, "\(one.err)")
+        #expect(oneOut == "{\"type\":\"Feature\",\"id\":\"a\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[12.25,45.5]},"
+                + "\"properties\":{\"name\":\"stop\",\"country\":\"Testland\",\"geocode_error\":null}}\n")
+        #expect(one.err.hasPrefix("geocode: 1 row: 1 found, 0 not found, 0 bad"), "\(one.err)")
+
+        let (point, pointOut) = try await run("{\"type\": \"Point\", \"coordinates\": [120.5, -45.5, 12]}", name: "point.geojson")
+        #expect(point.status == 0, "\(point.err)")
+        #expect(pointOut == "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[120.5,-45.5,12]},"
+                + "\"properties\":{\"country\":\"Gridonia\",\"geocode_error\":null}}\n")
+        let (pointCSV, pointCSVOut) = try await run("{\"type\": \"Point\", \"coordinates\": [120.5, -45.5]}", ["-F", "csv"], name: "p.geojson")
+        #expect(pointCSV.status == 0, "\(pointCSV.err)")
+        #expect(pointCSVOut == "id,lat,lon,country,geocode_error\n,-45.5,120.5,Gridonia,\n")
+
+        // A bad coordinate is still one flagged row, and exit 0 (a row of data, not a wrong format).
+        let (bad, badOut) = try await run("{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[12.25,95]},\"properties\":null}",
+                                         name: "bad.geojson")
+        #expect(bad.status == 0)
+        #expect(bad.err.contains("bad.geojson:1: bad row: latitude 95 is outside -90...90 (coordinates[1])"), "\(bad.err)")
+        #expect(badOut?.hasSuffix("\"properties\":{\"country\":null,\"geocode_error\":\"latitude 95 is outside -90...90 (coordinates[1])\"}}\n") == true,
+                "\(badOut ?? "")")
+
+        let (line, lineOut) = try await run("{\"type\":\"LineString\",\"coordinates\":[[12.25,45.5],[120.5,-45.5]]}\n", name: "line.json")
+        #expect(line.status == 3)
+        #expect(line.err.contains("line.json:1: GeoJSON: the document is a LineString geometry, which has no point to geocode"), "\(line.err)")
+        #expect(lineOut == nil)
+
+        // From stdin, a one-line Feature is sniffed as the GeoJSON document it is, not as NDJSON.
+        let piped = try await batch([], "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[12.25,45.5]}}\n")
+        #expect(piped.out == "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[12.25,45.5]},"
+                + "\"properties\":{\"country\":\"Testland\",\"city\":\"Cell 2\",\"geocode_error\":null}}\n", "\(piped.err)")
+    }
+
     @Test func emptyInputs() async throws {
         #expect(try await batch(["--format", "csv"], "").out == "")
         #expect(try await batch([], "lat,lon\n").out == "lat,lon,country,city,geocode_error\n")

@@ -61,7 +61,7 @@ import Testing
     @Test func repeatedCollectionMembers() throws {
         let found = [UInt8](Data(base64Encoded: "AHsKICAgInR5cGUiOiAiRmVhdHVyZSIsCiAgICAgICJpZCI6ICJhIiwKICAgICAgImdlb21ldHJ5IjogeyAidHlwZSI6ICJQb2ludCIsICJjb29yZGluYXRlcyI6IFsxMi4yNSwgNDUuNV0gfSwKICJ0eXBlIjogIkZlYXR1cmVDb2xsZWN0aW9uIiwKICAibmFtZSI6ICJzdG9wcyIsCiAgImNycyI6IHsgInR5cGUiOiAibmFtZSIsICJwcm9wZXJ0aWVzIjogeyAibmFtZSI6ICJ1cm46b2djOmRlZjpjcnM6T0dDOjIuMzpDUlM4NCIgfSB9LAogICJmZWF0dXJlcyI6IFsKICAgIHsKICAgICAgInR5cGUiOiAiRmVhdHVyZSIsCiAgICAgICJpZCI6ICJhIiwKICAgICAgImdlb21ldHJ5IjogeyAidHlwZSI6ICJQb2ludCIsICJjb29yZGluYXRlcyI6IFsxMi4yNSwgNDUuNV0gfSwKICAgIH0KICBdLAogICJiYm94IjogWy0zMCwgLTEyLjUsIDEwNS43NSwgNDUuNV0KfQo=")!).dropFirst()   // the harness's options byte
         let twoFeatures = #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[1,2]},"properties":{}}],"features":[]}"#
-        for (text, message) in [(Array(found), #"top-level "type" is "Feature", expected "FeatureCollection""#),
+        for (text, message) in [(Array(found), #"the top-level object gives "type" twice: "Feature", then "FeatureCollection""#),
                                 (Array(twoFeatures.utf8), #"the FeatureCollection has a second "features" member"#)] {
             let error = #expect(throws: CLIError.self) {
                 let setup = try BatchSetup.prepare(input: try input(text, readSize: 1 << 20), format: .geojson,

@@ -140,8 +140,12 @@ import Testing
     }
 
     @Test(arguments: [
-        ("[1,2]", "expected a FeatureCollection object"),
-        (#"{"type":"Feature","geometry":null}"#, "top-level \"type\" is \"Feature\""),
+        ("[1,2]", "expected a FeatureCollection, a Feature or a Point object"),
+        (#"{"type":"LineString","coordinates":[[1,2],[3,4]]}"#, "the document is a LineString geometry, which has no point to geocode"),
+        (#"{"type":"Topology","objects":{}}"#, "top-level \"type\" is \"Topology\", expected"),
+        (#"{"type":"Feature","type":"Point"}"#, "gives \"type\" twice: \"Feature\", then \"Point\""),
+        (#"{"id":1}"#, "the top-level object has no \"type\""),
+        ("{\"type\":\"Feature\",\"geometry\":null}\n{\"type\":\"Feature\",\"geometry\":null}", "unexpected data after the end of the Feature"),
         (#"{"type":"FeatureCollection"}"#, "no \"features\" array"),
         (#"{"features": {}}"#, "\"features\" is not an array"),
         (#"{"features": [{"type":"Feature"} {"#, "expected ',' or ']' after a feature"),
@@ -157,6 +161,23 @@ import Testing
         } catch {
             #expect(error.code == .badInput)
             #expect(error.message.contains(message), "\(error.message)")
+        }
+    }
+
+    /// A document that is one Feature or one Point is one record: the whole object, from its own line,
+    /// however the reads cut it; members after "type" (a "features" inside a Feature too) are its own.
+    @Test(arguments: geometries)
+    func geojsonSingleObjectIsOneRecord(readSize: Int, chunkBytes: Int, chunkRecords: Int) throws {
+        let feature = "{\"id\": 7,\n  \"type\": \"Feature\", \"features\": [1],\n  \"geometry\": {\"type\": \"Point\", \"coordinates\": [1, 2]}}"
+        for (text, kind) in [("\n\n" + feature + "\n \n", GeoJSONFramer.TopLevel.feature),
+                             ("\u{FEFF}  {\"coordinates\": [1, 2], \"type\": \"Point\"}", .point)] {
+            let framer = GeoJSONFramer(input: try input(text, readSize: readSize))
+            #expect(try framer.readPrefix().isEmpty)
+            #expect(framer.topLevel == kind)
+            let got = try records(framer, chunkBytes: chunkBytes, chunkRecords: chunkRecords)
+            let object = kind == .feature ? feature : "{\"coordinates\": [1, 2], \"type\": \"Point\"}"
+            #expect(got.map(\.0) == [object])
+            #expect(got.map(\.1) == [kind == .feature ? 3 : 1])
         }
     }
 

@@ -59,5 +59,13 @@ import Testing
         #expect(BatchFormat.sniff(Array("{\n  \"type\": \"FeatureCollection\",".utf8)) == .geojson)
         #expect(BatchFormat.sniff(Array("\u{FEFF}lat,lon\n1,2\n".utf8)) == .csv)
         #expect(BatchFormat.sniff(Array("lat\tlon\n1\t2\n".utf8)) == .tsv)
+        // A one-line Feature or geometry alone is a GeoJSON document (whose reader takes or names it);
+        // one per line is NDJSON.
+        let feature = "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[1,2]}}"
+        #expect(BatchFormat.sniff(Array((feature + "\n").utf8)) == .geojson)
+        #expect(BatchFormat.sniff(Array("{\"type\":\"Point\",\"coordinates\":[1,2]}".utf8)) == .geojson)
+        #expect(BatchFormat.sniff(Array("{\"type\":\"Polygon\",\"coordinates\":[]}\r\n".utf8)) == .geojson)
+        #expect(BatchFormat.sniff(Array((feature + "\n" + feature + "\n").utf8)) == .ndjson)
+        #expect(BatchFormat.sniff(Array("{\"type\":\"bus\",\"lat\":1,\"lon\":2}\n".utf8)) == .ndjson)
     }
 }
