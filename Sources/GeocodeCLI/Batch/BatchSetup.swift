@@ -225,7 +225,8 @@ struct BatchSetup {
                 return members.map { JSONScanner.decodeString(b, $0.key) }
             }
             if let keys {
-                if schema.output.delimiter != nil { schema.jsonColumns = keys }
+                // A key the first object gives twice is one column (its last value: RecordEncoder).
+                if schema.output.delimiter != nil { schema.jsonColumns = distinct(keys) }
                 if options.coordsColumn == nil {
                     let names = keys.map { String(decoding: $0, as: UTF8.self) }
                     let place = "\(options.inputName):\(chunk.records[0].line)"
@@ -258,6 +259,8 @@ struct BatchSetup {
     /// A key of the first object that holds a coordinate word among others (`pickup_latitude`), when
     /// no key has a plain name; two such keys are an error naming both.
     private static func matchedKey(_ axis: ColumnMatcher.Axis, _ names: [String], option: String, place: String) throws(CLIError) -> String? {
+        // A key written twice is one key (its last value is the one read), not two candidates.
+        let names = distinct(names)
         switch ColumnMatcher.find(axis, in: names) {
         case .column(let i):
             return axis.plainNames.contains(names[i].trimmingSpaces.lowercased()) ? nil : names[i]
@@ -268,6 +271,12 @@ struct BatchSetup {
         case .none:
             return nil
         }
+    }
+
+    /// `items` without repeats, in the order of their first appearance.
+    private static func distinct<T: Hashable>(_ items: [T]) -> [T] {
+        var seen = Set<T>()
+        return items.filter { seen.insert($0).inserted }
     }
 
     // MARK: - GeoJSON
@@ -300,7 +309,7 @@ struct BatchSetup {
                 if let keys {
                     // A property called "id" keeps its name; the feature's own id column then says whose it is.
                     if keys.contains(Array("id".utf8)) { schema.jsonColumns[0] = Array("feature_id".utf8) }
-                    schema.jsonColumns += keys
+                    schema.jsonColumns += distinct(keys)
                     break
                 }
             }

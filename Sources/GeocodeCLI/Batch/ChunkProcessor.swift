@@ -58,6 +58,9 @@ struct ChunkProcessor: Sendable {
                 }
                 var record = decoder.decode(b, span.range)
                 if case .raw = record.content { result.unreadable += 1 }
+                for key in record.repeatedKeys {
+                    result.notices.append(.repeatedKey(key, input: encoder.schema.inputName, line: span.line))
+                }
                 var placemark: Placemark?
                 if let coordinate = record.coordinate {
                     do throws(GeocoderError) {

@@ -27,4 +27,7 @@ struct DecodedRecord {
     var coordinateText: (lat: Range<Int>, lon: Range<Int>)?
     /// Why the row is bad; nil for a good row. A bad row has no coordinate.
     var error: String?
+    /// Keys the decoder read that the record gives more than once (their last value was read): the
+    /// worker warns about each once per key, naming the line. Empty (no allocation) for nearly every row.
+    var repeatedKeys: [String] = []
 }

@@ -26,10 +26,13 @@ extension RecordDecoder {
     /// `--coords KEY` for NDJSON: a string holding the pair, or an array of two numbers.
     func decodePairKey(_ b: UnsafeBufferPointer<UInt8>, _ members: [JSONMember], _ key: [UInt8], into record: inout DecodedRecord) {
         let label = "key \"\(String(decoding: key, as: UTF8.self))\""
-        guard let member = members.first(where: { JSONScanner.stringEquals(b, $0.key, key) }) ?? nestedMember(b, members, path: key) else {
+        let found = members.lastMember(named: key, in: b).map { (members[$0.index], $0.repeated ? key : nil) }
+            ?? nestedMember(b, members, path: key)
+        guard let (member, repeated) = found else {
             record.error = "no coordinates: the object has no \(label)"
             return
         }
+        if let repeated { record.repeatedKeys.append(String(decoding: repeated, as: UTF8.self)) }
         switch member.kind {
         case .string:
             decodePair(String(decoding: JSONScanner.decodeString(b, member.value), as: UTF8.self), label: label, into: &record)
@@ -81,15 +84,20 @@ extension RecordDecoder {
     }
 
     /// The member at a dotted path (`location.lat`) through nested objects, when the path has a dot and
-    /// no member is named by the whole path itself. Nil otherwise.
-    func nestedMember(_ b: UnsafeBufferPointer<UInt8>, _ members: [JSONMember], path: [UInt8]) -> JSONMember? {
+    /// no member is named by the whole path itself. Nil otherwise. At each level the last member of a
+    /// repeated key is the one read (``Swift/Array/lastMember(where:)``); `repeated` names such a key.
+    func nestedMember(_ b: UnsafeBufferPointer<UInt8>, _ members: [JSONMember], path: [UInt8])
+        -> (member: JSONMember, repeated: [UInt8]?)? {
         guard let dot = path.firstIndex(of: UInt8(ascii: ".")), dot > 0, dot < path.count - 1 else { return nil }
         let head = Array(path[..<dot]), rest = Array(path[(dot + 1)...])
-        guard let parent = members.first(where: { JSONScanner.stringEquals(b, $0.key, head) }), parent.kind == .object else {
+        guard let (index, parentRepeated) = members.lastMember(named: head, in: b), members[index].kind == .object else {
             return nil
         }
-        var scanner = JSONScanner(b, range: parent.value)
+        var scanner = JSONScanner(b, range: members[index].value)
         guard let inner = try? scanner.objectMembers() else { return nil }
-        return inner.first(where: { JSONScanner.stringEquals(b, $0.key, rest) }) ?? nestedMember(b, inner, path: rest)
+        let found = inner.lastMember(named: rest, in: b).map { (inner[$0.index], $0.repeated ? rest : nil) }
+            ?? nestedMember(b, inner, path: rest)
+        guard let (member, repeated) = found else { return nil }
+        return (member, parentRepeated ? head : repeated)
     }
 }

@@ -231,6 +231,8 @@ struct RecordDecoder: Sendable {
         }
         let lat = jsonValue(b, members, keys: schema.latKeys, anyCase: schema.latKeysAreDefaults)
         let lon = jsonValue(b, members, keys: schema.lonKeys, anyCase: schema.lonKeysAreDefaults)
+        if let key = lat.repeated { record.repeatedKeys.append(key) }
+        if let key = lon.repeated { record.repeatedKeys.append(key) }
         switch CoordinateCheck.coordinate(lat: lat.value, latWhere: keyLabel(b, lat.key),
                                           lon: lon.value, lonWhere: keyLabel(b, lon.key)) {
         case .success(let c):
@@ -241,25 +243,29 @@ struct RecordDecoder: Sendable {
         return record
     }
 
+    /// The value of the first of `keys` the object has; of a key given twice, the last value
+    /// (``Swift/Array/lastMember(where:)``), with the key in `repeated`.
     private func jsonValue(_ b: UnsafeBufferPointer<UInt8>, _ members: [JSONMember], keys: [[UInt8]], anyCase: Bool)
-        -> (value: CoordinateCheck.Value, key: Range<Int>?, numberSpan: Range<Int>?) {
+        -> (value: CoordinateCheck.Value, key: Range<Int>?, numberSpan: Range<Int>?, repeated: String?) {
         for key in keys {
-            guard let member = members.first(where: { keyMatches(b, $0.key, key, anyCase: anyCase) })
-                    ?? nestedMember(b, members, path: key) else { continue }
+            let found = members.lastMember(where: { keyMatches(b, $0.key, key, anyCase: anyCase) })
+                .map { (members[$0.index], $0.repeated ? key : nil) } ?? nestedMember(b, members, path: key)
+            guard let (member, repeatedKey) = found else { continue }
+            let repeated = repeatedKey.map { String(decoding: $0, as: UTF8.self) }
             switch member.kind {
             case .number:
                 // A JSON number is never written with a decimal comma.
                 let raw = UnsafeBufferPointer(rebasing: b[member.value])
-                if let v = DecimalNumber.parse(raw) { return (.number(v, text: .bytes(raw)), member.key, member.value) }
-                return (.notNumber(text: String(decoding: raw, as: UTF8.self)), member.key, nil)
+                if let v = DecimalNumber.parse(raw) { return (.number(v, text: .bytes(raw)), member.key, member.value, repeated) }
+                return (.notNumber(text: String(decoding: raw, as: UTF8.self)), member.key, nil, repeated)
             case .string:
-                return (coordinateValue(JSONScanner.decodeString(b, member.value)), member.key, nil)
+                return (coordinateValue(JSONScanner.decodeString(b, member.value)), member.key, nil, repeated)
             default:
-                return (.wrongKind(json: String(decoding: b[member.value], as: UTF8.self)), member.key, nil)
+                return (.wrongKind(json: String(decoding: b[member.value], as: UTF8.self)), member.key, nil, repeated)
             }
         }
         let names = keys.map { "\"\(String(decoding: $0, as: UTF8.self))\"" }.joined(separator: ", ")
-        return (.missing("the object has no key \(names)"), nil, nil)
+        return (.missing("the object has no key \(names)"), nil, nil, nil)
     }
 
     /// The latitude and longitude keys an NDJSON object has (as written), if it has both.
@@ -307,22 +313,26 @@ struct RecordDecoder: Sendable {
             let whereText = line > 0 ? " (\(line) lines into the feature)" : ""
             return DecodedRecord(content: .raw(span), error: "invalid JSON in feature: \(error.message)\(whereText)")
         }
+        // A member given twice: the last is read (and gets the fields), as other JSON readers read it.
+        var repeated: [String] = []
         func member(_ name: String) -> Int? {
-            let key = Array(name.utf8)
-            return members.firstIndex { JSONScanner.stringEquals(b, $0.key, key) }
+            guard let (index, twice) = members.lastMember(named: Array(name.utf8), in: b) else { return nil }
+            if twice { repeated.append(name) }
+            return index
         }
-        let properties = member("properties")
+        let properties = member("properties"), type = member("type"), geometry = member("geometry")
         var record = DecodedRecord(content: .feature(members: members, properties: properties, position: nil))
-        guard let type = member("type"), members[type].kind == .string,
+        record.repeatedKeys = repeated
+        guard let type, members[type].kind == .string,
               JSONScanner.decodeString(b, members[type].value) == Array("Feature".utf8) else {
-            record.error = "not a Feature (its \"type\" is \(typeDescription(b, members, member("type"))))"
+            record.error = "not a Feature (its \"type\" is \(typeDescription(b, members, type)))"
             return record
         }
         if let properties, members[properties].kind != .object, members[properties].kind != .null {
             record.error = "\"properties\" is not an object or null"
             return record
         }
-        guard let geometry = member("geometry") else {
+        guard let geometry else {
             record.error = "the feature has no \"geometry\""
             return record
         }
@@ -358,16 +368,19 @@ struct RecordDecoder: Sendable {
     /// numbers when it has at least two.
     private func decodePoint(_ b: UnsafeBufferPointer<UInt8>, _ geometryMembers: [JSONMember],
                              into record: inout DecodedRecord) -> (lon: Range<Int>, lat: Range<Int>)? {
-        let typeKey = Array("type".utf8), coordinatesKey = Array("coordinates".utf8)
-        let geometryType = geometryMembers.first { JSONScanner.stringEquals(b, $0.key, typeKey) }
+        func member(_ name: String) -> JSONMember? {
+            guard let (index, twice) = geometryMembers.lastMember(named: Array(name.utf8), in: b) else { return nil }
+            if twice { record.repeatedKeys.append(name) }
+            return geometryMembers[index]
+        }
+        let geometryType = member("type")
         guard let geometryType, geometryType.kind == .string,
               JSONScanner.decodeString(b, geometryType.value) == Array("Point".utf8) else {
             let name = geometryType.map { String(decoding: Array(b[$0.value]), as: UTF8.self) } ?? "missing"
             record.error = "the geometry is not a Point (type \(name))"
             return nil
         }
-        guard let coordinates = geometryMembers.first(where: { JSONScanner.stringEquals(b, $0.key, coordinatesKey) }),
-              coordinates.kind == .array else {
+        guard let coordinates = member("coordinates"), coordinates.kind == .array else {
             record.error = "the Point has no \"coordinates\" array"
             return nil
         }

@@ -156,8 +156,8 @@ struct RecordEncoder: Sendable {
             appendJSONColumns(b, members, columns: schema.jsonColumns[...], line: line, notices: &notices, into: &out)
         case .feature(let members, let properties, let position):
             // id, lat, lon, then the property columns.
-            if let id = members.first(where: { JSONScanner.stringEquals(b, $0.key, Self.idKey) }) {
-                appendJSONAsCSV(b, id.value, kind: id.kind, &out)
+            if let (index, _) = members.lastMember(named: Self.idKey, in: b) {
+                appendJSONAsCSV(b, members[index].value, kind: members[index].kind, &out)
             }
             out.append(delimiter)
             if let position {
@@ -221,18 +221,25 @@ struct RecordEncoder: Sendable {
         value.withBytes(in: b) { CSVField.append($0, delimiter: delimiter, to: &out) }
     }
 
-    /// Writes `members` under `columns` (matched by key), reporting members that have no column.
+    /// Writes `members` under `columns` (matched by key; distinct names), reporting members that have
+    /// no column. A key given twice writes its last value, the one JSON readers keep (as the decoder reads it).
     private func appendJSONColumns(_ b: UnsafeBufferPointer<UInt8>, _ members: [JSONMember], columns: ArraySlice<[UInt8]>,
                                    line: Int, notices: inout [Notice], into out: inout [UInt8]) {
+        // Fast path: the usual case, exactly the columns' keys in their order. The columns are distinct,
+        // so such a record repeats no key.
+        let inPlace = members.count == columns.count
+            && zip(members, columns).allSatisfy { JSONScanner.stringEquals(b, $0.key, $1) }
         var matched = 0
         for (offset, column) in columns.enumerated() {
             if offset > 0 { out.append(delimiter) }
-            // Fast path: the usual case is the same keys in the same order as the first record.
             let member: JSONMember?
-            if offset < members.count, JSONScanner.stringEquals(b, members[offset].key, column) {
+            if inPlace {
                 member = members[offset]
+            } else if let (index, repeated) = members.lastMember(named: column, in: b) {
+                member = members[index]
+                if repeated { notices.append(.repeatedKey(String(decoding: column, as: UTF8.self), input: schema.inputName, line: line)) }
             } else {
-                member = members.first { JSONScanner.stringEquals(b, $0.key, column) }
+                member = nil
             }
             if let member {
                 matched += 1

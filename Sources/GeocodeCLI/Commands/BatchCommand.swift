@@ -53,7 +53,9 @@ enum BatchCommand: Command {
           output     OUT ending in .gz is written gzip-compressed, still atomically.
           ndjson     one JSON object per line, coordinates under the same names (numbers or numeric
                      strings), or a dotted path into nested objects (--lat-col location.lat); the
-                     fields are added as keys. Blank lines are skipped.
+                     fields are added as keys. Blank lines are skipped. A key given twice in a record
+                     (NDJSON or GeoJSON) is read by its last value, as JavaScript and Python read
+                     JSON, with a warning naming the line (once per key).
           numbers    a CSV/TSV value or a JSON string may write the minus as − (U+2212, as documents
                      typeset it); a JSON number may not (JSON's grammar: every JSON reader refuses it).
                      A --coords pair may also be split by a full-width comma (，).

@@ -9,3 +9,24 @@ struct JSONMember: Sendable, Equatable {
     var value: Range<Int>
     var kind: JSONKind
 }
+
+extension Array where Element == JSONMember {
+    /// The last member whose key `matches`, and whether an earlier member matched too (a key given
+    /// twice). The last, because that is the value JavaScript's `JSON.parse`, Python's `json` and
+    /// Foundation's `JSONSerialization` keep: a file that gives `"lat"` twice then means to us what it
+    /// means to every other program that reads it. RFC 8259 leaves the choice to the reader.
+    func lastMember(where matches: (JSONMember) -> Bool) -> (index: Int, repeated: Bool)? {
+        var found: Int?
+        var repeated = false
+        for i in indices where matches(self[i]) {
+            if found != nil { repeated = true }
+            found = i
+        }
+        return found.map { ($0, repeated) }
+    }
+
+    /// ``lastMember(where:)`` for a key given as its decoded bytes, matched exactly.
+    func lastMember(named name: [UInt8], in b: UnsafeBufferPointer<UInt8>) -> (index: Int, repeated: Bool)? {
+        lastMember { JSONScanner.stringEquals(b, $0.key, name) }
+    }
+}
