@@ -84,6 +84,61 @@ import TestSupport
         #expect(r.out.isEmpty)
     }
 
+    /// `fields` took no data option, though the help says `--data` is accepted by every command (exit 2,
+    /// "unknown option --data"). Now it loads the data as every command does and lists, per dataset, the
+    /// columns its manifest maps and its names' languages. The oracle: the fixture's two manifests
+    /// (localities: `city` and `country`, name and code; time zones: `timeZone`).
+    @Test func fieldsDescribesTheDataItIsGiven() async throws {
+        let fixture = Self.root.appendingPathComponent("Tests/ReverseGeocoderTests/Fixtures/overlay").path
+        let plain = try await GeocodeBinary.run(["fields"])
+        for arguments in [["fields", "--data", fixture], ["--data", fixture, "fields"]] {
+            let r = try await GeocodeBinary.run(arguments, environment: ["GEOCODE_TEST_LOOKUP": ""])
+            #expect(r.status == 0, "\(arguments): \(r.err)")
+            #expect(r.out == plain.out + """
+
+                data \(fixture): the columns each dataset fills, and the languages it has names in (--lang)
+                  fixture-localities (admin): country, iso_country_code, locality, locality_code
+                  fixture-timezones (overlay): time_zone
+
+                """, "\(arguments)")
+        }
+        let json = try await GeocodeBinary.run(["fields", "--json", "--data", fixture], environment: ["GEOCODE_TEST_LOOKUP": ""])
+        #expect(json.status == 0, "\(json.err)")
+        let data = try #require(try object(Substring(json.out))["data"] as? [String: Any])
+        #expect(data["directory"] as? String == fixture)
+        let datasets = try #require(data["datasets"] as? [[String: Any]])
+        #expect(datasets.map { $0["name"] as? String } == ["fixture-localities", "fixture-timezones"])
+        #expect(datasets.map { $0["columns"] as? [String] } == [["country", "iso_country_code", "locality", "locality_code"], ["time_zone"]])
+        #expect(datasets.map { $0["languages"] as? [String] } == [[], []])
+    }
+
+    /// A data folder that is not there is named, exit 4, as every command that reads data says it,
+    /// also where the lookup needs no data (the test grid) and also before the command word.
+    @Test(arguments: [["fields", "--data", "/nonexistent/data"], ["--data", "/nonexistent/data", "fields", "--json"]])
+    func fieldsNamesAMissingDataFolder(_ arguments: [String]) async throws {
+        for engine in [[:], ["GEOCODE_TEST_LOOKUP": ""]] {
+            let r = try await GeocodeBinary.run(arguments, environment: engine)
+            #expect(r.status == 4, "\(r.out)")
+            #expect(r.err == "geocode: data directory /nonexistent/data (--data) does not exist or is not a directory\n")
+            #expect(r.out.isEmpty)
+        }
+    }
+
+    /// Which columns a bundled dataset's manifest maps (read by hand from Data/*/manifest.json): China's
+    /// country comes from its `constants`, the localities' admin-2 from a layer's fields.
+    @Test func datasetColumnsFollowTheManifest() throws {
+        func columns(_ dataset: String) throws -> [String] {
+            let manifest = try DatasetManifest.load(from: Self.root.appendingPathComponent("Data/\(dataset)/manifest.json"))
+            return DatasetColumns.fields(of: manifest).map(\.column)
+        }
+        let levels = ["country", "iso_country_code", "administrative_area", "administrative_area_code"]
+        #expect(try columns("china") == levels + ["locality", "locality_code", "sub_locality", "sub_locality_code"])
+        #expect(try columns("world") == levels)
+        #expect(try columns("localities") == levels + ["sub_administrative_area", "sub_administrative_area_code",
+                                                       "locality", "locality_code", "sub_locality", "sub_locality_code"])
+        #expect(try columns("timezones") == ["time_zone"])
+    }
+
     /// `track --json`'s placemark objects: the table's keys, like `geocode --json`.
     @Test func trackJSONCarriesEveryField() async throws {
         let gpx = Self.root.appendingPathComponent("Tests/LocationKitTests/Fixtures/beijing-tianjin.gpx").path
