@@ -31,7 +31,8 @@ extension LocationEvent: CustomStringConvertible {
     public var description: String {
         switch self {
         case .location(let l):
-            return "location \(l.coordinate) ±\(l.horizontalAccuracy)m \(l.quality.rawValue) at \(l.timestamp.timeIntervalSince1970)"
+            let accuracy = l.horizontalAccuracyIsKnown ? "±\(l.horizontalAccuracy)m" : "accuracy unknown"
+            return "location \(l.coordinate) \(accuracy) \(l.quality.rawValue) at \(l.timestamp.timeIntervalSince1970)"
         case .placemark(let p, let l):
             return "placemark \(p.map(Self.describe) ?? "none") for \(l.coordinate)"
         case .cityChanged(let from, let to, let l):

@@ -17,7 +17,10 @@ extension LocationManager {
         }
         // Standard updates and one-shot requests: steps 3 and 4. The significant-change service: its
         // own rule. A fix either would deliver is delivered.
-        let accurate = location.horizontalAccuracy <= settings.desiredAccuracy
+        // An unknown accuracy (negative) passes only accuracyAny: it cannot be shown to be within a
+        // finite desiredAccuracy, and -1 ≤ 10 must not make it the best fix there is.
+        let accurate = settings.desiredAccuracy >= LocationManager.accuracyAny
+            || (location.horizontalAccuracyIsKnown && location.horizontalAccuracy <= settings.desiredAccuracy)
         var accepted = false
         if current.continuous || request != nil, accurate {
             accepted = request != nil || settings.distanceFilter <= 0 || current.lastDelivered.map {

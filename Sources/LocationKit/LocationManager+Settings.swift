@@ -23,8 +23,9 @@ extension LocationManager {
         set { settings.withLock { $0.distanceFilter = newValue } }
     }
 
-    /// Fixes whose `horizontalAccuracy` (metres) is worse (larger) than this are dropped. Default
-    /// ``accuracyAny``.
+    /// Fixes whose `horizontalAccuracy` (metres) is worse (larger) than this are dropped, and, unless it
+    /// is ``accuracyAny`` (the default), fixes whose accuracy is unknown (negative). The
+    /// significant-change service ignores it, as CoreLocation's does.
     public var desiredAccuracy: Double {
         get { settings.withLock { $0.desiredAccuracy } }
         set { settings.withLock { $0.desiredAccuracy = newValue } }

@@ -26,10 +26,14 @@ import Synchronization
 /// one-shot request got its fix or failed. Each run calls the source's `events()` afresh.
 ///
 /// ## Filtering (per fix, in this order)
-/// 1. Invalid fixes (``Location/isValid`` false: no fix, negative accuracy, bad coordinate) are dropped.
+/// 1. Invalid fixes (``Location/isValid`` false: no fix, bad coordinate, accuracy NaN or infinite) are
+///    dropped. A fix of unknown accuracy (negative `horizontalAccuracy`: a GPX point without `<hdop>`)
+///    is valid.
 /// 2. With ``discardsFirstFix``, the first valid fix of each run is dropped (receivers often start with
 ///    a cached, stale position).
-/// 3. Fixes with `horizontalAccuracy > desiredAccuracy` are dropped.
+/// 3. Fixes with `horizontalAccuracy > desiredAccuracy` are dropped, and so are fixes of unknown
+///    accuracy unless ``desiredAccuracy`` is ``accuracyAny`` (the default): they cannot be shown to be
+///    accurate enough.
 /// 4. Fixes closer than ``distanceFilter`` metres (great circle) to the last delivered fix of this run
 ///    are dropped. The first fix of a run always passes, and so does a fix that answers a pending
 ///    one-shot request (a parked receiver must still be able to answer one).
@@ -91,7 +95,8 @@ public final class LocationManager: @unchecked Sendable {
 
     /// Value of ``distanceFilter`` that disables it (any value ≤ 0 does).
     public static let distanceFilterNone: Double = -1
-    /// Value of ``desiredAccuracy`` that accepts any valid fix.
+    /// Value of ``desiredAccuracy`` that accepts any valid fix, also one whose accuracy is unknown (any
+    /// larger value, such as `.infinity`, does the same).
     public static let accuracyAny: Double = .greatestFiniteMagnitude
 
     // MARK: - State shared with the extensions (LocationManager+*.swift)

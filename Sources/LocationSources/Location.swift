@@ -3,6 +3,12 @@ import GeoModel
 
 /// One position fix, as CoreLocation's `CLLocation` describes it. Coordinates are always WGS-84
 /// (what receivers report); unknown values are `nil` (or negative accuracy), never a made-up 0.
+///
+/// **Unknown accuracy.** A negative ``horizontalAccuracy`` says the source does not know how accurate
+/// the position is (a GPX point without `<hdop>`, gpsd without an error estimate): as in CoreLocation,
+/// do not read it as a radius. Whether there is a position at all is ``quality`` (``FixQuality/none``:
+/// none), so such a fix is still ``isValid``; ``LocationManager`` delivers it unless a finite
+/// `desiredAccuracy` asks for an accuracy it cannot be shown to have.
 public struct Location: Sendable, Hashable, Codable {
     /// How good the receiver says the fix is.
     public enum FixQuality: String, Sendable, Codable {
@@ -26,7 +32,8 @@ public struct Location: Sendable, Hashable, Codable {
     public var coordinate: Coordinate
     /// Metres above mean sea level, when known.
     public var altitude: Double?
-    /// Radius of uncertainty in metres; negative means the position is invalid (CoreLocation convention).
+    /// Radius of uncertainty in metres; negative means unknown (CoreLocation's convention: not a radius to
+    /// trust). See ``horizontalAccuracyIsKnown``.
     public var horizontalAccuracy: Double
     /// Altitude uncertainty in metres; negative means unknown.
     public var verticalAccuracy: Double
@@ -52,8 +59,16 @@ public struct Location: Sendable, Hashable, Codable {
         self.quality = quality
     }
 
-    /// A fix an app may use: a real position with a non-negative accuracy.
-    public var isValid: Bool { quality != .none && horizontalAccuracy >= 0 && coordinate.isValid }
+    /// A fix an app may use: a real position (``quality`` not ``FixQuality/none``, a valid coordinate)
+    /// whose accuracy is a finite number, known (≥ 0) or unknown (negative). NaN or infinite accuracy is
+    /// garbage, not "unknown", and makes the fix invalid.
+    ///
+    /// (A negative accuracy used to make a fix invalid too, so a source with a position but no error
+    /// estimate had to make one up, as GPX playback's 5 m, or see its fixes dropped.)
+    public var isValid: Bool { quality != .none && horizontalAccuracy.isFinite && coordinate.isValid }
+
+    /// Whether ``horizontalAccuracy`` is a radius in metres (≥ 0), not the "unknown" of a negative value.
+    public var horizontalAccuracyIsKnown: Bool { horizontalAccuracy >= 0 && horizontalAccuracy.isFinite }
 }
 
 extension Location {

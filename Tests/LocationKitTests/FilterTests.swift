@@ -14,7 +14,7 @@ import Testing
     @Test func invalidFixesAreDropped() async {
         let good = fix(39.5, t: 9)
         let m = manager([
-            fix(39.5, accuracy: -1, t: 1),                 // negative accuracy
+            fix(39.5, accuracy: .infinity, t: 1),          // accuracy no number of metres
             fix(39.5, t: 2, quality: .none),               // receiver says no fix
             fix(.nan, t: 3),                               // not a coordinate
             fix(91, t: 4),                                 // out of range
@@ -76,7 +76,7 @@ import Testing
     }
 
     @Test func discardFirstFixDropsTheFirstValidFixOfEachRun() async {
-        let fixes = [fix(39.5, accuracy: -1, t: 0), fix(39.51, t: 1), fix(39.52, t: 2), fix(39.53, t: 3)]
+        let fixes = [fix(39.5, t: 0, quality: .none), fix(39.51, t: 1), fix(39.52, t: 2), fix(39.53, t: 3)]
         let m = manager(fixes)
         m.discardsFirstFix = true
         // The invalid fix does not count as "the first fix"; the first valid one is dropped.

@@ -23,7 +23,7 @@ import Testing
 
         let script: [ScriptedSource.Step] = [
             .event(.error(.sourceUnavailable("/dev/ttyUSB0: no such device"))),
-            .event(.location(fix(39.50, accuracy: -1))),        // invalid: dropped
+            .event(.location(fix(39.50, quality: .none))),      // invalid: dropped
             .event(.location(fix(39.50, t: 1))),                // Beijing (adopted, no change)
             .event(.error(.parse("line 7: bad checksum"))),
             .event(.location(fix(39.45, 116.4, t: 2))),         // Beijing, another district

@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func requestTimesOutWithLocationUnknown() async {
-        let source = ScriptedSource([.event(.location(fix(39.5, accuracy: -1)))], finishes: false)
+        let source = ScriptedSource([.event(.location(fix(39.5, quality: .none)))], finishes: false)
         let clock = TestClock()
         let m = LocationManager(source: source, geocoder: RegionProvider(), clock: clock)
         m.requestTimeout = 0.05

@@ -57,14 +57,16 @@ struct GPSDReportTests {
         #expect(b.altitude == nil)
     }
 
-    @Test("accuracy: eph, else epx/epy, else the assumed value, else invalid")
+    @Test("accuracy: eph, else epx/epy, else the assumed value, else unknown (a valid fix all the same)")
     func accuracy() {
         var tpv = GPSDTPV(mode: 2, latitude: 1, longitude: 2, epx: 3, epy: 4)
         #expect(tpv.location(receivedAt: Date()).horizontalAccuracy == 5)
         #expect(tpv.location(receivedAt: Date()).quality == .fix2D)
         tpv.epx = nil
         #expect(tpv.location(receivedAt: Date()).horizontalAccuracy == -1)
-        #expect(!tpv.location(receivedAt: Date()).isValid)
+        // gpsd has a fix but no error estimate: a position of unknown accuracy, which the manager delivers
+        // under accuracyAny and drops under a finite desiredAccuracy (it used to be an invalid fix).
+        #expect(tpv.location(receivedAt: Date()).isValid && !tpv.location(receivedAt: Date()).horizontalAccuracyIsKnown)
         #expect(tpv.location(receivedAt: Date(), assumedHorizontalAccuracy: 25).horizontalAccuracy == 25)
     }
 

@@ -36,7 +36,14 @@ struct GPXPlaybackSourceTests {
         #expect(abs(fixes[0].speed - legMetres / 5) < 1e-9, "first point takes the leg leaving it")
         #expect(fixes[1].course > 40 && fixes[1].course < 50, "north-east along the path: \(fixes[1].course)")
         #expect(fixes[0].horizontalAccuracy == 0.8 * 5, "hdop × metresPerDOP")
-        #expect(fixes[3].horizontalAccuracy == 5, "no hdop → configured accuracy")
+        // No <hdop>: the file says nothing of the accuracy, so neither does the fix (it said 5 m, made up),
+        // and it is still a fix to use; a configured figure is used where one is given.
+        #expect(fixes[3].horizontalAccuracy < 0 && !fixes[3].horizontalAccuracyIsKnown, "no hdop → unknown")
+        #expect(fixes[3].isValid && fixes[3].quality == .simulated)
+        let assumed = GPXPlaybackSource.timeline(of: points, configuration: .init(horizontalAccuracy: 5), startDate: Self.start)
+        #expect(assumed[3].horizontalAccuracy == 5 && assumed[0].horizontalAccuracy == 0.8 * 5, "configured, only without hdop")
+        let garbage = GPXPlaybackSource.timeline(of: points, configuration: .init(horizontalAccuracy: .nan), startDate: Self.start)
+        #expect(garbage[3].horizontalAccuracy == -1 && garbage[3].isValid, "a NaN configured is unknown, not an invalid fix")
         #expect(fixes[0].verticalAccuracy == -1)
         #expect(fixes[0].quality == .simulated && fixes[0].isValid)
         #expect(fixes[6].quality == Location.FixQuality.none && !fixes[6].isValid, "<fix>none</fix>")

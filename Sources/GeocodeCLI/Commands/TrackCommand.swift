@@ -320,7 +320,10 @@ enum TrackCommand: Command {
     static func textLine(_ event: LocationEvent) -> String? {
         switch event {
         case .location(let l):
-            return "\(time(l.timestamp)) location \(String(format: "%.6f,%.6f", l.coordinate.latitude, l.coordinate.longitude)) ±\(Int(l.horizontalAccuracy.rounded()))m"
+            // No "±" for a fix whose accuracy is unknown (a GPX point without <hdop>): a figure there
+            // would be made up.
+            let accuracy = l.horizontalAccuracyIsKnown ? " ±\(Int(l.horizontalAccuracy.rounded()))m" : ""
+            return "\(time(l.timestamp)) location \(String(format: "%.6f,%.6f", l.coordinate.latitude, l.coordinate.longitude))\(accuracy)"
         case .placemark(let p, let l):
             return "\(time(l.timestamp)) placemark \(place(p))"
         case .cityChanged(let from, let to, let l):

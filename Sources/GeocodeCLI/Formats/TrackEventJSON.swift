@@ -24,8 +24,11 @@ final class TrackEventJSON {
         out.reserveCapacity(1024)
         switch event {
         case .location(let l):
-            // accuracy, altitude, course, event, latitude, longitude, speed, time
-            out.append(contentsOf: "{\"accuracy\":".utf8); Self.appendNumber(l.horizontalAccuracy, to: &out)
+            // accuracy, altitude, course, event, latitude, longitude, speed, time. An unknown accuracy
+            // (negative) is null, not -1 (which reads as a radius) and not left out: the key has always
+            // been on every location line.
+            out.append(contentsOf: "{\"accuracy\":".utf8)
+            if l.horizontalAccuracyIsKnown { Self.appendNumber(l.horizontalAccuracy, to: &out) } else { out.append(contentsOf: "null".utf8) }
             if let alt = l.altitude { out.append(contentsOf: ",\"altitude\":".utf8); Self.appendNumber(alt, to: &out) }
             if l.course >= 0 { out.append(contentsOf: ",\"course\":".utf8); Self.appendNumber(l.course, to: &out) }
             out.append(contentsOf: ",\"event\":\"location\"".utf8)

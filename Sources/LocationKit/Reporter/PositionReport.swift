@@ -28,6 +28,8 @@ public struct PositionReport: Sendable, Hashable, Codable {
     public var recorded: Date
     public var latitude: Double
     public var longitude: Double
+    /// Metres; negative: unknown (``Location/horizontalAccuracy``), and then absent from the JSON like
+    /// every other unknown value (a `-1` there would read as a radius).
     public var horizontalAccuracy: Double
     public var altitude: Double?
     public var verticalAccuracy: Double?
@@ -66,7 +68,7 @@ public struct PositionReport: Sendable, Hashable, Codable {
         recorded = try Self.date(c, .recorded)
         latitude = try c.decode(Double.self, forKey: .latitude)
         longitude = try c.decode(Double.self, forKey: .longitude)
-        horizontalAccuracy = try c.decode(Double.self, forKey: .horizontalAccuracy)
+        horizontalAccuracy = try c.decodeIfPresent(Double.self, forKey: .horizontalAccuracy) ?? -1
         altitude = try c.decodeIfPresent(Double.self, forKey: .altitude)
         verticalAccuracy = try c.decodeIfPresent(Double.self, forKey: .verticalAccuracy)
         speed = try c.decodeIfPresent(Double.self, forKey: .speed)
@@ -82,7 +84,7 @@ public struct PositionReport: Sendable, Hashable, Codable {
         try c.encode(Self.format(recorded), forKey: .recorded)
         try c.encode(latitude, forKey: .latitude)
         try c.encode(longitude, forKey: .longitude)
-        try c.encode(horizontalAccuracy, forKey: .horizontalAccuracy)
+        if horizontalAccuracy >= 0 { try c.encode(horizontalAccuracy, forKey: .horizontalAccuracy) }
         try c.encodeIfPresent(altitude, forKey: .altitude)
         try c.encodeIfPresent(verticalAccuracy, forKey: .verticalAccuracy)
         try c.encodeIfPresent(speed, forKey: .speed)

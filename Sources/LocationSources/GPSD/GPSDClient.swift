@@ -34,7 +34,7 @@ public final class GPSDClient: LocationSource {
         /// keeps open), so without this a dead receiver looks like a quiet one.
         public var silenceTimeout: Double?
         /// Accuracy to report for fixes gpsd gives no error estimate for (receivers that send no DOP);
-        /// `nil` reports them with negative accuracy, i.e. invalid.
+        /// `nil` reports them with negative accuracy, i.e. unknown (see ``Location/isValid``).
         public var assumedHorizontalAccuracy: Double?
 
         /// Defaults: gpsd's own address (127.0.0.1:2947), 5 s connect timeout, reconnecting after 0.5 s

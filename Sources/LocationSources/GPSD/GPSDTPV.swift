@@ -67,8 +67,9 @@ public struct GPSDTPV: Sendable, Hashable {
     /// - Mode 0/1 (no fix), or a fix without lat/lon, is an invalid location: quality `.none`,
     ///   negative accuracy (and NaN coordinates when gpsd sent none).
     /// - `horizontalAccuracy` is `eph`; else the larger-axis combination √(epx² + epy²); else
-    ///   `assumedHorizontalAccuracy`; else -1, which makes the fix invalid: gpsd had no error estimate
-    ///   (an RMC-only receiver), and an unknown accuracy must not pass as a good one.
+    ///   `assumedHorizontalAccuracy`; else -1, unknown: gpsd had no error estimate (an RMC-only
+    ///   receiver). The fix is still valid (``Location/isValid``), and an unknown accuracy does not pass
+    ///   as a good one: the manager drops it under any finite `desiredAccuracy`.
     /// - `altitude` is `altMSL`, else `alt`, else `altHAE − geoidSep`.
     /// - `timestamp` is the receiver's `time`, else `receivedAt` (gpsd omits time until it knows the date).
     public func location(receivedAt: Date, assumedHorizontalAccuracy: Double? = nil) -> Location {

@@ -30,6 +30,10 @@ import GeoModel
 /// the point before (or, first in a segment, to the one after): course from the geometry, speed only
 /// when both ends have recorded times (a speed from made-up times would be made up too: -1).
 ///
+/// **Accuracy** is `<hdop>` × ``Configuration/metresPerDOP`` (and `<vdop>` likewise); a point without
+/// `<hdop>` has an unknown accuracy (negative, unless ``Configuration/horizontalAccuracy`` gives one), and
+/// still plays: see ``Location/isValid``.
+///
 /// Fixes are `.simulated` (so a consumer can tell playback from a live receiver) except a point whose
 /// `<fix>` is `none`, which is delivered as an invalid fix (`.none`, negative accuracy).
 public final class GPXPlaybackSource: LocationSource {
@@ -45,16 +49,19 @@ public final class GPXPlaybackSource: LocationSource {
         public var untimedInterval: TimeInterval
         /// When the first untimed point is reached; `nil` means the moment playback starts.
         public var startDate: Date?
-        /// Accuracy reported for points without `<hdop>`, in metres.
+        /// Accuracy reported for points without `<hdop>`, in metres; negative (the default) or not finite: unknown, as
+        /// ``Location/horizontalAccuracy`` says it. A GPX file without `<hdop>` says nothing about its
+        /// accuracy, so playback does not make a figure up (it used to say 5 m, Xcode's simulated value);
+        /// set one (5 for Xcode's) where a consumer needs a number.
         public var horizontalAccuracy: Double
         /// Metres of error per unit of dilution of precision (the receiver's UERE), to turn
         /// `<hdop>` / `<vdop>` into accuracies.
         public var metresPerDOP: Double
 
         /// Defaults: real time, one second between untimed points, timeline starting when playback
-        /// starts, 5 m accuracy without `<hdop>`, 5 m per unit of DOP.
+        /// starts, accuracy unknown (-1) without `<hdop>`, 5 m per unit of DOP.
         public init(pacing: PlaybackPacing = .realTime, untimedInterval: TimeInterval = defaultUntimedInterval,
-                    startDate: Date? = nil, horizontalAccuracy: Double = 5, metresPerDOP: Double = 5) {
+                    startDate: Date? = nil, horizontalAccuracy: Double = -1, metresPerDOP: Double = 5) {
             self.pacing = pacing
             self.untimedInterval = untimedInterval
             self.startDate = startDate

@@ -80,8 +80,10 @@ struct GPXTimelineBuilder {
             if point.course == nil, metres > 0 { course = GreatCircle.bearing(from: a, to: b) }
         }
         let invalid = point.fix == GPXPoint.Fix.none
-        let horizontal = invalid ? -1
-            : point.hdop.map { $0 * configuration.metresPerDOP } ?? configuration.horizontalAccuracy
+        // Without <hdop> the file says nothing of the accuracy: unknown (negative), not a made-up figure,
+        // unless the configuration gives one.
+        let assumed = configuration.horizontalAccuracy.isFinite ? configuration.horizontalAccuracy : -1
+        let horizontal = invalid ? -1 : point.hdop.map { $0 * configuration.metresPerDOP } ?? assumed
         let vertical = point.vdop.map { $0 * configuration.metresPerDOP } ?? -1
         return Location(coordinate: point.coordinate, altitude: point.elevation,
                         horizontalAccuracy: horizontal, verticalAccuracy: vertical,

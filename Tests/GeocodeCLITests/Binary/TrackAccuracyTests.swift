@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+/// `geocode track` prints the accuracy a fix has, and none it does not: a GPX point without `<hdop>`
+/// printed "±5m" (GPX playback made the 5 m up). Through the binary on the test grid, whose cities are
+/// 5° of longitude wide (Cell 0 west of 5° E, Cell 1 east of it).
+@Suite struct TrackAccuracyTests {
+    /// A timed track along latitude 45.5 across 5° E, 0.001° (78 m) a step, one point a second;
+    /// `hdop` on every point, or on none.
+    static func gpx(hdop: Double?) throws -> URL {
+        let file = TemporaryDirectory.shared.uniqueURL("across-5E", extension: "gpx")
+        var text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            + "<gpx version=\"1.1\" creator=\"TrackAccuracyTests\" xmlns=\"http://www.topografix.com/GPX/1/1\"><trk><trkseg>\n"
+        for i in 0..<21 {
+            let lon = String(format: "%.3f", 4.99 + Double(i) * 0.001)
+            text += "<trkpt lat=\"45.5\" lon=\"\(lon)\"><time>2024-05-01T00:00:\(String(format: "%02d", i))Z</time>"
+                + (hdop.map { "<hdop>\($0)</hdop>" } ?? "") + "</trkpt>\n"
+        }
+        text += "</trkseg></trk></gpx>\n"
+        try Data(text.utf8).write(to: file)
+        return file
+    }
+
+    @Test func aTrackWithoutAccuracyPrintsNoneAndStillChangesCity() async throws {
+        let file = try Self.gpx(hdop: nil)
+        let text = try await GeocodeBinary.run(["track", "--gpx", file.path, "--speed", "max"])
+        #expect(text.status == 0, "\(text.err)")
+        let lines = text.out.split(separator: "\n").map(String.init)
+        let locations = lines.filter { $0.contains(" location ") }
+        #expect(locations.count == 21)
+        #expect(locations.first == "2024-05-01T00:00:00Z location 45.500000,4.990000", "no accuracy, not ±5m")
+        #expect(!text.out.contains("±"))
+        #expect(lines.filter { $0.contains("city changed") } == ["2024-05-01T00:00:12Z city changed Cell 0 → Cell 1"])
+
+        let json = try await GeocodeBinary.run(["track", "--gpx", file.path, "--speed", "max", "--json"])
+        #expect(json.status == 0, "\(json.err)")
+        let objects = try json.out.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        let jsonLocations = objects.filter { $0["event"] as? String == "location" }
+        #expect(jsonLocations.count == 21)
+        #expect(jsonLocations.allSatisfy { $0["accuracy"] is NSNull }, "accuracy: null, present on every location line")
+        #expect(json.out.hasPrefix("{\"accuracy\":null,\"course\":"), "\(json.out.prefix(120))")
+        #expect(objects.filter { $0["event"] as? String == "city_changed" }.count == 1)
+    }
+
+    /// Where the file gives `<hdop>`, the accuracy is hdop × 5 m, as before.
+    @Test func aTrackWithHDOPPrintsItsAccuracy() async throws {
+        let file = try Self.gpx(hdop: 1.5)
+        let text = try await GeocodeBinary.run(["track", "--gpx", file.path, "--speed", "max"])
+        #expect(text.status == 0, "\(text.err)")
+        #expect(text.out.hasPrefix("2024-05-01T00:00:00Z location 45.500000,4.990000 ±8m\n"), "\(text.out.prefix(80))")
+        let json = try await GeocodeBinary.run(["track", "--gpx", file.path, "--speed", "max", "--json"])
+        #expect(json.out.hasPrefix("{\"accuracy\":7.5,"), "\(json.out.prefix(80))")
+    }
+}
