@@ -322,7 +322,7 @@ enum TrackCommand: Command {
         case .location(let l):
             // No "±" for a fix whose accuracy is unknown (a GPX point without <hdop>): a figure there
             // would be made up.
-            let accuracy = l.horizontalAccuracyIsKnown ? " ±\(Int(l.horizontalAccuracy.rounded()))m" : ""
+            let accuracy = l.horizontalAccuracyIsKnown ? " ±\(metres(l.horizontalAccuracy))m" : ""
             return "\(time(l.timestamp)) location \(String(format: "%.6f,%.6f", l.coordinate.latitude, l.coordinate.longitude))\(accuracy)"
         case .placemark(let p, let l):
             return "\(time(l.timestamp)) placemark \(place(p))"
@@ -335,6 +335,13 @@ enum TrackCommand: Command {
         case .stopped:
             return nil
         }
+    }
+
+    /// Whole metres, rounded half away from zero. Past what an `Int` holds (a GPX `<hdop>1e300</hdop>` is
+    /// a valid, absurd value) printed by `%.0f`: converting it to `Int` stopped the process with a trap.
+    static func metres(_ value: Double) -> String {
+        let rounded = value.rounded()
+        return abs(rounded) < 1e18 ? "\(Int(rounded))" : String(format: "%.0f", rounded)
     }
 
     static func regionText(_ event: RegionEvent) -> String? {

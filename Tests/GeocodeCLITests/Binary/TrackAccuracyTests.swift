@@ -1,4 +1,5 @@
 import Foundation
+@testable import GeocodeCLI
 import Testing
 
 /// `geocode track` prints the accuracy a fix has, and none it does not: a GPX point without `<hdop>`
@@ -52,5 +53,17 @@ import Testing
         #expect(text.out.hasPrefix("2024-05-01T00:00:00Z location 45.500000,4.990000 ±8m\n"), "\(text.out.prefix(80))")
         let json = try await GeocodeBinary.run(["track", "--gpx", file.path, "--speed", "max", "--json"])
         #expect(json.out.hasPrefix("{\"accuracy\":7.5,"), "\(json.out.prefix(80))")
+    }
+
+    /// `<hdop>1e300</hdop>` is a non-negative number, so a valid point; its accuracy (5e300 m) stopped
+    /// track with a trap converting it to Int for the text line (exit 132). Now it is printed.
+    @Test func anAbsurdAccuracyIsPrintedNotATrap() async throws {
+        let file = try Self.gpx(hdop: 1e300)
+        let text = try await GeocodeBinary.run(["track", "--gpx", file.path, "--speed", "max"])
+        #expect(text.status == 0, "\(text.err)")
+        let first = try #require(text.out.split(separator: "\n").first.map(String.init))
+        #expect(first.hasPrefix("2024-05-01T00:00:00Z location 45.500000,4.990000 ±5") && first.hasSuffix("m") && first.count > 300,
+                "\(first.prefix(80))")
+        #expect(TrackCommand.metres(7.5) == "8" && TrackCommand.metres(1e18) == "1000000000000000000")
     }
 }
