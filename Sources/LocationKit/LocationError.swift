@@ -50,13 +50,18 @@ public enum LocationError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// Something the user should hear about that does not stop the manager.
+/// Something the user should hear about that does not stop the manager. New cases may be added (as
+/// ``unknownAccuracyDropped(desiredAccuracy:)`` was): switch over it with a `default`.
 public enum LocationWarning: Sendable, Hashable, CustomStringConvertible {
     /// The current-placemark file exists but could not be read or decoded; it was ignored (and will be
     /// replaced on the next save).
     case currentPlacemarkUnreadable(path: String, reason: String)
     /// Saving the current placemark failed; the manager keeps going with the in-memory value.
     case currentPlacemarkNotSaved(path: String, reason: String)
+    /// A fix whose accuracy is unknown (negative `horizontalAccuracy`: a GPX point without `<hdop>`) was
+    /// dropped because ``LocationManager/desiredAccuracy`` is finite: it cannot be shown to be that
+    /// accurate. Sent once per run, at the first such fix; ``LocationManager/accuracyAny`` takes them.
+    case unknownAccuracyDropped(desiredAccuracy: Double)
 
     public var description: String {
         switch self {
@@ -64,6 +69,8 @@ public enum LocationWarning: Sendable, Hashable, CustomStringConvertible {
             return "ignoring unreadable current-placemark file \(path): \(reason)"
         case .currentPlacemarkNotSaved(let path, let reason):
             return "could not save current placemark to \(path): \(reason)"
+        case .unknownAccuracyDropped(let metres):
+            return "fixes of unknown accuracy are dropped: desired accuracy is \(metres) m (accept any accuracy to keep them)"
         }
     }
 }

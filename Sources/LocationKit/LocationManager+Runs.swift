@@ -15,6 +15,8 @@ extension LocationManager {
         var significant: SignificantChangeFilter?
         var sawValidFix = false
         var lastDelivered: Location?
+        /// ``LocationWarning/unknownAccuracyDropped(desiredAccuracy:)`` was sent in this run.
+        var warnedUnknownAccuracy = false
 
         /// False for a one-shot run, which ends with its request.
         var keepsRunning: Bool { continuous || significant != nil }

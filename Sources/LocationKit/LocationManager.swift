@@ -33,7 +33,7 @@ import Synchronization
 ///    a cached, stale position).
 /// 3. Fixes with `horizontalAccuracy > desiredAccuracy` are dropped, and so are fixes of unknown
 ///    accuracy unless ``desiredAccuracy`` is ``accuracyAny`` (the default): they cannot be shown to be
-///    accurate enough.
+///    accurate enough. The first of these in a run sends ``LocationWarning/unknownAccuracyDropped(desiredAccuracy:)``.
 /// 4. Fixes closer than ``distanceFilter`` metres (great circle) to the last delivered fix of this run
 ///    are dropped. The first fix of a run always passes, and so does a fix that answers a pending
 ///    one-shot request (a parked receiver must still be able to answer one).

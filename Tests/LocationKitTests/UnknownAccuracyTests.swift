@@ -44,7 +44,14 @@ import Testing
                      fix(39.5, accuracy: 0, t: 3)]
         let m = LocationManager(source: ScriptedSource(locations: fixes), geocoder: RegionProvider())
         m.desiredAccuracy = 1e9
-        #expect(await drive(m).locations == [fixes[1], fixes[3]])
+        let events = await drive(m)
+        #expect(events.locations == [fixes[1], fixes[3]])
+        // Said once a run, where the first of them was dropped: a track without accuracies does not vanish
+        // without a word.
+        let warning = LocationEvent.warning(.unknownAccuracyDropped(desiredAccuracy: 1e9))
+        #expect(events.filter { if case .warning = $0 { true } else { false } } == [warning])
+        #expect(events.first == warning)
+        #expect(await drive(m).filter { $0 == warning }.count == 1, "again in the next run")
         // Anything from accuracyAny up accepts every valid fix.
         m.desiredAccuracy = .infinity
         #expect(await drive(m).locations == fixes)

@@ -60,7 +60,7 @@ enum TrackCommand: Command {
         OptionSpec("gpsd", help: "read from gpsd (optionally followed by HOST:PORT)"),
         OptionSpec("speed", value: "X", help: "replay speed factor for --gpx/--nmea, or \"max\""),
         OptionSpec("distance-filter", value: "METRES", help: "report a fix only after moving this far"),
-        OptionSpec("desired-accuracy", value: "METRES", help: "drop fixes less accurate than this"),
+        OptionSpec("desired-accuracy", value: "METRES", help: "drop fixes less accurate than this, and those of unknown accuracy"),
         OptionSpec("current-placemark", value: "FILE", help: "persist the current placemark here (restored on start)"),
         OptionSpec("region", value: "FILE", help: "monitor the regions in this JSON file; print entered/exited"),
         OptionSpec("report", value: "URL|FILE", help: "send accepted positions to an HTTP(S) URL or append to an NDJSON file"),

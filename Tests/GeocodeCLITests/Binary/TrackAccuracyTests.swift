@@ -45,6 +45,15 @@ import Testing
         #expect(objects.filter { $0["event"] as? String == "city_changed" }.count == 1)
     }
 
+    /// `--desired-accuracy` asks for fixes known to be that good: a track without accuracies then plays
+    /// nothing, and says why once, instead of ending without a line.
+    @Test func aDesiredAccuracyDropsThemWithOneWarning() async throws {
+        let file = try Self.gpx(hdop: nil)
+        let r = try await GeocodeBinary.run(["track", "--gpx", file.path, "--speed", "max", "--desired-accuracy", "20"])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.out == "warning fixes of unknown accuracy are dropped: desired accuracy is 20.0 m (accept any accuracy to keep them)\n")
+    }
+
     /// Where the file gives `<hdop>`, the accuracy is hdop × 5 m, as before.
     @Test func aTrackWithHDOPPrintsItsAccuracy() async throws {
         let file = try Self.gpx(hdop: 1.5)
