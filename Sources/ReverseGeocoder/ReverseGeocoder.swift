@@ -82,7 +82,8 @@ public final class ReverseGeocoder: Sendable {
     private let replaced = Atomic<Bool>(false)
     private let replacementEngine = Mutex<ReverseGeocoder?>(nil)
     private let replacementWarning = Mutex<[String]>([])
-    private var replacement: ReverseGeocoder? { replaced.load(ordering: .acquiring) ? replacementEngine.withLock { $0 } : nil }
+    /// Internal, not private, for the unit listing (ReverseGeocoder+AdministrativeUnits.swift).
+    var replacement: ReverseGeocoder? { replaced.load(ordering: .acquiring) ? replacementEngine.withLock { $0 } : nil }
     /// Wall time spent loading.
     public let loadTime: Duration
     private let hasChinaDatumDataset: Bool

@@ -32,7 +32,9 @@ import GeoModel
 ///   and optional `notifyOnEntry` / `notifyOnExit` (default `true`).
 ///
 /// Names are matched as the data spells them, ignoring case (the bundled China data is in Chinese:
-/// `北京市`, not `Beijing`); codes exactly. Unknown keys are errors (a misspelt `"raduis"` must not
+/// `北京市`, not `Beijing`, unless its names table has the other language); codes exactly. Whether the
+/// data has each area is not this file's to know: ``RegionMonitor/load(contentsOf:delegateQueue:knownUnits:)``
+/// checks it against ``KnownAdministrativeUnits``. Unknown keys are errors (a misspelt `"raduis"` must not
 /// silently become a default). Every error names the file and the JSON path of the bad value.
 public struct RegionFile: Sendable, Hashable {
     public static let format = "offline-geocoder.regions"

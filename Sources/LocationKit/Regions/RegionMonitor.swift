@@ -40,12 +40,26 @@ import Synchronization
 ///
 /// Keep a reference to the monitor while you use it: releasing it detaches it from its manager and
 /// finishes its ``events`` sequences.
+///
+/// ## Areas the data does not have
+/// An administrative area is recognised by a code or name in each fix's placemark, so one that no unit
+/// of the data has (a mistyped code, another dataset's code, a name in a language the data lacks) would
+/// never fire. Give the monitor the data's units (``KnownAdministrativeUnits``, from the engine) and it
+/// refuses such a region, as it refuses an invalid one:
+///
+/// ```swift
+/// let units = try KnownAdministrativeUnits(engine)     // engine: a ReverseGeocoder
+/// let monitor = try RegionMonitor.load(contentsOf: url, knownUnits: units)
+/// // regions.json: region "langfang": no city in the loaded data has code "131001"
+/// ```
 public final class RegionMonitor: @unchecked Sendable {
     // @unchecked: `book` and `subscribers` are only touched on `queue` (asserted); the rest is
     // immutable or behind a `Mutex`.
 
     /// Why a region could not be added.
     public enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The region cannot be monitored: ``MonitoredRegion/problem``, or an area ``knownUnits`` does not
+        /// have (``KnownAdministrativeUnits/problem(with:)``).
         case invalidRegion(identifier: String, reason: String)
         case duplicateIdentifier(String)
 
@@ -95,28 +109,37 @@ public final class RegionMonitor: @unchecked Sendable {
     private let ids = Mutex<UInt64>(0)
     private var book: RegionBook
     private var subscribers: [UInt64: AsyncStream<RegionEvent>.Continuation] = [:]
+    /// What every administrative area added is checked against; `nil`: not checked.
+    public let knownUnits: KnownAdministrativeUnits?
 
     // MARK: - Life cycle
 
-    /// A monitor with `regions` (all checked first; none is added if one is invalid or two share an
-    /// identifier). Their initial `.unknown` events are not observable (no one can subscribe yet); they
-    /// are decided by the first fix, which sends `.stateDetermined` for each.
+    /// A monitor with `regions` (all checked first; none is added if one is invalid, names an area
+    /// `knownUnits` does not have, or shares an identifier with another). Their initial `.unknown`
+    /// events are not observable (no one can subscribe yet); they are decided by the first fix, which
+    /// sends `.stateDetermined` for each.
+    ///
+    /// `knownUnits`: the data's units, to refuse an administrative area no fix can ever be in (see
+    /// "Areas the data does not have"), here and in every ``add(_:)``; `nil` (the default) checks none.
     public init(regions: [MonitoredRegion] = [], hysteresis: RegionHysteresis = .default,
-                delegateQueue: DispatchQueue? = nil) throws(Failure) {
+                delegateQueue: DispatchQueue? = nil, knownUnits: KnownAdministrativeUnits? = nil) throws(Failure) {
         self.delegateQueue = delegateQueue ?? DispatchQueue(label: "LocationKit.RegionMonitor.delegate")
         self.book = RegionBook(hysteresis: hysteresis)
+        self.knownUnits = knownUnits
         queue.setSpecific(key: queueKey, value: 1)
-        try Self.validate(regions)
+        try Self.validate(regions, knownUnits: knownUnits)
         for region in regions { _ = book.add(region) }
     }
 
-    /// A monitor with the regions and hysteresis of a regions file (see ``RegionFile``).
-    public static func load(contentsOf url: URL, delegateQueue: DispatchQueue? = nil) throws(RegionFile.Failure)
-        -> RegionMonitor
-    {
+    /// A monitor with the regions and hysteresis of a regions file (see ``RegionFile``), each area
+    /// checked against `knownUnits` when given. The error names the file and the region
+    /// (`regions.json: region "x": no city in the loaded data has code "999999"`).
+    public static func load(contentsOf url: URL, delegateQueue: DispatchQueue? = nil,
+                            knownUnits: KnownAdministrativeUnits? = nil) throws(RegionFile.Failure) -> RegionMonitor {
         let file = try RegionFile.load(contentsOf: url)
         do {
-            return try RegionMonitor(regions: file.regions, hysteresis: file.hysteresis, delegateQueue: delegateQueue)
+            return try RegionMonitor(regions: file.regions, hysteresis: file.hysteresis, delegateQueue: delegateQueue,
+                                     knownUnits: knownUnits)
         } catch {
             throw .invalid(path: url.path, error.description)
         }
@@ -141,9 +164,10 @@ public final class RegionMonitor: @unchecked Sendable {
         try add(contentsOf: [region])
     }
 
-    /// Adds several regions at once; none is added if one is invalid or two share an identifier.
+    /// Adds several regions at once; none is added if one is invalid (or names an area ``knownUnits``
+    /// does not have) or two share an identifier.
     public func add(contentsOf regions: [MonitoredRegion]) throws(Failure) {
-        try Self.validate(regions)
+        try Self.validate(regions, knownUnits: knownUnits)
         onQueue {
             for region in regions { emit(book.add(region)) }
         }
@@ -286,10 +310,12 @@ public final class RegionMonitor: @unchecked Sendable {
         return queue.sync(execute: body)
     }
 
-    private static func validate(_ regions: [MonitoredRegion]) throws(Failure) {
+    private static func validate(_ regions: [MonitoredRegion], knownUnits: KnownAdministrativeUnits?) throws(Failure) {
         var seen = Set<String>()
         for region in regions {
-            if let problem = region.problem { throw .invalidRegion(identifier: region.identifier, reason: problem) }
+            if let problem = region.problem ?? knownUnits?.problem(with: region) {
+                throw .invalidRegion(identifier: region.identifier, reason: problem)
+            }
             guard seen.insert(region.identifier).inserted else { throw .duplicateIdentifier(region.identifier) }
         }
     }

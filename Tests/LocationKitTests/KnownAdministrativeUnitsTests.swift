@@ -1,0 +1,88 @@
+import Foundation
+import LocationSources
+import ReverseGeocoder
+import Testing
+@testable import LocationKit
+
+/// A region naming an administrative area no unit of the data has never fires. It used to be accepted
+/// in silence (`geocode track --region` with a mistyped code ran to the end, exit 0, never a region
+/// event); a monitor given the data's units (`KnownAdministrativeUnits`) now refuses it at start, naming
+/// the region, the code and where the data does have it.
+@Suite struct KnownAdministrativeUnitsTests {
+    /// The test provider's world (Beijing and Tianjin, each with two districts), Beijing with an English
+    /// name, and one unit of another country.
+    static let units: KnownAdministrativeUnits = {
+        var beijing = Placemark.haidian
+        beijing[.province].names = ["en": "Beijing", "zh": "北京市"]
+        let berlin = Placemark(country: "Germany", isoCountryCode: "DE", administrativeArea: "Berlin",
+                               administrativeAreaCode: "DE-BE", dataset: "test")
+        return KnownAdministrativeUnits([beijing, .chaoyang, .wuqing, .hexi, berlin])
+    }()
+
+    @Test func itKnowsWhatAFixsPlacemarkWouldMatch() {
+        let u = Self.units
+        // Every area a fix's placemark matches (AdministrativeArea.contains) is known, at its level or at any.
+        for area: AdministrativeArea in [.code("110000", level: .city), .code("110000", level: .province), .code("110000"),
+                                         .code("120114", level: .district), .name("Tianjin"), .name("tianjin ", level: .city),
+                                         .name("北京市", level: .province), .name("beijing", level: .province),
+                                         .code("DE-BE", level: .province, isoCountryCode: "de"), .name("Hexi", isoCountryCode: "CN")] {
+            #expect(u.contains(area), "\(area)")
+            #expect(u.problem(with: area) == nil, "\(area)")
+        }
+        // … and none it does not.
+        for area: AdministrativeArea in [.code("131001"), .code("110000", level: .district), .code("DE-BE", level: .province, isoCountryCode: "CN"),
+                                         .name("Atlantis"), .name("北京市", level: .city)] {
+            #expect(!u.contains(area), "\(area)")
+        }
+    }
+
+    @Test func theProblemNamesTheLevelTheKeyAndWhereTheDataHasIt() {
+        let u = Self.units
+        #expect(u.problem(with: .code("131001", level: .city)) == "no city in the loaded data has code \"131001\"")
+        #expect(u.problem(with: .name("Atlantis")) == "no unit in the loaded data has name \"Atlantis\"")
+        #expect(u.problem(with: .code("110108", level: .city))
+                == "no city in the loaded data has code \"110108\" (the data has it as: district in CN)")
+        #expect(u.problem(with: .code("DE-BE", level: .province, isoCountryCode: "cn"))
+                == "no province in the loaded data has code \"DE-BE\" in country CN (the data has it as: province in DE)")
+        #expect(u.problem(with: .circle("depot", center: Coordinate(latitude: 1, longitude: 2), radius: 5)) == nil)
+    }
+
+    /// The monitor refuses such a region at `init` and at `add`, as it refuses an invalid one, and adds
+    /// none of the batch; without units (the default) it checks nothing, as before.
+    @Test func aMonitorGivenTheUnitsRefusesAnUnknownArea() throws {
+        let good = MonitoredRegion.administrative("beijing", .code("110000", level: .city))
+        let bad = MonitoredRegion.administrative("langfang", .code("131000", level: .city))
+        #expect(throws: RegionMonitor.Failure.invalidRegion(identifier: "langfang",
+                                                           reason: "no city in the loaded data has code \"131000\"")) {
+            try RegionMonitor(regions: [good, bad], knownUnits: Self.units)
+        }
+        let monitor = try RegionMonitor(regions: [good], knownUnits: Self.units)
+        #expect(throws: RegionMonitor.Failure.self) { try monitor.add(contentsOf: [.circle("c", center: Coordinate(latitude: 1, longitude: 2), radius: 5), bad]) }
+        #expect(monitor.regions == [good], "none of the batch added")
+        try monitor.add(.circle("c", center: Coordinate(latitude: 1, longitude: 2), radius: 5))
+        #expect(try RegionMonitor(regions: [good, bad]).regions.count == 2, "not checked without units")
+    }
+
+    /// A regions file: the error names the file, the region and the code.
+    @Test func aRegionsFileNamingAnUnknownCodeIsRefusedNamingAll() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("regions.json")
+        try Data(#"{"regions": [{"id": "beijing", "area": "city 110000"}, {"id": "langfang", "area": "city 131001"}]}"#.utf8).write(to: file)
+        #expect(throws: RegionFile.Failure.invalid(path: file.path, "region \"langfang\": no city in the loaded data has code \"131001\"")) {
+            try RegionMonitor.load(contentsOf: file, knownUnits: Self.units)
+        }
+        #expect(try RegionMonitor.load(contentsOf: file).regions.count == 2, "not checked without units")
+    }
+
+    /// With the engine on the bundled data: the example regions file (every area a unit of the data) is
+    /// accepted; a Langfang with a digit wrong is not.
+    @Test func theEngineListsItsUnits() async throws {
+        let geocoder = try await DriveTests.loadedGeocoder()
+        let units = try KnownAdministrativeUnits(geocoder)
+        let example = try #require(Bundle.module.url(forResource: "Fixtures/regions-example", withExtension: "json"))
+        #expect(try RegionMonitor.load(contentsOf: example, knownUnits: units).regions.count == 8)
+        #expect(units.problem(with: .code("131001", level: .city)) == "no city in the loaded data has code \"131001\"")
+        #expect(units.contains(.name("廊坊市", level: .city)) && units.contains(.code("DE-BE", level: .province, isoCountryCode: "DE")))
+    }
+}

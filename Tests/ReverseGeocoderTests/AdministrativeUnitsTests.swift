@@ -1,0 +1,58 @@
+import Foundation
+import TestSupport
+import Testing
+@testable import ReverseGeocoder
+
+/// `administrativeUnits()`: the engine's list of its units, what a region file's codes and names are
+/// checked against. Every unit shapely finds for the oracle's points (Fixtures/data-oracle, computed
+/// outside the engine) must be in it, with its code and name at its level and its country; it has one
+/// placemark per unit of each admin layer (the load statistics' count), none of an overlay.
+@Suite(.serialized)
+struct AdministrativeUnitsTests {
+    /// "level|code|country" and "level|name|country" of every unit listed.
+    static func keys(_ units: [Placemark]) -> Set<String> {
+        var keys = Set<String>()
+        for p in units {
+            for level in AdminLevel.allCases {
+                let country = p.isoCountryCode ?? ""
+                if let code = p.code(at: level) { keys.insert("\(level)|code \(code)|\(country)") }
+                if let name = p.name(at: level) { keys.insert("\(level)|name \(name)|\(country)") }
+            }
+        }
+        return keys
+    }
+
+    @Test func everyUnitTheOracleFindsIsListed() async throws {
+        try await offPool { try Self.everyUnitTheOracleFindsIsListedBody() }
+    }
+
+    static func everyUnitTheOracleFindsIsListedBody() throws {
+        let geocoder = try BundledDataTests.geocoder.get()
+        let units = try geocoder.administrativeUnits()
+        let admin = geocoder.datasets.filter { $0.role == .admin }
+        #expect(units.count == admin.flatMap(\.layers).map(\.units).reduce(0, +))
+        #expect(Set(units.map(\.dataset)) == Set(admin.map(\.name)), "no overlay (time zone) units")
+        let keys = Self.keys(units)
+        let points = try BundledDataTests.fixture("random_points") + BundledDataTests.fixture("spot_checks")
+        var checked = 0, missing: [String] = []
+        for expected in points.compactMap(\.expect) {
+            let country = expected.isoCountryCode ?? ""
+            let wanted: [(AdminLevel, String, String?)] = [
+                (.country, "name", expected.country), (.country, "code", expected.isoCountryCode),
+                (.province, "name", expected.administrativeArea), (.province, "code", expected.administrativeAreaCode),
+                (.city, "name", expected.locality), (.city, "code", expected.localityCode),
+                (.district, "name", expected.subLocality), (.district, "code", expected.subLocalityCode),
+            ]
+            for (level, kind, value) in wanted {
+                guard let value else { continue }
+                checked += 1
+                if !keys.contains("\(level)|\(kind) \(value)|\(country)") { missing.append("\(level) \(kind) \(value) in \(country)") }
+            }
+        }
+        #expect(checked > 5000)
+        #expect(missing.isEmpty, "\(missing.prefix(10))")
+        // As answers show them: Taiwan's province is TW under the ISO worldview (the default).
+        #expect(keys.contains("province|code 710000|TW") && !keys.contains("province|code 710000|CN"))
+        #expect(!keys.contains { $0.hasPrefix("city|code 131001|") }, "no made-up code")
+    }
+}
