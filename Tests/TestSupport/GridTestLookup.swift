@@ -21,7 +21,7 @@ import ReverseGeocoder
 ///
 /// All placemarks are built once up front, like a real engine's names, so that throughput measured with
 /// this double is the pipeline's, not string formatting's.
-public struct GridTestLookup: PlacemarkProvider, DatasetDescribing {
+public struct GridTestLookup: PlacemarkProvider, DatasetDescribing, AdministrativeUnitCatalog {
     private static let countries = [(name: "Testland", iso: "TL", firstCell: 0), (name: "Gridonia", iso: "GR", firstCell: 20)]
     private static let bands = 19, cells = 8, quarters = 11   // quarter 10 = south of the equator (no district)
     private let table: [Placemark]
@@ -54,6 +54,10 @@ public struct GridTestLookup: PlacemarkProvider, DatasetDescribing {
 
     /// Where the double fails as the engine would if GEOS threw.
     public static let failingPoint = Coordinate(latitude: -66.6, longitude: -66.6)
+
+    /// Every placemark of the grid (one per quarter of a cell of a band), as the engine lists its units:
+    /// what `track --region` checks a regions file's codes and names against.
+    public func administrativeUnits() -> [Placemark] { table }
 
     /// No datasets: `info` and `index` say so.
     public var datasets: [DatasetInfo] { [] }

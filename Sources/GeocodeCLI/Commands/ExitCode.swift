@@ -11,7 +11,8 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     case usage = 2
     /// Bad input data: an invalid coordinate given to `geocode LAT LON`, a bad row under `--strict`, a
     /// batch input that cannot be read as its format at all (e.g. a GeoJSON file that is no FeatureCollection, Feature or Point),
-    /// or a CSV/TSV header in which no column is recognisable as a coordinate (and none was named).
+    /// a CSV/TSV header in which no column is recognisable as a coordinate (and none was named), or a
+    /// `track --region` file that is not a regions file or names an area no unit of the loaded data has.
     case badInput = 3
     /// The data directory is missing or the engine could not load it: a dataset folder that cannot be read
     /// or has no manifest (unless `--skip-broken-datasets`), a file that differs from its manifest's
@@ -29,7 +30,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
         case .success: return "found / batch completed"
         case .notFound: return "the point is in no administrative unit (ocean or outside the data)"
         case .usage: return "bad command line"
-        case .badInput: return "bad input: invalid coordinate, bad row with --strict, unreadable input format, no coordinate column in the header"
+        case .badInput: return "bad input: invalid coordinate, bad row with --strict, unreadable input format, no coordinate column in the header, bad --region file"
         case .dataUnavailable: return "data directory missing or unloadable (also: a broken dataset folder, a data file whose sha256 differs from its manifest)"
         case .ioError: return "cannot read the input or write the output (also: the index cache, a serial device given up on)"
         case .interrupted: return "interrupted (output file left untouched)"

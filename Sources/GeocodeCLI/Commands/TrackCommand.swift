@@ -38,7 +38,8 @@ enum TrackCommand: Command {
         flows. Then track exits 5.
 
         Exit status: 0 the source ended, 130 interrupted (Ctrl-C), 2 bad command line,
-        3 the GPX file could not be parsed (not XML, truncated, empty),
+        3 the GPX file could not be parsed (not XML, truncated, empty), or the --region file is not a
+        regions file or names an area (code or name) that no unit of the loaded data has,
         4 data directory missing or unloadable, 5 the source or the --region file could not be opened or
         read (no such file, a directory, a serial device given up on) or the output could not be written.
         Lines an NMEA log rejects and GPX points with a bad value are reported as "error" events naming
@@ -75,7 +76,9 @@ enum TrackCommand: Command {
         let source = try makeSource(arguments)
         // A missing or unreadable region file is a missing input like a missing --gpx (exit 5, naming it);
         // RegionMonitor's own error says neither which file nor which option, and would cost a data load first.
+        // A file that is no regions file is refused before the data load too (exit 3).
         let regionFile = try arguments.value("region").map(existing)
+        let regions = try regionFile.map(readRegions)
         let lookup = try context.openLookup(dataOption: arguments.value("data"), manyQueries: true)
         let manager = LocationManager(source: source, geocoder: lookup,
                                       currentPlacemarkFile: arguments.value("current-placemark").map { URL(fileURLWithPath: $0) })
@@ -103,13 +106,8 @@ enum TrackCommand: Command {
         // Region events are printed from the monitor's closures on a queue of ours, drained at the end.
         var regionMonitor: RegionMonitor?
         let regionQueue = DispatchQueue(label: "geocode.track.regions")
-        if let regionFile {
-            let monitor: RegionMonitor
-            do {
-                monitor = try RegionMonitor.load(contentsOf: regionFile, delegateQueue: regionQueue)
-            } catch {
-                throw .badInput("\(error)")
-            }
+        if let regionFile, let regions {
+            let monitor = try Self.regionMonitor(regions, file: regionFile, lookup: lookup, queue: regionQueue)
             let printRegion: @Sendable (RegionEvent) -> Void = { event in
                 if let line = json ? regionJSON(event) : regionText(event) { print(line + "\n") }
             }
@@ -208,6 +206,39 @@ enum TrackCommand: Command {
             throw CLIError(.ioError, "gave up on serial device \(arguments.value("serial")!) (--retry-for)")
         }
         return .success
+    }
+
+    /// The regions file, checked as a file (exit 3 naming the file and the JSON path of what is wrong).
+    static func readRegions(_ file: URL) throws(CLIError) -> RegionFile {
+        do {
+            return try RegionFile.load(contentsOf: file)
+        } catch {
+            if case .unreadable = error { throw .io("\(error)") }
+            throw .badInput("\(error)")
+        }
+    }
+
+    /// The monitor of the file's regions, each administrative area checked against the loaded data:
+    /// a code or name no unit has would never fire, so it is refused at start, exit 3 like any other
+    /// region the file gets wrong (the file is the bad input; the data loaded fine), naming the file,
+    /// the region and the code. A lookup that cannot list its units (a test stand-in) is not checked.
+    static func regionMonitor(_ regions: RegionFile, file: URL, lookup: any GeocodeLookup,
+                              queue: DispatchQueue) throws(CLIError) -> RegionMonitor {
+        var known: KnownAdministrativeUnits?
+        let hasAreas = regions.regions.contains { if case .administrative = $0.area { true } else { false } }
+        if hasAreas, let catalog = lookup as? any AdministrativeUnitCatalog {
+            do {
+                known = try KnownAdministrativeUnits(catalog)
+            } catch {
+                throw CLIError(.dataUnavailable, "cannot list the units of the data to check \(file.path): \(error)")
+            }
+        }
+        do {
+            return try RegionMonitor(regions: regions.regions, hysteresis: regions.hysteresis, delegateQueue: queue,
+                                     knownUnits: known)
+        } catch {
+            throw .badInput("\(RegionFile.Failure.invalid(path: file.path, error.description))")
+        }
     }
 
     /// The exit a source's error means for track: a file that could not be opened (5) or could not be

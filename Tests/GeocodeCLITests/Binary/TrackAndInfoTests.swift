@@ -133,6 +133,19 @@ struct TrackAndInfoTests {
         #expect(r.out.isEmpty)
     }
 
+    /// A region whose code no unit of the data has (Langfang is 131000, not 131001) was monitored and
+    /// never fired: exit 0, not a word. Now the run stops at start, exit 3, naming file, region and code.
+    @Test func aRegionTheDataDoesNotHaveIsNamed() async throws {
+        let gpx = Self.root.appendingPathComponent("Tests/LocationKitTests/Fixtures/beijing-tianjin.gpx").path
+        let regions = TemporaryDirectory.shared.uniqueURL("regions", extension: "json")
+        try Data(#"{"regions": [{"id": "beijing", "area": "province 110000"}, {"id": "langfang", "area": "city 131001"}]}"#.utf8)
+            .write(to: regions)
+        let r = try await Self.run(["track", "--gpx", gpx, "--speed", "max", "--region", regions.path])
+        #expect(r.status == 3, "\(r.out)")
+        #expect(r.err == "geocode: \(regions.path): region \"langfang\": no city in the loaded data has code \"131001\"\n", "\(r.err)")
+        #expect(r.out.isEmpty)
+    }
+
     @Test func ctrlCStopsTrackCleanly() async throws {
         let gpx = Self.root.appendingPathComponent("Tests/LocationKitTests/Fixtures/beijing-tianjin.gpx").path
         // Real-time playback takes over an hour; interrupt it once it has printed something.
