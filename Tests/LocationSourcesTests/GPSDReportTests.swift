@@ -68,6 +68,10 @@ struct GPSDReportTests {
         // under accuracyAny and drops under a finite desiredAccuracy (it used to be an invalid fix).
         #expect(tpv.location(receivedAt: Date()).isValid && !tpv.location(receivedAt: Date()).horizontalAccuracyIsKnown)
         #expect(tpv.location(receivedAt: Date(), assumedHorizontalAccuracy: 25).horizontalAccuracy == 25)
+        // A negative eph is no estimate: the assumed value, else unknown (not -3 as if it were one).
+        tpv.eph = -3
+        #expect(tpv.location(receivedAt: Date(), assumedHorizontalAccuracy: 25).horizontalAccuracy == 25)
+        #expect(tpv.location(receivedAt: Date()).horizontalAccuracy == -1)
     }
 
     @Test("status refines quality; altitude falls back from altMSL to alt to altHAE − geoidSep")

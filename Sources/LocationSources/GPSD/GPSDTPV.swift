@@ -66,7 +66,7 @@ public struct GPSDTPV: Sendable, Hashable {
     ///
     /// - Mode 0/1 (no fix), or a fix without lat/lon, is an invalid location: quality `.none`,
     ///   negative accuracy (and NaN coordinates when gpsd sent none).
-    /// - `horizontalAccuracy` is `eph`; else the larger-axis combination √(epx² + epy²); else
+    /// - `horizontalAccuracy` is `eph` (when not negative); else the larger-axis combination √(epx² + epy²); else
     ///   `assumedHorizontalAccuracy`; else -1, unknown: gpsd had no error estimate (an RMC-only
     ///   receiver). The fix is still valid (``Location/isValid``), and an unknown accuracy does not pass
     ///   as a good one: the manager drops it under any finite `desiredAccuracy`.
@@ -78,7 +78,9 @@ public struct GPSDTPV: Sendable, Hashable {
 
         var horizontal = -1.0
         if hasFix {
-            if let eph {
+            // A negative eph is no error estimate (gpsd never sends one); it used to make the fix invalid,
+            // and now that negative means "unknown" it would pass for one: taken as absent instead.
+            if let eph, eph >= 0 {
                 horizontal = eph
             } else if let epx, let epy {
                 horizontal = (epx * epx + epy * epy).squareRoot()
