@@ -157,6 +157,21 @@ struct IndexCacheTests {
         }
     }
 
+    /// The header's offsets are 64-bit words: one of 2^63 or more (a damaged file, or one a pruner reads
+    /// in the cache directory) trapped converting to Int and killed the process instead of rebuilding.
+    @Test(arguments: [16, 24, 32])
+    func aHeaderWordTooLargeForIntIsDamageNotATrap(_ offset: Int) async throws {
+        try await offPool {
+            let s = Setup("hugeword\(offset)")
+            _ = try s.engine()
+            var bytes = try Data(contentsOf: s.cacheFile)
+            for k in 0..<8 { bytes[offset + k] = 0xFF }
+            try bytes.write(to: s.cacheFile)
+            let g = try s.engine()
+            #expect(g.datasets[0].cacheStatus == "rebuilt (damaged: metadata out of bounds)", "\(g.datasets[0].cacheStatus ?? "")")
+        }
+    }
+
     @Test func anUnwritableCacheDirectoryStillLoads() async throws {
         try await offPool {
             let s = Setup()

@@ -54,7 +54,7 @@ struct IndexCache {
     /// the top grid in one block, which a cache of 14 would not have).
     static let formatVersion: UInt32 = 15
     private static let magic: [UInt8] = Array("GEOIDX\0\0".utf8)
-    private static let headerSize = 64
+    static let headerSize = 64
 
     /// One source file's identity.
     struct SourceStamp: Codable, Equatable {
@@ -237,29 +237,48 @@ struct IndexCache {
     struct CacheDamage: Error { var reason: String }
 
     /// The format version a file's first bytes declare, or nil when they do not start an index cache.
-    private static func format(ofHeader raw: UnsafeRawBufferPointer) -> UInt32? {
+    static func format(ofHeader raw: UnsafeRawBufferPointer) -> UInt32? {
         guard raw.count >= 12, Array(raw[0..<8]) == magic else { return nil }
         return raw.loadUnaligned(fromByteOffset: 8, as: UInt32.self)
     }
 
-    private static func readMeta(_ mapped: FileInMemory) throws -> Meta {
-        let raw = UnsafeRawBufferPointer(start: mapped.base, count: mapped.count)
+    /// The fixed fields of a cache file's first ``headerSize`` bytes.
+    struct Header {
+        var metaOffset: Int, metaLength: Int, fileLength: Int
+        var metaHash: UInt64
+    }
+
+    /// A header of this format version, checked as far as its own bytes can be (not against the file).
+    static func header(_ raw: UnsafeRawBufferPointer) throws -> Header {
         guard raw.count >= headerSize, let format = format(ofHeader: raw) else { throw CacheDamage(reason: "not an index cache file") }
         guard format == formatVersion else { throw CacheDamage(reason: "format \(format), this engine writes \(formatVersion)") }
         guard raw.loadUnaligned(fromByteOffset: 12, as: UInt32.self) == 0x0102_0304 else { throw CacheDamage(reason: "other byte order") }
-        let metaOffset = Int(raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
-        let metaLength = Int(raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
-        let fileLength = Int(raw.loadUnaligned(fromByteOffset: 32, as: UInt64.self))
-        let metaHash = raw.loadUnaligned(fromByteOffset: 40, as: UInt64.self)
-        guard fileLength == raw.count else { throw CacheDamage(reason: "\(raw.count) bytes, expected \(fileLength) (truncated?)") }
-        guard metaOffset >= headerSize, metaLength >= 0, metaOffset <= raw.count - metaLength else {
+        // Int(exactly:): a damaged word of 2^63 or more must be damage, not a trap.
+        guard let metaOffset = Int(exactly: raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self)),
+              let metaLength = Int(exactly: raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self)),
+              let fileLength = Int(exactly: raw.loadUnaligned(fromByteOffset: 32, as: UInt64.self)) else {
             throw CacheDamage(reason: "metadata out of bounds")
         }
+        guard metaOffset >= headerSize, metaLength >= 0, metaOffset <= fileLength - metaLength else {
+            throw CacheDamage(reason: "metadata out of bounds")
+        }
+        return Header(metaOffset: metaOffset, metaLength: metaLength, fileLength: fileLength,
+                      metaHash: raw.loadUnaligned(fromByteOffset: 40, as: UInt64.self))
+    }
+
+    private static func readMeta(_ mapped: FileInMemory) throws -> Meta {
+        let raw = UnsafeRawBufferPointer(start: mapped.base, count: mapped.count)
+        let header = try header(raw)
+        guard header.fileLength == raw.count else { throw CacheDamage(reason: "\(raw.count) bytes, expected \(header.fileLength) (truncated?)") }
+        return try meta(UnsafeRawBufferPointer(rebasing: raw[header.metaOffset..<(header.metaOffset + header.metaLength)]), header: header)
+    }
+
+    /// The metadata from its bytes, which must match the header's checksum.
+    static func meta(_ metaBytes: UnsafeRawBufferPointer, header: Header) throws -> Meta {
         // The body's blocks are checked against the checksum table (CacheVerifier), which the metadata's
         // checksum covers: a flipped bit in a coordinate would pass every structural check and answer
         // wrongly, silently.
-        let metaBytes = UnsafeRawBufferPointer(rebasing: raw[metaOffset..<(metaOffset + metaLength)])
-        guard ContentHash.of(bytes: metaBytes) == metaHash else { throw CacheDamage(reason: "metadata checksum mismatch") }
+        guard ContentHash.of(bytes: metaBytes) == header.metaHash else { throw CacheDamage(reason: "metadata checksum mismatch") }
         do {
             return try CompactDecoder.decode(Meta.self, from: metaBytes)
         } catch {
