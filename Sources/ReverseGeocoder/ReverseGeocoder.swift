@@ -134,7 +134,9 @@ public final class ReverseGeocoder: Sendable {
 
         /// Where to keep the index cache (see the README's "Index cache"): a dataset whose cache file there
         /// is fresh is mapped from it in milliseconds instead of being rebuilt from its shapefiles; one
-        /// without (or with a stale one) is built and its cache written. nil: no cache.
+        /// without (or with a stale one) is built and its cache written. nil: no cache. A load that
+        /// writes a file also prunes the directory (files of data folders that are gone, or unused for
+        /// ``IndexCacheDirectory/unusedLifetime``; see ``IndexCacheDirectory``).
         public var cacheDirectory: URL?
 
         /// Whether an index loaded from the cache goes into 2 MB memory pages: about 8 % more points per
@@ -183,6 +185,9 @@ public final class ReverseGeocoder: Sendable {
         /// Whose view `isoCountryCode` follows: ISO 3166-1 (the default) or the dataset's own.
         /// Applied once per unit, like the languages.
         public var worldview: Worldview
+        /// The time the index cache's upkeep goes by: a load marks its file used, and pruning after a write
+        /// measures ages (``IndexCacheDirectory``). Not public: tests move it a month on instead of waiting.
+        var now: @Sendable () -> Date = { Date() }
 
         public init(cellSize: Double? = 0.05, cacheDirectory: URL? = nil, hugePages: Bool = true,
                     skipBrokenDatasets: Bool = false, allowModifiedData: Bool = false,
@@ -223,12 +228,14 @@ public final class ReverseGeocoder: Sendable {
         var warnings = skipped
         var offset = 0
         // A writer killed mid-way left its temporary file: no later write would ever replace it.
-        if let directory = options.cacheDirectory { CacheTemporaryFile.removeAbandoned(in: directory) }
+        if let directory = options.cacheDirectory { CacheTemporaryFile.removeAbandoned(in: directory, now: options.now()) }
+        var wroteCache = false
         for (manifest, directory) in manifests.sorted(by: { $0.manifest.priority < $1.manifest.priority }) {
-            let set: LoadedDataset, info: DatasetInfo
+            let set: LoadedDataset, info: DatasetInfo, wrote: Bool
             do {
-                (set, info) = try Self.open(manifest, directory: directory, options: options, partOffset: offset,
-                                            damaged: damaged[manifest.name])
+                (set, info, wrote) = try Self.open(manifest, directory: directory, options: options, partOffset: offset,
+                                                   damaged: damaged[manifest.name])
+                wroteCache = wroteCache || wrote
             } catch {
                 guard options.skipBrokenDatasets else { throw error }
                 warnings.append("skipped dataset \(manifest.name) (\(directory?.path ?? "given in code")): \(error)")
@@ -240,6 +247,14 @@ public final class ReverseGeocoder: Sendable {
             infos.append(info)
             offset += set.layers.reduce(0) { $0 + $1.store.count }
             sets.append(set)
+        }
+        // A write is when the directory grows (tens of megabytes), and a load that wrote took seconds:
+        // the moment to remove what can never be used again, for a few milliseconds of reading headers.
+        // Not on every load: a one-point start takes 25 ms in all. After the loop, so that no file this
+        // load uses is judged while it is still to be loaded.
+        if wroteCache, let directory = options.cacheDirectory {
+            let used = Set(infos.compactMap { $0.cacheFile.map { URL(fileURLWithPath: $0).lastPathComponent } })
+            IndexCacheDirectory(directory).pruneAfterWrite(keeping: used, now: options.now())
         }
         if sets.isEmpty && !warnings.isEmpty {
             throw GeocoderError.badManifest(file: manifests.first?.directory?.deletingLastPathComponent().path ?? "data",
@@ -347,13 +362,14 @@ public final class ReverseGeocoder: Sendable {
 
     /// One dataset, from its cache when that is fresh, else built from its shapefiles (and cached).
     private static func open(_ manifest: DatasetManifest, directory: URL?, options: Options,
-                             partOffset: Int, damaged: String? = nil) throws -> (LoadedDataset, DatasetInfo) {
+                             partOffset: Int, damaged: String? = nil) throws -> (LoadedDataset, DatasetInfo, wroteCache: Bool) {
         try manifest.validate(file: directory?.appendingPathComponent("manifest.json").path ?? manifest.name)
         var cacheFile: String?, cacheStatus: String?, writeFailure: String?
         var set: LoadedDataset?
         let cache = options.cacheDirectory.map {
-            IndexCache(directory: $0, hugePages: options.hugePages, verifyOnFirstUse: options.verifyOnFirstUse)
+            IndexCache(directory: $0, hugePages: options.hugePages, verifyOnFirstUse: options.verifyOnFirstUse, now: options.now)
         }
+        var wrote = false
         if let cache {
             cacheFile = cache.file(for: manifest, directory: directory, cellSize: options.cellSize).path
             switch try cache.load(manifest: manifest, directory: directory, cellSize: options.cellSize, partOffset: partOffset) {
@@ -377,6 +393,7 @@ public final class ReverseGeocoder: Sendable {
             if let cache {
                 do {
                     try cache.write(built, manifest: manifest, directory: directory, cellSize: options.cellSize)
+                    wrote = true
                 } catch {
                     writeFailure = "\(error)"
                     cacheStatus! += "; not written: \(writeFailure!)"
@@ -388,7 +405,7 @@ public final class ReverseGeocoder: Sendable {
         info.cacheFile = cacheFile
         info.cacheStatus = cacheStatus
         info.cacheWriteFailure = writeFailure
-        return (set!, info)
+        return (set!, info, wrote)
     }
 
     /// Fails before a build that would not fit in memory (see ``MemoryBudget``), naming the dataset.

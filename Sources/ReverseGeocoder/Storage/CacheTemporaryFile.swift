@@ -11,7 +11,8 @@ import Glibc
 /// temporary file, tens of megabytes, that nothing would ever replace; every engine start with a
 /// cache removes such files, but only those it can prove dead:
 /// - ours: the lock can be taken (nobody holds it) **and** no process has the pid in the name (a
-///   writer between `open` and `flock`, or a reused pid, keeps its file);
+///   writer between `open` and `flock` keeps its file), or the file has not changed for a day (a
+///   writer killed mid-way whose pid now names another process: ``abandonedAfter``);
 /// - Foundation's `.dat.nosync*` files (earlier versions wrote through `Data.write(options: .atomic)`):
 ///   no process has the file open, as `/proc/*/fd` shows; where `/proc` cannot tell, the file is kept.
 enum CacheTemporaryFile {
@@ -69,22 +70,35 @@ enum CacheTemporaryFile {
         committed = true
     }
 
-    /// Removes the temporary files of dead writers in `directory`; returns their paths.
+    /// How long a temporary file whose lock nobody holds may stay unchanged before it counts as
+    /// abandoned although a process has the pid in its name. A writer holds the lock from `open` to
+    /// `rename` and writes without pause, so only a writer killed mid-way leaves a file unlocked and
+    /// still for long; but its pid may live again: containers reuse the same small pids on every run,
+    /// and a cache directory shared between pid namespaces (a volume) names pids that `kill(2)` here
+    /// cannot see. A day is far longer than any write (seconds) and short beside what such a file
+    /// costs (tens of megabytes, for good).
+    static let abandonedAfter: TimeInterval = 86_400
+
+    /// Removes the temporary files of dead writers in `directory` (`now`: the clock the age is measured
+    /// by); returns what it removed and why.
     @discardableResult
-    static func removeAbandoned(in directory: URL) -> [String] {
+    static func removeAbandoned(in directory: URL, now: Date = Date()) -> [IndexCacheDirectory.Removal] {
         guard case .success(let names) = FileReading.names(in: directory.path) else { return [] }
-        var removed: [String] = []
+        var removed: [IndexCacheDirectory.Removal] = []
         var openByOwner: [uid_t: Set<String>?] = [:]  // /proc's view per file owner, gathered only when needed
         for name in names where name.hasPrefix(".") {
             let path = directory.appendingPathComponent(name).path
             if let pid = writerPID(name) {
-                if isDeadWriter(path: path, pid: pid), unlink(path) == 0 { removed.append(path) }
+                if let removal = removeIfAbandoned(path: path, pid: pid, now: now) { removed.append(removal) }
             } else if name.hasPrefix(".dat.nosync") {
                 var st = stat()
-                guard stat(path, &st) == 0 else { continue }
+                guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
                 if openByOwner[st.st_uid] == nil { openByOwner[st.st_uid] = openFiles(ofProcessesOwnedBy: st.st_uid) }
                 // nil: /proc could not be read completely, so nothing is proven.
-                if let open = openByOwner[st.st_uid]!, !open.contains(path), unlink(path) == 0 { removed.append(path) }
+                if let open = openByOwner[st.st_uid]!, !open.contains(path), unlink(path) == 0 {
+                    removed.append(.init(path: path, bytes: Int64(st.st_size),
+                                         reason: "a temporary file of an earlier version that no process has open"))
+                }
             }
         }
         return removed
@@ -98,13 +112,27 @@ enum CacheTemporaryFile {
         return pid
     }
 
-    /// Whether the writer of an abandoned-looking file is gone: its lock is free and its pid is not a process.
-    private static func isDeadWriter(path: String, pid: pid_t) -> Bool {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
+    /// Removes a temporary file whose writer is provably gone: its lock is free (a live writer holds it
+    /// from creation to rename), and either its pid is no process or it has not changed for
+    /// ``abandonedAfter`` (a file that is still being written changes all the time). Removed while this
+    /// process holds the lock, so no writer can be between its `flock` and its `rename` meanwhile.
+    private static func removeIfAbandoned(path: String, pid: pid_t, now: Date) -> IndexCacheDirectory.Removal? {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
         defer { close(fd) }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { return false }  // held: a live writer
-        return kill(pid, 0) != 0 && errno == ESRCH
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { return nil }  // held: a live writer
+        let reason: String
+        if kill(pid, 0) != 0 && errno == ESRCH {
+            reason = "an abandoned temporary file (its writer, pid \(pid), is gone)"
+        } else if now.timeIntervalSince1970 - Double(st.st_mtim.tv_sec) > abandonedAfter {
+            reason = "an abandoned temporary file (unchanged for over a day, and no writer holds its lock)"
+        } else {
+            return nil  // a writer between open and flock, or one whose pid was reused: not proven
+        }
+        guard unlink(path) == 0 else { return nil }
+        return .init(path: path, bytes: Int64(st.st_size), reason: reason)
     }
 
     /// Every file the processes of `owner` have open, from `/proc/*/fd`; nil when one's table could not be

@@ -23,6 +23,9 @@ import Glibc
 ///   checksum covers (see ``CacheVerifier``). A load for many queries checks every block (both cores,
 ///   memory speed); a load for a few (``ReverseGeocoder/Options/verifyOnFirstUse``) checks none and each
 ///   query proves the blocks and indices it is about to read (``DatasetFirstUse``, ``LayerFirstUse``).
+/// - **Upkeep**: a successful load marks the file used (its modification time, at most once a day); a
+///   write is followed by pruning the directory of files that can never be used again
+///   (``IndexCacheDirectory``).
 /// - **Memory**: the file is copied into huge-page memory, or mapped read-only and so shared with every
 ///   other process mapping it through the page cache (see ``FileInMemory``); the arrays are used in
 ///   place, never decoded.
@@ -32,6 +35,8 @@ struct IndexCache {
     var hugePages = false
     /// Check nothing at load; each query checks what it reads (only when mapped, not copied).
     var verifyOnFirstUse = false
+    /// The time a load marks its file used at (``IndexCacheDirectory/markUsed(_:modified:now:)``).
+    var now: @Sendable () -> Date = { Date() }
 
     /// Bumped whenever what is stored, or what the engine computes from it, changes.
     /// 6: placemarks laid out by the field table (Placemark v2: sub-administrative area, time zone,
@@ -214,7 +219,8 @@ struct IndexCache {
               partOffset: Int) throws -> Result<LoadedDataset, Miss> {
         let url = file(for: manifest, directory: manifestDirectory, cellSize: cellSize)
         guard FileManager.default.fileExists(atPath: url.path) else { return .failure(.absent) }
-        let size = Int(Self.fileStamp(url.path).size)
+        let stamp = Self.fileStamp(url.path)
+        let size = Int(stamp.size)
         try MemoryBudget.check(size, resident: false, dataset: manifest.name, for: "mapping its index cache \(url.path)")
         let copy = hugePages && (MemoryBudget.room(resident: true).map { $0.bytes >= size } ?? true)
         let mapped: FileInMemory
@@ -225,8 +231,11 @@ struct IndexCache {
                 return .failure(.stale(why))
             }
             let lazy = verifyOnFirstUse && !mapped.isCopy
-            return .success(try Self.dataset(meta, mapped: mapped, file: url.path, manifest: manifest, partOffset: partOffset,
-                                             verifyOnFirstUse: lazy))
+            let set = try Self.dataset(meta, mapped: mapped, file: url.path, manifest: manifest, partOffset: partOffset,
+                                       verifyOnFirstUse: lazy)
+            // Used: the age rule of automatic pruning must not take it (at most one write a day).
+            IndexCacheDirectory.markUsed(url.path, modified: stamp.mtimeNanos, now: now())
+            return .success(set)
         } catch let e as CacheDamage {
             return .failure(.damaged(e.reason))
         } catch {
