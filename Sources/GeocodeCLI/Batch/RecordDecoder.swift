@@ -248,7 +248,7 @@ struct RecordDecoder: Sendable {
     private func jsonValue(_ b: UnsafeBufferPointer<UInt8>, _ members: [JSONMember], keys: [[UInt8]], anyCase: Bool)
         -> (value: CoordinateCheck.Value, key: Range<Int>?, numberSpan: Range<Int>?, repeated: String?) {
         for key in keys {
-            let found = members.lastMember(where: { keyMatches(b, $0.key, key, anyCase: anyCase) })
+            let found = members.lastMember(where: { keyMatches(b, $0, key, anyCase: anyCase) })
                 .map { (members[$0.index], $0.repeated ? key : nil) } ?? nestedMember(b, members, path: key)
             guard let (member, repeatedKey) = found else { continue }
             let repeated = repeatedKey.map { String(decoding: $0, as: UTF8.self) }
@@ -286,10 +286,11 @@ struct RecordDecoder: Sendable {
     }
 
     /// Built-in key names match in any ASCII case ("Lat", "LATITUDE"); a key the user named matches exactly.
-    private func keyMatches(_ b: UnsafeBufferPointer<UInt8>, _ raw: Range<Int>, _ key: [UInt8], anyCase: Bool) -> Bool {
-        guard anyCase else { return JSONScanner.stringEquals(b, raw, key) }
+    private func keyMatches(_ b: UnsafeBufferPointer<UInt8>, _ member: JSONMember, _ key: [UInt8], anyCase: Bool) -> Bool {
+        guard anyCase else { return member.keyEquals(b, key) }
+        let raw = member.key
         let inner = (raw.lowerBound + 1)..<(raw.upperBound - 1)
-        guard inner.count == key.count else { return JSONScanner.stringEquals(b, raw, key) }
+        guard inner.count == key.count else { return member.keyHasEscape && JSONScanner.stringEquals(b, raw, key) }
         for (offset, i) in inner.enumerated() {
             var c = b[i]
             if c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z") { c += 32 }

@@ -228,7 +228,7 @@ struct RecordEncoder: Sendable {
         // Fast path: the usual case, exactly the columns' keys in their order. The columns are distinct,
         // so such a record repeats no key.
         let inPlace = members.count == columns.count
-            && zip(members, columns).allSatisfy { JSONScanner.stringEquals(b, $0.key, $1) }
+            && zip(members, columns).allSatisfy { $0.keyEquals(b, $1) }
         var matched = 0
         for (offset, column) in columns.enumerated() {
             if offset > 0 { out.append(delimiter) }
@@ -247,7 +247,7 @@ struct RecordEncoder: Sendable {
             }
         }
         guard matched < members.count else { return }
-        for member in members where !columns.contains(where: { JSONScanner.stringEquals(b, member.key, $0) }) {
+        for member in members where !columns.contains(where: { member.keyEquals(b, $0) }) {
             let key = String(decoding: JSONScanner.decodeString(b, member.key), as: UTF8.self)
             notices.append(Notice(key: key, message: "\(schema.inputName):\(line): key \"\(key)\" is not a column of the "
                                   + "\(schema.output.rawValue.uppercased()) output (columns come from the first record); its values are dropped"))
@@ -337,9 +337,8 @@ struct RecordEncoder: Sendable {
     @inline(__always)
     private func noteRepeatedKey(_ b: UnsafeBufferPointer<UInt8>, _ member: JSONMember, line: Int, notices: inout [Notice]) {
         let length = member.key.count - 2
-        let escaped = b[member.key].contains(UInt8(ascii: "\\"))
-        guard escaped || (length < 64 && addedLengths & 1 << UInt64(length) != 0) else { return }
-        guard let name = addedNames.first(where: { JSONScanner.stringEquals(b, member.key, $0) }) else { return }
+        guard member.keyHasEscape || (length < 64 && addedLengths & 1 << UInt64(length) != 0) else { return }
+        guard let name = addedNames.first(where: { member.keyEquals(b, $0) }) else { return }
         let key = String(decoding: name, as: UTF8.self)
         notices.append(Notice(key: "repeated " + key, message: "\(schema.inputName):\(line): the input already has key \"\(key)\"; "
                               + "the output will have it twice, and JSON readers keep only one (use --prefix to tell them apart)"))

@@ -8,6 +8,18 @@ struct JSONMember: Sendable, Equatable {
     /// The value's raw text.
     var value: Range<Int>
     var kind: JSONKind
+    /// Whether the key's text holds a backslash escape (`"l\u0061t"`): only then can it equal a name of
+    /// another length. Set by the scanner, which passes over the key anyway; comparing a key with a name
+    /// otherwise scanned every unequal key for a backslash, for every name it was compared with (on
+    /// each row of a batch). True, the safe value, for a member made by hand.
+    var keyHasEscape: Bool = true
+
+    /// Whether the key, decoded, is `name`.
+    @inline(__always)
+    func keyEquals(_ b: UnsafeBufferPointer<UInt8>, _ name: [UInt8]) -> Bool {
+        guard keyHasEscape else { return JSONScanner.plainStringEquals(b, key, name) }
+        return JSONScanner.stringEquals(b, key, name)
+    }
 }
 
 extension Array where Element == JSONMember {
@@ -27,6 +39,6 @@ extension Array where Element == JSONMember {
 
     /// ``lastMember(where:)`` for a key given as its decoded bytes, matched exactly.
     func lastMember(named name: [UInt8], in b: UnsafeBufferPointer<UInt8>) -> (index: Int, repeated: Bool)? {
-        lastMember { JSONScanner.stringEquals(b, $0.key, name) }
+        lastMember { $0.keyEquals(b, name) }
     }
 }

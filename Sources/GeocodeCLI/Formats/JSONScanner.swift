@@ -82,13 +82,13 @@ struct JSONScanner {
                 throw error(position < end ? "expected a quoted key in JSON object" : "unexpected end of JSON inside an object")
             }
             let keyStart = position
-            try string()
+            let escaped = try string()
             let key = keyStart..<position
             skipWhitespace()
             guard position < end, bytes[position] == UInt8(ascii: ":") else { throw error("expected ':' after key in JSON object") }
             position += 1
             let (kind, span) = try value(depth: depth + 1)
-            if collect { members.append(JSONMember(key: key, value: span, kind: kind)) }
+            if collect { members.append(JSONMember(key: key, value: span, kind: kind, keyHasEscape: escaped)) }
             skipWhitespace()
             guard position < end else { throw error("unexpected end of JSON inside an object") }
             if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
@@ -119,13 +119,17 @@ struct JSONScanner {
         }
     }
 
-    /// Skips a string starting at `position` (on its opening quote), validating escapes.
-    mutating func string() throws(JSONError) {
+    /// Skips a string starting at `position` (on its opening quote), validating escapes; returns whether
+    /// it holds one (a key's ``JSONMember/keyHasEscape``).
+    @discardableResult
+    mutating func string() throws(JSONError) -> Bool {
         position += 1
+        var escaped = false
         while position < end {
             let c = bytes[position]
-            if c == UInt8(ascii: "\"") { position += 1; return }
+            if c == UInt8(ascii: "\"") { position += 1; return escaped }
             if c == UInt8(ascii: "\\") {
+                escaped = true
                 position += 1
                 guard position < end else { break }
                 switch bytes[position] {
@@ -227,6 +231,15 @@ struct JSONScanner {
     }
 
     /// Whether the raw key/string `raw` (quotes included) stands for exactly `name`.
+    /// ``stringEquals(_:_:_:)`` for a string known to hold no escape: its raw bytes are its value.
+    @inline(__always)
+    static func plainStringEquals(_ bytes: UnsafeBufferPointer<UInt8>, _ raw: Range<Int>, _ name: [UInt8]) -> Bool {
+        let inner = (raw.lowerBound + 1)..<(raw.upperBound - 1)
+        guard inner.count == name.count else { return false }
+        for (offset, i) in inner.enumerated() where bytes[i] != name[offset] { return false }
+        return true
+    }
+
     static func stringEquals(_ bytes: UnsafeBufferPointer<UInt8>, _ raw: Range<Int>, _ name: [UInt8]) -> Bool {
         let inner = (raw.lowerBound + 1)..<(raw.upperBound - 1)
         if inner.count == name.count {
@@ -269,7 +282,7 @@ struct JSONScanner {
             guard let members = try? scanner.objectMembers() else { return (false, nil) }
             scanner.skipWhitespace()
             guard scanner.atEnd else { return (false, nil) }
-            let type = members.last { stringEquals(buffer, $0.key, Array("type".utf8)) && $0.kind == .string }
+            let type = members.last { $0.keyEquals(buffer, Array("type".utf8)) && $0.kind == .string }
             return (true, type.map { String(decoding: decodeString(buffer, $0.value), as: UTF8.self) })
         }
     }

@@ -29,6 +29,22 @@ import Testing
         #expect(decoded == "tab\tnl\nq\"é😀/")
     }
 
+    /// A key is compared by its decoded text: the scanner's "no escape" flag lets a plain key skip the
+    /// search for a backslash, and must never make an escaped key of another raw length unequal.
+    @Test func keysCompareByTheirDecodedText() throws {
+        let bytes = Array(#"{"l\u0061t":1,"lat":2,"la\"t":3,"LAT":4}"#.utf8)
+        try bytes.withUnsafeBufferPointer { b in
+            var scanner = JSONScanner(b)
+            let m = try scanner.objectMembers()
+            #expect(m.map(\.keyHasEscape) == [true, false, true, false])
+            #expect(m.map { $0.keyEquals(b, Array("lat".utf8)) } == [true, true, false, false])
+            #expect(m.map { $0.keyEquals(b, Array("la\"t".utf8)) } == [false, false, true, false])
+            // Both "lat" keys match: the last one is read, and the key is reported as given twice.
+            let last = try #require(m.lastMember(named: Array("lat".utf8), in: b))
+            #expect(last.index == 1 && last.repeated)
+        }
+    }
+
     @Test(arguments: [#"{"a":}"#, #"{"a":1,}"#, #"{"a" 1}"#, #"{a:1}"#, #"{"a":01}"#, #"{"a":1."#, #"{"a":"x"#,
                       #"{"a":tru}"#, "{\"a\":\"ctl\u{1}\"}", #"{"a":"\x"}"#, #"{"a":[1 2]}"#, #"{"a":-}"#])
     func rejectsInvalid(_ text: String) {
