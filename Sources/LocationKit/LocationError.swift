@@ -58,9 +58,10 @@ public enum LocationWarning: Sendable, Hashable, CustomStringConvertible {
     case currentPlacemarkUnreadable(path: String, reason: String)
     /// Saving the current placemark failed; the manager keeps going with the in-memory value.
     case currentPlacemarkNotSaved(path: String, reason: String)
-    /// A fix whose accuracy is unknown (negative `horizontalAccuracy`: a GPX point without `<hdop>`) was
-    /// dropped because ``LocationManager/desiredAccuracy`` is finite: it cannot be shown to be that
-    /// accurate. Sent once per run, at the first such fix; ``LocationManager/accuracyAny`` takes them.
+    /// A fix whose accuracy is unknown (negative `horizontalAccuracy`: a GPX point without `<hdop>`, an
+    /// NMEA cycle without HDOP or GST) was dropped because ``LocationManager/desiredAccuracy`` is finite:
+    /// it cannot be shown to be that accurate. Sent once per run, at the first such fix;
+    /// ``LocationManager/accuracyAny`` takes them.
     case unknownAccuracyDropped(desiredAccuracy: Double)
 
     public var description: String {

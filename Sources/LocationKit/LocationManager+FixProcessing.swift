@@ -21,8 +21,8 @@ extension LocationManager {
         // finite desiredAccuracy, and -1 ≤ 10 must not make it the best fix there is.
         let accurate = settings.desiredAccuracy >= LocationManager.accuracyAny
             || (location.horizontalAccuracyIsKnown && location.horizontalAccuracy <= settings.desiredAccuracy)
-        // A GPX file without <hdop> under a finite desiredAccuracy would play nothing: say so, once a run,
-        // rather than drop a whole track without a word.
+        // A GPX file without <hdop> (or an NMEA log without DOP) under a finite desiredAccuracy would play
+        // nothing: say so, once a run, rather than drop a whole track without a word.
         if !accurate, !location.horizontalAccuracyIsKnown, !current.warnedUnknownAccuracy, current.continuous || request != nil {
             current.warnedUnknownAccuracy = true
             run = current

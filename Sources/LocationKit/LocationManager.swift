@@ -27,8 +27,8 @@ import Synchronization
 ///
 /// ## Filtering (per fix, in this order)
 /// 1. Invalid fixes (``Location/isValid`` false: no fix, bad coordinate, accuracy NaN or infinite) are
-///    dropped. A fix of unknown accuracy (negative `horizontalAccuracy`: a GPX point without `<hdop>`)
-///    is valid.
+///    dropped. A fix of unknown accuracy (negative `horizontalAccuracy`: a GPX point without `<hdop>`,
+///    an NMEA cycle without HDOP or GST) is valid.
 /// 2. With ``discardsFirstFix``, the first valid fix of each run is dropped (receivers often start with
 ///    a cached, stale position).
 /// 3. Fixes with `horizontalAccuracy > desiredAccuracy` are dropped, and so are fixes of unknown

@@ -5,10 +5,10 @@ import GeoModel
 /// (what receivers report); unknown values are `nil` (or negative accuracy), never a made-up 0.
 ///
 /// **Unknown accuracy.** A negative ``horizontalAccuracy`` says the source does not know how accurate
-/// the position is (a GPX point without `<hdop>`, gpsd without an error estimate): as in CoreLocation,
-/// do not read it as a radius. Whether there is a position at all is ``quality`` (``FixQuality/none``:
-/// none), so such a fix is still ``isValid``; ``LocationManager`` delivers it unless a finite
-/// `desiredAccuracy` asks for an accuracy it cannot be shown to have.
+/// the position is (a GPX point without `<hdop>`, an NMEA cycle without HDOP or GST, gpsd without an
+/// error estimate): as in CoreLocation, do not read it as a radius. Whether there is a position at all
+/// is ``quality`` (``FixQuality/none``: none), so such a fix is still ``isValid``; ``LocationManager``
+/// delivers it unless a finite `desiredAccuracy` asks for an accuracy it cannot be shown to have.
 public struct Location: Sendable, Hashable, Codable {
     /// How good the receiver says the fix is.
     public enum FixQuality: String, Sendable, Codable {

@@ -20,6 +20,9 @@ struct NMEACorpus {
         let speed: Double?
         let altitudeMSL: Double?
         let track: Double?
+        /// gpsd's horizontal error estimate (95 %, from HDOP or the receiver's own figure), in metres;
+        /// nil when gpsd had none for the fix.
+        let eph: Double?
 
         var hasPosition: Bool { latitudeNanodegrees != nil && longitudeNanodegrees != nil }
     }
@@ -77,7 +80,8 @@ struct NMEACorpus {
                time: token(json, "time").map { String($0.dropFirst().dropLast()) },
                speed: token(json, "speed").flatMap { Double($0) },
                altitudeMSL: token(json, "altMSL").flatMap { Double($0) },
-               track: token(json, "track").flatMap { Double($0) })
+               track: token(json, "track").flatMap { Double($0) },
+               eph: token(json, "eph").flatMap { Double($0) })
     }
 
     /// The raw text of a top-level JSON value `"key":value` (numbers and strings without commas).

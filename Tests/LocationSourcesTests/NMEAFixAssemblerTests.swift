@@ -68,12 +68,25 @@ struct NMEAFixAssemblerTests {
         #expect(twoD?.quality == .fix2D && twoD?.altitude == 746.1 && twoD?.verticalAccuracy == -1)
     }
 
-    @Test func accuracyPrefersGSTThenHDOPThenTheFallback() {
+    @Test func accuracyPrefersGSTThenHDOPElseItIsUnknown() throws {
         let withGST = fixes(Self.cycle + ["GPGST,030719.000,0.006,0.023,0.020,273.6,0.3,0.4,0.5"]).first
         #expect(withGST.map { abs($0.horizontalAccuracy - 0.5) < 1e-12 } == true)  // √(0.3² + 0.4²)
         #expect(withGST?.verticalAccuracy == 0.5)
-        let noDOP = fixes(["GPRMC,120000,A,4807.038,N,01131.000,E,0.0,,230394,,,A"]).first
-        #expect(noDOP?.horizontalAccuracy == 50)
+        // An RMC-only receiver gives no error estimate: unknown, not a made-up 50 m, and still a fix.
+        let rmcOnly = ["GPRMC,120000,A,4807.038,N,01131.000,E,0.0,,230394,,,A"]
+        let noDOP = try #require(fixes(rmcOnly).first)
+        #expect(noDOP.horizontalAccuracy < 0 && !noDOP.horizontalAccuracyIsKnown && noDOP.isValid)
+        #expect(noDOP.verticalAccuracy < 0)
+        // HDOP 99.99 and an empty GST are "no estimate" too, not 500 m or 0 m.
+        let emptyEstimates = fixes(["GPGGA,120000,4807.038,N,01131.000,E,1,04,99.99,545.4,M,46.9,M,,",
+                                    "GPGST,120000,,,,,,,"]).first
+        #expect(emptyEstimates.map { !$0.horizontalAccuracyIsKnown && $0.isValid } == true)
+        // A figure a user sets is still given (50 m was the old default); a non-finite one means unknown,
+        // never an invalid fix.
+        let fifty = fixes(rmcOnly, configuration: .init(accuracyWithoutDOP: 50, clock: { Self.noon2020 })).first
+        #expect(fifty?.horizontalAccuracy == 50)
+        let nan = fixes(rmcOnly, configuration: .init(accuracyWithoutDOP: .nan, clock: { Self.noon2020 })).first
+        #expect(nan.map { $0.horizontalAccuracy == -1 && $0.isValid } == true)
         let gsaOnly = fixes(["GPRMC,120000,A,4807.038,N,01131.000,E,0.0,,230394,,,A",
                              "GPGSA,A,3,17,28,06,01,,,,,,,,,1.8,1.2,1.5"]).first
         #expect(gsaOnly.map { abs($0.horizontalAccuracy - 6) < 1e-12 } == true)

@@ -351,8 +351,8 @@ enum TrackCommand: Command {
     static func textLine(_ event: LocationEvent) -> String? {
         switch event {
         case .location(let l):
-            // No "±" for a fix whose accuracy is unknown (a GPX point without <hdop>): a figure there
-            // would be made up.
+            // No "±" for a fix whose accuracy is unknown (a GPX point without <hdop>, an NMEA cycle
+            // without HDOP or GST): a figure there would be made up.
             let accuracy = l.horizontalAccuracyIsKnown ? " ±\(metres(l.horizontalAccuracy))m" : ""
             return "\(time(l.timestamp)) location \(String(format: "%.6f,%.6f", l.coordinate.latitude, l.coordinate.longitude))\(accuracy)"
         case .placemark(let p, let l):

@@ -39,8 +39,14 @@ import GeoModel
 /// (a receiver still searching) produce nothing.
 ///
 /// **Accuracy.** `horizontalAccuracy` is the GST 1-sigma horizontal error when the receiver sends one,
-/// else HDOP × ``Configuration/metresPerDOP`` (the user equivalent range error, UERE), else
-/// ``Configuration/accuracyWithoutDOP``. `verticalAccuracy` likewise from GST or VDOP.
+/// else HDOP (GGA, GNS, else GSA) × ``Configuration/metresPerDOP`` (the user equivalent range error,
+/// UERE). A cycle with neither (an RMC-only receiver; a cycle whose GGA and GSA were cut off) says
+/// nothing about its error, so its accuracy is unknown (negative, as ``Location/horizontalAccuracy``
+/// writes it) unless ``Configuration/accuracyWithoutDOP`` gives a figure; the fix is still valid. That
+/// is gpsd's rule: its TPV for such a cycle has no `eph` (in the corpus, ublox-lea-5h's RMC-only last
+/// cycle; a Zeus² second of RMC, VTG and ZDA; another ended at its GLL before its GGA came), and it
+/// carries no DOP from one cycle to the next, nor does the assembler. `verticalAccuracy` likewise
+/// from GST or VDOP, else unknown.
 ///
 /// **Time.** Receiver date and time. GGA-only cycles use the last date seen (RMC or ZDA), rolled over
 /// at midnight. A fix completed before the log has given any date (a GGA before the first RMC/ZDA)
@@ -56,8 +62,11 @@ public struct NMEAFixAssembler: Sendable {
         /// for single-frequency GNSS, making HDOP × UERE a one-sigma horizontal radius, the kind of
         /// number CoreLocation reports. The GPX source uses the same default.
         public var metresPerDOP: Double
-        /// `horizontalAccuracy` of a valid fix whose cycle carries no HDOP, GSA or GST (an RMC-only
-        /// receiver): deliberately pessimistic, so a filter does not mistake "unknown" for "good".
+        /// `horizontalAccuracy` of a valid fix whose cycle carries no HDOP (GGA, GNS, GSA) and no GST
+        /// error (an RMC-only receiver), in metres; negative (the default) or not finite: unknown, as
+        /// ``Location/horizontalAccuracy`` says it. Such a cycle says nothing of its error, so the
+        /// assembler does not make a figure up (it used to say 50 m, which a filter read as a measured
+        /// 50 m); set one where a consumer needs a number.
         public var accuracyWithoutDOP: Double
         /// Close a cycle as soon as its learned last sentence arrives (see the type's notes).
         public var learnsCycleEnd: Bool
@@ -68,7 +77,7 @@ public struct NMEAFixAssembler: Sendable {
         /// cycles, and delays a date-less receiver's first fixes by ten cycles only.
         public var undatedCycles: Int
 
-        public init(metresPerDOP: Double = 5, accuracyWithoutDOP: Double = 50, learnsCycleEnd: Bool = true,
+        public init(metresPerDOP: Double = 5, accuracyWithoutDOP: Double = -1, learnsCycleEnd: Bool = true,
                     undatedCycles: Int = 10, clock: @escaping @Sendable () -> Date = { Date() }) {
             self.metresPerDOP = metresPerDOP
             self.accuracyWithoutDOP = accuracyWithoutDOP
@@ -406,9 +415,13 @@ public struct NMEAFixAssembler: Sendable {
 
         let altitude = cycle.altitude
         let hdop = cycle.positionHDOP ?? cycle.gsaHDOP
+        // Without HDOP or GST the log gives no error estimate: unknown, not a made-up radius (see the
+        // type's notes), unless the configuration gives one. A non-finite figure would make the fix
+        // invalid, which the missing estimate does not.
+        let assumed = configuration.accuracyWithoutDOP.isFinite ? configuration.accuracyWithoutDOP : -1
         let horizontal = cycle.gst?.horizontalError
             ?? hdop.map { $0 * configuration.metresPerDOP }
-            ?? configuration.accuracyWithoutDOP
+            ?? assumed
         var vertical = -1.0
         // A 2-D fix's altitude is the receiver's assumption, not a measurement: delivered as the
         // receiver sent it, but with its accuracy unknown.

@@ -10,7 +10,8 @@
 //   blank, binary, a TAG block or JSON): same number of items, same line numbers, and every
 //   sentence it accepts has a correct checksum by the reference's own XOR;
 // - every location the decoder reports carries a position that an accepted sentence in the stream
-//   contained, a valid one is really valid (finite, in range, non-negative accuracy), and timestamps
+//   contained, a valid one is really valid (finite, in range, an accuracy that is non-negative or the
+//   assembler's -1 for a cycle without HDOP or GST: unknown, never another negative), and timestamps
 //   are finite.
 import Foundation
 @testable import LocationSources
@@ -139,7 +140,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         check(known.contains(location.coordinate), "location \(location.coordinate) not from any accepted sentence")
         check(location.timestamp.timeIntervalSince1970.isFinite, "timestamp \(location.timestamp)")
         if location.isValid {
-            check(location.coordinate.isValid && location.horizontalAccuracy.isFinite && location.horizontalAccuracy >= 0,
+            check(location.coordinate.isValid && (location.horizontalAccuracyIsKnown || location.horizontalAccuracy == -1),
                   "valid location with \(location)")
             check(location.speed.isFinite && location.course.isFinite && location.verticalAccuracy.isFinite, "non-finite field in \(location)")
         }

@@ -3,8 +3,8 @@ import Foundation
 import Testing
 
 /// `geocode track` prints the accuracy a fix has, and none it does not: a GPX point without `<hdop>`
-/// printed "±5m" (GPX playback made the 5 m up). Through the binary on the test grid, whose cities are
-/// 5° of longitude wide (Cell 0 west of 5° E, Cell 1 east of it).
+/// printed "±5m" (GPX playback made the 5 m up), an NMEA fix without DOP "±50m". Through the binary on
+/// the test grid, whose cities are 5° of longitude wide (Cell 0 west of 5° E, Cell 1 east of it).
 @Suite struct TrackAccuracyTests {
     /// A timed track along latitude 45.5 across 5° E, 0.001° (78 m) a step, one point a second;
     /// `hdop` on every point, or on none.
@@ -20,6 +20,48 @@ import Testing
         text += "</trkseg></trk></gpx>\n"
         try Data(text.utf8).write(to: file)
         return file
+    }
+
+    /// The same track as an NMEA log, one cycle a second: RMC only (no HDOP, no GST: no error estimate),
+    /// or RMC and a GGA carrying `hdop`.
+    static func nmea(hdop: Double?) throws -> URL {
+        let file = TemporaryDirectory.shared.uniqueURL("across-5E", extension: "nmea")
+        var text = ""
+        for i in 0..<21 {
+            let lon = 4.99 + Double(i) * 0.001
+            let degrees = Int(lon)
+            let position = "4530.0000,N," + String(format: "%03d%07.4f", degrees, (lon - Double(degrees)) * 60) + ",E"
+            let time = String(format: "0000%02d", i)
+            text += sentence("GPRMC,\(time),A,\(position),0.0,90.0,010524,,,A")
+            if let hdop { text += sentence("GPGGA,\(time),\(position),1,08,\(hdop),100.0,M,0.0,M,,") }
+        }
+        try Data(text.utf8).write(to: file)
+        return file
+    }
+
+    /// `$body*hh` and CR LF, the checksum the XOR of the body's bytes.
+    static func sentence(_ body: String) -> String {
+        let checksum = body.utf8.reduce(UInt8(0), ^)
+        return "$\(body)*\(String(format: "%02X", checksum))\r\n"
+    }
+
+    /// An NMEA receiver that sends no DOP (RMC only) printed "±50m": the fix assembler made the 50 m up.
+    /// gpsd gives such a fix no error estimate, and neither does track now; with a GGA's HDOP it does.
+    @Test func anNMEALogWithoutDOPPrintsNoAccuracy() async throws {
+        let file = try Self.nmea(hdop: nil)
+        let text = try await GeocodeBinary.run(["track", "--nmea", file.path, "--speed", "max"])
+        #expect(text.status == 0, "\(text.err)")
+        let locations = text.out.split(separator: "\n").filter { $0.contains(" location ") }
+        #expect(locations.count == 21)
+        #expect(locations.first == "2024-05-01T00:00:00Z location 45.500000,4.990000", "no accuracy, not ±50m")
+        #expect(!text.out.contains("±"))
+        let json = try await GeocodeBinary.run(["track", "--nmea", file.path, "--speed", "max", "--json"])
+        #expect(json.status == 0, "\(json.err)")
+        #expect(json.out.hasPrefix("{\"accuracy\":null,\"course\":90"), "\(json.out.prefix(120))")
+
+        let withHDOP = try await GeocodeBinary.run(["track", "--nmea", try Self.nmea(hdop: 1.5).path, "--speed", "max"])
+        #expect(withHDOP.status == 0, "\(withHDOP.err)")
+        #expect(withHDOP.out.hasPrefix("2024-05-01T00:00:00Z location 45.500000,4.990000 ±8m\n"), "\(withHDOP.out.prefix(80))")
     }
 
     @Test func aTrackWithoutAccuracyPrintsNoneAndStillChangesCity() async throws {
