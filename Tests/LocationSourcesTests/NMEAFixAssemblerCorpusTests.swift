@@ -38,12 +38,17 @@ struct NMEAFixAssemblerCorpusTests {
     /// second's fix has no receiver speed; gpsd prints 0.000, derived from positions.
     static let speedDerivedByGpsd: [String: Int] = ["bundg_zeus_9": 39, "ublox-lea-5h": 1]
 
+    /// Everything the decoder makes of a corpus log, to its end (a clock that never gives a date, as
+    /// gpsd has none when it replays a log).
+    static func decodeWhole(_ corpus: NMEACorpus) -> [NMEALocationDecoder.Output] {
+        var decoder = NMEALocationDecoder(assembler: .init(clock: { Date(timeIntervalSince1970: 0) }))
+        return decoder.decode(corpus.log) + decoder.finish()
+    }
+
     @Test(arguments: NMEACorpus.names)
     func assembledFixesAgreeWithGpsd(name: String) throws {
         let corpus = try NMEACorpus.load(name)
-        var decoder = NMEALocationDecoder(assembler: .init(clock: { Date(timeIntervalSince1970: 0) }))
-        var outputs = decoder.decode(corpus.log)
-        outputs += decoder.finish()
+        let outputs = Self.decodeWhole(corpus)
         let fixes = outputs.compactMap { output -> Location? in
             if case .location(let location) = output { return location }
             return nil
@@ -95,9 +100,7 @@ struct NMEAFixAssemblerCorpusTests {
     @Test(arguments: NMEACorpus.names)
     func accuracyIsKnownExactlyWhereGpsdHasAnErrorEstimate(name: String) throws {
         let corpus = try NMEACorpus.load(name)
-        var decoder = NMEALocationDecoder(assembler: .init(clock: { Date(timeIntervalSince1970: 0) }))
-        var outputs = decoder.decode(corpus.log)
-        outputs += decoder.finish()
+        let outputs = Self.decodeWhole(corpus)
         var ours: [Int64: Location] = [:]
         for case .location(let location) in outputs where location.isValid {
             ours[milliseconds(location.timestamp)] = ours[milliseconds(location.timestamp)] ?? location
