@@ -16,7 +16,8 @@ enum ReverseCommand: Command {
         (as map apps copy them; also the full-width comma ，), geocode reverse "POINT(LON LAT)", and degrees,
         minutes and seconds with marks or hemisphere letters: 48°51'24"N 2°21'08"E,
         "48 51 24 N 2 21 08 E", 33°52.1'S 151°12.5'E. Input that could be read two ways (48,85 2,35;
-        DMS without marks or letters) is refused with the reason.
+        DMS without marks or letters) is refused with the reason. A value out of range is quoted as typed
+        (latitude 95°30'N is outside -90...90).
 
         A point in no unit (at sea, or on a coast the data draws a little inland) gets the nearest unit
         within --max-distance (default \(MaxDistanceOption.defaultText)), marked "[nearest, N m]"; --max-distance 0 turns
@@ -106,8 +107,9 @@ enum ReverseCommand: Command {
         if dmsMarks && !text.uppercased().hasPrefix("POINT") {
             switch DMSCoordinate.parse(text) {
             case .success(let pair):
-                return try checked(.number(pair.latitude, text: .string("\(pair.latitude)")),
-                                   .number(pair.longitude, text: .string("\(pair.longitude)")))
+                // Quoted as typed (`95°30'N`), as a decimal is: the computed 95.5 is nothing the user wrote.
+                return try checked(.number(pair.latitude, text: .string(pair.latitudeText)),
+                                   .number(pair.longitude, text: .string(pair.longitudeText)))
             case .failure(let e):
                 throw .badInput("cannot read \"\(typed)\" as a point: \(e.message)")
             }

@@ -4,7 +4,9 @@
 /// degrees or a message out.
 ///
 /// Exact: each angle is degrees + minutes/60 + seconds/3600 of the numbers as written, and must be
-/// whole where something finer follows (`48.5°30'` is refused), minutes and seconds below 60. Ambiguous
+/// whole where something finer follows (`48.5°30'` is refused), minutes and seconds below 60. Each
+/// angle's text is kept as typed (`95°30'N`), so a message about its value names what the user wrote,
+/// not the number it came to. Ambiguous
 /// input is refused with the reason rather than guessed: numbers without marks or hemisphere letters
 /// (`48 51 24 2 21 8`), two latitudes (`N … S …`), a sign together with a letter (`-48°N`).
 enum DMSCoordinate {
@@ -15,6 +17,10 @@ enum DMSCoordinate {
         var hemisphere: Character?
         var marked = false
         var negative = false
+        /// Where the angle is written in the text: its first number or hemisphere letter up to the end of
+        /// its last mark or letter.
+        var start: String.Index?
+        var end: String.Index?
         var isEmpty: Bool { parts.isEmpty }
     }
 
@@ -36,6 +42,7 @@ enum DMSCoordinate {
                 while j < text.endIndex, text[j].isASCII, text[j].isNumber || text[j] == "." { j = text.index(after: j) }
                 let token = String(text[i..<j])
                 guard let value = DecimalNumber.parse(token), j > i else { return fail("\"\(token)\" is not a number") }
+                let tokenStart = i
                 i = j
                 while i < text.endIndex, text[i] == " " { i = text.index(after: i) }
                 var slot: Int?
@@ -59,6 +66,8 @@ enum DMSCoordinate {
                     return fail("\"\(token)\" is out of place: degrees, then minutes ('), then seconds (\")")
                 }
                 if position > 0 && current.isEmpty { return fail("minutes or seconds without degrees before \"\(token)\"") }
+                if current.start == nil { current.start = tokenStart }
+                current.end = slot != nil ? i : j
                 let minus = token.hasPrefix("-") || token.hasPrefix("\u{2212}")
                 if value < 0 || token.hasPrefix("+") || minus {
                     guard position == 0 else { return fail("only the degrees may have a sign (\"\(token)\")") }
@@ -75,6 +84,9 @@ enum DMSCoordinate {
                     close()
                 }
                 current.hemisphere = Character(c.uppercased())
+                // The letter ends the angle it follows (`48°N`) or starts the one it precedes (`N 48°`).
+                if current.start == nil { current.start = i }
+                current.end = text.index(after: i)
                 if !current.isEmpty { close() }
             default:
                 if c == "," || c == ";" || c == "，" {
@@ -90,6 +102,9 @@ enum DMSCoordinate {
             return fail("expected two angles (latitude and longitude), found \(angles.count)")
         }
         var values: [Double] = []
+        let typed = angles.map { angle in
+            angle.start.flatMap { start in angle.end.map { String(text[start..<$0]) } } ?? ""
+        }
         for angle in angles {
             guard angle.marked || angle.hemisphere != nil || angle.parts.count == 1 else {
                 return fail("degrees, minutes and seconds without ° ' \" marks or N/S/E/W letters are ambiguous")
@@ -111,8 +126,10 @@ enum DMSCoordinate {
         switch (isLat[0], isLat[1]) {
         case (true?, true?): return fail("two latitudes (N/S) and no longitude")
         case (false?, false?): return fail("two longitudes (E/W) and no latitude")
-        case (false?, _), (nil, true?): return .success(CoordinatePair(latitude: values[1], longitude: values[0]))
-        default: return .success(CoordinatePair(latitude: values[0], longitude: values[1]))
+        case (false?, _), (nil, true?):
+            return .success(CoordinatePair(latitude: values[1], longitude: values[0], latitudeText: typed[1], longitudeText: typed[0]))
+        default:
+            return .success(CoordinatePair(latitude: values[0], longitude: values[1], latitudeText: typed[0], longitudeText: typed[1]))
         }
     }
 }

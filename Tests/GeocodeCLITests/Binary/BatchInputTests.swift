@@ -261,12 +261,15 @@ import Testing
 
     @Test func dmsInAPairColumn() async throws {
         let r = try await GeocodeBinary.run(["batch", "-", "-q", "--coords", "where", "--fields", "country,city"],
-                                            input: "where,id\n\"45°30'00\"\"N 12°15'E\",1\n\"12°15'E 45°30'N\",2\n\"45°30'N\",3\n")
+                                            input: "where,id\n\"45°30'00\"\"N 12°15'E\",1\n\"12°15'E 45°30'N\",2\n\"45°30'N\",3\n"
+                                                + "95°30'N 12°15'E,4\n")
         let rows = DelimitedRows.parse(r.out)
-        #expect(rows.count == 4 && rows.allSatisfy { $0.count == 5 }, "\(r.out)")
+        #expect(rows.count == 5 && rows.allSatisfy { $0.count == 5 }, "\(r.out)")
         #expect(rows[1][2...3] == ["Testland", "Cell 2"])
         #expect(rows[2][2...3] == ["Testland", "Cell 2"])
         #expect(rows[3][4].hasPrefix("coordinates \"45°30'N\" are not"), "\(rows[3])")
+        // Out of range: the angle as typed, not the 95.5 it comes to.
+        #expect(rows[4][4] == "latitude 95°30'N is outside -90...90 (column \"where\")", "\(rows[4])")
     }
 
     @Test func prefixedNDJSONKeys() async throws {

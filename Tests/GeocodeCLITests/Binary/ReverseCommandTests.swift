@@ -62,6 +62,10 @@ import Testing
                       (["1e400,2"], "latitude \"1e400\" is outside -90...90 (LAT)"),
                       (["45.5", "-1E400"], "longitude \"-1E400\" is outside -180...180 (LON)"),
                       (["91.00,0"], "latitude 91.00 is outside -90...90 (LAT)"),
+                      // Degrees, minutes, seconds: as typed too (it said "latitude 95.5").
+                      (["95°30'N", "12°15'E"], "latitude 95°30'N is outside -90...90 (LAT)"),
+                      (["45°30'N 190°30'00\"W"], "longitude 190°30'00\"W is outside -180...180 (LON)"),
+                      (["95 30 N", "12 E"], "latitude 95 30 N is outside -90...90 (LAT)"),
                       // An en dash is not a minus (it also writes ranges): refused, named as typed.
                       (["–45.5", "120.5"], "latitude \"–45.5\" is not a number (LAT)"),
                       (["1", "2", "--datum", "wgs84"], nil)])

@@ -71,6 +71,18 @@ import Testing
         #expect(pair == CoordinatePair(latitude: Self.degrees(lat), longitude: Self.degrees(lon)), "\(text)")
     }
 
+    /// Each angle's text as typed, for messages: `95°30'N` is out of range, and "95.5" is nothing the
+    /// user wrote (it was quoted so).
+    @Test(arguments: [
+        ("95°30'N 12°15'E", "95°30'N", "12°15'E"), ("N 95°30.5' E 12°", "N 95°30.5'", "E 12°"),
+        ("12°15'E 95°30'00\"N", "95°30'00\"N", "12°15'E"), ("95 30 00 N, 200 15 00 W", "95 30 00 N", "200 15 00 W"),
+        ("−95°30' 12°15'", "−95°30'", "12°15'"), ("33°52′S，151°12′E", "33°52′S", "151°12′E"),
+    ])
+    func dmsKeepsTheAnglesAsTyped(_ text: String, _ lat: String, _ lon: String) throws {
+        let pair = try DMSCoordinate.parse(text).get()
+        #expect(pair.latitudeText == lat && pair.longitudeText == lon, "\(text): \(pair.latitudeText) / \(pair.longitudeText)")
+    }
+
     @Test(arguments: [
         ("48 51 24 2 21 08", "ambiguous"), ("48°51'24\"N 2°21'08\"S", "two latitudes"), ("-48°51'N 2°E", "sign and a hemisphere"),
         ("48°61'N 2°E", "minutes 61.0 are not below 60"), ("48.5°30'N 2°E", "has a fraction"), ("48°N", "expected two angles"),
