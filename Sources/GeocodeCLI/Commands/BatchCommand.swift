@@ -58,7 +58,8 @@ enum BatchCommand: Command {
                      JSON, with a warning naming the line (once per key).
           numbers    a CSV/TSV value or a JSON string may write the minus as − (U+2212, as documents
                      typeset it); a JSON number may not (JSON's grammar: every JSON reader refuses it).
-                     A --coords pair may also be split by a full-width comma (，).
+                     A --coords pair may also be split by a full-width comma (，), and
+                     an ideographic space (U+3000) separates as a space does.
           geojson    a FeatureCollection of Point features; the fields are added to each feature's
                      properties, everything else is kept. Read as a stream, feature by feature. A
                      document that is one Feature is one row (a Feature out); one bare Point is one

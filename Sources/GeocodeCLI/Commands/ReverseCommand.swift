@@ -13,11 +13,11 @@ enum ReverseCommand: Command {
     static let details = """
         LAT and LON are decimal degrees; negative numbers work as they are (no -- needed), also with the
         typographic minus − (U+2212) that documents and web pages show. Also read: LAT,LON and LAT, LON
-        (as map apps copy them; also the full-width comma ，), geocode reverse "POINT(LON LAT)", and degrees,
-        minutes and seconds with marks or hemisphere letters: 48°51'24"N 2°21'08"E,
-        "48 51 24 N 2 21 08 E", 33°52.1'S 151°12.5'E. Input that could be read two ways (48,85 2,35;
-        DMS without marks or letters) is refused with the reason. A value out of range is quoted as typed
-        (latitude 95°30'N is outside -90...90).
+        (as map apps copy them; also the full-width comma ， and the ideographic space U+3000 that a Chinese
+        input method types), geocode reverse "POINT(LON LAT)", and degrees, minutes and seconds with marks
+        or hemisphere letters: 48°51'24"N 2°21'08"E, "48 51 24 N 2 21 08 E", 33°52.1'S 151°12.5'E. Input
+        that could be read two ways (48,85 2,35; DMS without marks or letters) is refused with the reason.
+        A value out of range is quoted as typed (latitude 95°30'N is outside -90...90).
 
         A point in no unit (at sea, or on a coast the data draws a little inland) gets the nearest unit
         within --max-distance (default \(MaxDistanceOption.defaultText)), marked "[nearest, N m]"; --max-distance 0 turns
@@ -71,13 +71,14 @@ enum ReverseCommand: Command {
     /// `POINT(LON LAT)`, or degrees-minutes-seconds (`48°51'24"N 2°21'08"E`, `48 51 24 N 2 21 08 E`).
     /// A wrong count is a usage error (2); values that are not valid coordinates, or text that could be
     /// read more than one way, are bad input (3). The full-width comma `，` (U+FF0C, what a Chinese input
-    /// method types) is the comma, and U+2212 `−` the minus (``DecimalNumber``): neither means anything
-    /// else in a coordinate. Messages quote the text as typed.
+    /// method types) is the comma, its ideographic space (U+3000) a space, and U+2212 `−` the minus
+    /// (``DecimalNumber``): none means anything else in a coordinate. Messages quote the text as typed.
     static func parseCoordinate(_ typedPositionals: [String]) throws(CLIError) -> Coordinate {
-        func value(_ text: String) -> CoordinateCheck.Value {
+        // `typed`: the argument before the full-width characters were mapped, to quote what is no number.
+        func value(_ text: String, typed: String? = nil) -> CoordinateCheck.Value {
             if text.allSatisfy({ $0 == " " || $0 == "\t" }) { return .empty }
             if let v = DecimalNumber.parse(text) { return .number(v, text: .string(text)) }
-            return .notNumber(text: text)
+            return .notNumber(text: typed ?? text)
         }
         func checked(_ lat: CoordinateCheck.Value, _ lon: CoordinateCheck.Value) throws(CLIError) -> Coordinate {
             switch CoordinateCheck.coordinate(lat: lat, latWhere: "LAT", lon: lon, lonWhere: "LON") {
@@ -87,7 +88,9 @@ enum ReverseCommand: Command {
         }
         if typedPositionals.isEmpty { throw .usage("missing LAT and LON") }
         let typed = typedPositionals.joined(separator: " ")
-        let positionals = typedPositionals.map { String($0.map { $0 == "，" ? "," : $0 }) }
+        // The full-width comma and the ideographic space (U+3000) a Chinese input method types are the
+        // comma and the space: the shell splits at neither, so `39.9　116.4` is one argument, as "39.9 116.4" is.
+        let positionals = typedPositionals.map { String($0.map { $0 == "，" ? "," : $0 == "\u{3000}" ? " " : $0 }) }
         let text = positionals.joined(separator: " ")
         // Degree/minute/second marks, or a hemisphere letter alone or against digits (`N`, `24N`, `N48`).
         // A letter between digits is no hemisphere: `1e400`'s `e` is an exponent.
@@ -98,7 +101,7 @@ enum ReverseCommand: Command {
                 return token.first == letters.first || token.last == letters.first
             }
         if positionals.count == 2 && !text.contains(",") && !dmsMarks {
-            return try checked(value(positionals[0]), value(positionals[1]))
+            return try checked(value(positionals[0], typed: typedPositionals[0]), value(positionals[1], typed: typedPositionals[1]))
         }
         if let pair = CoordinatePair.parse(text, lonFirst: false, decimalComma: false) {
             return try checked(.number(pair.latitude, text: .string(pair.latitudeText)),
@@ -127,7 +130,12 @@ enum ReverseCommand: Command {
         case 1 where commas == 1:
             let parts = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             return try checked(value(parts[0]), value(parts[1]))
-        case 1: throw .usage("missing LON (give LAT LON, or LAT,LON)")
+        case 1:
+            // One argument holding two words ("45.5 abc", as quoted or typed with U+3000): say which value
+            // is wrong rather than that LON is missing.
+            let words = text.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            if words.count == 2 { return try checked(value(String(words[0])), value(String(words[1]))) }
+            throw .usage("missing LON (give LAT LON, or LAT,LON)")
         case 2:
             let first = positionals[0].hasSuffix(",") ? String(positionals[0].dropLast()) : positionals[0]
             return try checked(value(first), value(positionals[1]))

@@ -1,7 +1,8 @@
 /// Both coordinates in one text value, as `--coords` reads them (pure: no I/O, no options but its own).
 ///
 /// Accepted: `lat,lon` and `lat, lon`; `lat lon` (spaces or tabs); `lat;lon`; `lat，lon` (U+FF0C, the
-/// comma a Chinese input method types; never a decimal mark, so it separates like `;`); with a decimal
+/// comma a Chinese input method types; never a decimal mark, so it separates like `;`); U+3000 (the
+/// ideographic space the same input method types) wherever a space separates; with a decimal
 /// comma allowed, `48,85 2,35` and `48,85;2,35`; WKT/EWKT `POINT(lon lat)`, `POINT (lon lat)`, `POINT Z
 /// (lon lat h)`, `SRID=4326;POINT(lon lat)` in any case. WKT is always x (longitude) then y (latitude),
 /// so `lonFirst` applies to the plain forms only. Anything else, or an ambiguous text (`48,85,2,35`),
@@ -30,7 +31,7 @@ struct CoordinatePair: Equatable, Sendable {
     }
 
     static func parse(_ text: String, lonFirst: Bool, decimalComma: Bool) -> CoordinatePair? {
-        let trimmed = text.trimmingSpaces
+        let trimmed = text.ideographicSpacesAsASCII.trimmingSpaces
         guard !trimmed.isEmpty, trimmed.utf8.count <= 400 else { return nil }
         if let wkt = parseWKT(trimmed) { return wkt }
         guard let (first, second) = plainPair(trimmed, decimalComma: decimalComma) else { return nil }

@@ -1,6 +1,7 @@
 /// A point written in degrees, minutes and seconds, as maps, GPS units and Wikipedia show it:
 /// `48°51'24"N 2°21'08"E`, `48 51 24 N 2 21 08 E`, `N 48°51.4' E 2°21.1'`, `48.8566°N, 2.3522°E`,
-/// `33°52′S 151°12′E` (typographic primes too, U+2212 for the minus, U+FF0C for the comma). Pure: text in,
+/// `33°52′S 151°12′E` (typographic primes too, U+2212 for the minus, U+FF0C for the comma, U+3000 for a
+/// space: what a Chinese input method types). Pure: text in,
 /// degrees or a message out.
 ///
 /// Exact: each angle is degrees + minutes/60 + seconds/3600 of the numbers as written, and must be
@@ -44,7 +45,7 @@ enum DMSCoordinate {
                 guard let value = DecimalNumber.parse(token), j > i else { return fail("\"\(token)\" is not a number") }
                 let tokenStart = i
                 i = j
-                while i < text.endIndex, text[i] == " " { i = text.index(after: i) }
+                while i < text.endIndex, text[i] == " " || text[i] == "\u{3000}" { i = text.index(after: i) }
                 var slot: Int?
                 if i < text.endIndex {
                     switch text[i] {
@@ -91,7 +92,7 @@ enum DMSCoordinate {
             default:
                 if c == "," || c == ";" || c == "，" {
                     close()
-                } else if c != " " && c != "\t" {
+                } else if c != " " && c != "\t" && c != "\u{3000}" {
                     return fail("unexpected \"\(c)\" (write e.g. 48°51'24\"N 2°21'08\"E)")
                 }
             }

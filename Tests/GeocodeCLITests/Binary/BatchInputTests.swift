@@ -272,6 +272,21 @@ import Testing
         #expect(rows[4][4] == "latitude 95°30'N is outside -90...90 (column \"where\")", "\(rows[4])")
     }
 
+    /// The ideographic space (U+3000) a Chinese input method types between two numbers separates a
+    /// --coords pair as a space does, in CSV and in an NDJSON string (it said "are not \"lat,lon\"").
+    @Test func ideographicSpaceInAPairColumn() async throws {
+        let csv = try await GeocodeBinary.run(["batch", "-", "-q", "--coords", "p", "--fields", "country"],
+                                              input: "p\n45.5\u{3000}12.25\n45.5，\u{3000}120.5\n45°30'N\u{3000}12°15'E\n45\u{3000}.5 12.25\n")
+        let rows = DelimitedRows.parse(csv.out)
+        #expect(rows.map { $0.count } == [3, 3, 3, 3, 3], "\(csv.out)")
+        #expect(rows.dropFirst().map { $0[1] } == ["Testland", "Gridonia", "Testland", ""], "\(csv.out)")
+        #expect(rows[4][2] == "coordinates \"45\u{3000}.5 12.25\" are not \"lat,lon\", \"lat lon\" or POINT(lon lat) (column \"p\")",
+                "\(rows[4])")
+        let ndjson = try await GeocodeBinary.run(["batch", "-", "-q", "--format", "ndjson", "--coords", "p", "--fields", "country"],
+                                                 input: "{\"p\":\"45.5\u{3000}12.25\"}\n")
+        #expect(ndjson.out == "{\"p\":\"45.5\u{3000}12.25\",\"country\":\"Testland\",\"geocode_error\":null}\n", "\(ndjson.out)")
+    }
+
     @Test func prefixedNDJSONKeys() async throws {
         let r = try await GeocodeBinary.run(["batch", "-", "-q", "--fields", "country"],
                                             input: "{\"pickup_latitude\":45.5,\"pickup_longitude\":12.25}\n{\"pickup_latitude\":-45.5,\"pickup_longitude\":120}\n")

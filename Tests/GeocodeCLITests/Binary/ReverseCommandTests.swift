@@ -139,7 +139,10 @@ import Testing
                       ["45°30'N", "12°15'E"], ["45", "30", "00", "N", "12", "15", "00", "E"], ["45°30′00″N 12°15′00″E"],
                       ["12°15'E", "45°30'N"],
                       // The full-width comma a Chinese input method types (it said "missing LON").
-                      ["45.5，12.25"], ["45.5，", "12.25"], ["45.5", "，12.25"], ["45°30'N，12°15'E"]])
+                      ["45.5，12.25"], ["45.5，", "12.25"], ["45.5", "，12.25"], ["45°30'N，12°15'E"],
+                      // Its ideographic space, U+3000, where a space goes (the shell splits at none of it).
+                      ["45.5\u{3000}12.25"], ["45.5，\u{3000}12.25"], ["45.5\u{3000}", "12.25"], ["45°30'N\u{3000}12°15'E"],
+                      ["reverse", "POINT(12.25\u{3000}45.5)"], ["45\u{3000}30\u{3000}00\u{3000}N\u{3000}12\u{3000}15\u{3000}00\u{3000}E"]])
     func sameAnswerAsDecimal(_ arguments: [String]) async throws {
         let decimal = try await GeocodeBinary.run(["45.5", "12.25", "--json"])
         let r = try await GeocodeBinary.run(arguments + ["--json"])
@@ -163,7 +166,10 @@ import Testing
                       (["45,5，12,25"], "\"45,5，12,25\" is ambiguous: a comma may be a decimal comma"),
                       (["45", "30", "00", "12", "15", "00"], "without ° ' \" marks or N/S/E/W letters are ambiguous"),
                       (["45°30'N", "12°15'S"], "two latitudes"),
-                      (["45°75'N", "12°E"], "minutes 75.0 are not below 60")])
+                      (["45°75'N", "12°E"], "minutes 75.0 are not below 60"),
+                      // U+3000 separates; inside a number it is no digit, and the value is quoted as typed.
+                      (["45\u{3000}.5", "12.25"], "latitude \"45\u{3000}.5\" is not a number (LAT)"),
+                      (["45.5\u{3000}abc"], "longitude \"abc\" is not a number (LON)")])
     func ambiguousOrWrongIsExitThree(_ arguments: [String], _ message: String) async throws {
         let r = try await GeocodeBinary.run(arguments)
         #expect(r.status == 3, "\(arguments): \(r.err)")

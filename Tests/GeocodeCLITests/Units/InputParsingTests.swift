@@ -12,6 +12,10 @@ import Testing
         // The full-width comma of a Chinese input method, and the typographic minus of a document.
         ("39.9087，116.3975", 39.9087, 116.3975), ("39.9087， 116.3975", 39.9087, 116.3975),
         ("−33.86, 151.2", -33.86, 151.2), ("POINT(151.2 −33.86)", -33.86, 151.2),
+        // The ideographic space (U+3000) the same input method types where a space goes.
+        ("39.9087\u{3000}116.3975", 39.9087, 116.3975), ("39.9087，\u{3000}116.3975", 39.9087, 116.3975),
+        ("\u{3000}39.9087 \u{3000}116.3975\u{3000}", 39.9087, 116.3975), ("POINT(116.3975\u{3000}39.9087)", 39.9087, 116.3975),
+        ("POINT\u{3000}(116.3975 39.9087)", 39.9087, 116.3975),
     ])
     func pairs(_ text: String, _ lat: Double, _ lon: Double) {
         #expect(CoordinatePair.parse(text, lonFirst: false, decimalComma: false) == CoordinatePair(latitude: lat, longitude: lon))
@@ -23,7 +27,9 @@ import Testing
         #expect(CoordinatePair.parse("POINT(2.35 48.85)", lonFirst: true, decimalComma: false) == CoordinatePair(latitude: 48.85, longitude: 2.35))
         #expect(CoordinatePair.parse("48,85 2,35", lonFirst: false, decimalComma: true) == CoordinatePair(latitude: 48.85, longitude: 2.35))
         #expect(CoordinatePair.parse("48,85;2,35", lonFirst: false, decimalComma: true) == CoordinatePair(latitude: 48.85, longitude: 2.35))
-        for bad in ["", "48.85", "48,85,2,35", "1 2 3", "POINT(1)", "POINT(a b)", "LINESTRING(1 2, 3 4)", "48.85,", "nan,1"] {
+        for bad in ["", "48.85", "48,85,2,35", "1 2 3", "POINT(1)", "POINT(a b)", "LINESTRING(1 2, 3 4)", "48.85,", "nan,1",
+                    // U+3000 separates; it joins nothing: no number holds it.
+                    "48.85\u{3000}2.35\u{3000}1", "48.\u{3000}85,2.35", "\u{3000}"] {
             #expect(CoordinatePair.parse(bad, lonFirst: false, decimalComma: false) == nil, "\(bad)")
         }
         #expect(CoordinatePair.parse("48,85 2,35", lonFirst: false, decimalComma: false) == nil)
@@ -58,6 +64,8 @@ import Testing
         ("40°26′46″N 79°58′56″W", [40, 26, 46], [-79, 58, 56]),
         ("33°52′S，151°12′E", [-33, 52, 0], [151, 12, 0]),
         ("−33°52' 151°12'", [-33, 52, 0], [151, 12, 0]),
+        ("48°51'24\"N\u{3000}2°21'08\"E", [48, 51, 24], [2, 21, 8]),
+        ("48\u{3000}51\u{3000}24\u{3000}N\u{3000}2\u{3000}21\u{3000}08\u{3000}E", [48, 51, 24], [2, 21, 8]),
     ]
 
     static func degrees(_ parts: [Double]) -> Double {
