@@ -34,6 +34,9 @@ struct BatchOptions: Sendable {
     var threads = ReverseGeocoder.usableCores()
     var strict = false
     var quiet = false
+    /// Whether a GeoJSON sequence output puts an RS before each record, when OUT's name says
+    /// (`.geojsons` yes; `.geojsonl`, `.ndjson` no); nil: as the input sequence did (none from other formats).
+    var outputRecordSeparator: Bool?
     /// Pipeline granularity; not a command-line option. Tests shrink these to put chunk and buffer
     /// boundaries between every record.
     var chunkBytes = 256 << 10

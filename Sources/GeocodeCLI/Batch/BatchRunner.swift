@@ -32,6 +32,9 @@ struct BatchRunner {
         }
         var options = self.options
         options.sampleWaits = totalBytes != nil
+        if !options.writesStandardOutput {
+            options.outputRecordSeparator = BatchFormat.recordSeparator(path: InputStack.strippingCompression(options.outputPath!))
+        }
         let opened = try InputStack.open(fd: fd, name: options.inputName, path: options.inputPath, encodingName: options.encoding,
                                          readSize: options.readSize, isFile: totalBytes != nil)
         let input = opened.input
@@ -44,7 +47,7 @@ struct BatchRunner {
 
         let format = try inputFormat(input)
         let outputFormat = try self.outputFormat(input: format)
-        if format == .geojson { input.maxPending = 1 << 30 }
+        if format.isGeoJSON { input.maxPending = 1 << 30 }
         if format == .ndjson && options.header != nil {
             throw .usage("--header/--no-header apply to CSV and TSV input only")
         }
@@ -121,32 +124,65 @@ struct BatchRunner {
         // coordinates is data, flagged row by row. The output is written all the same, every row flagged.
         if statistics.rows > 0 && statistics.unreadable == statistics.rows {
             throw CLIError(.badInput, "\(options.inputName): none of its \(statistics.rows) row\(statistics.rows == 1 ? "" : "s") is "
-                           + "\(format.rawValue.uppercased()) (each is flagged in \(setup.schema.errorName)); is it that format? (--format)")
+                           + "\(format.rowName) (each is flagged in \(setup.schema.errorName)); is it that format? (--format)")
         }
         return .success
     }
 
     /// `--format`, else IN's extension, else the content's (``BatchFormat/sniff(_:)``). An IN named
-    /// `.json` is NDJSON or GeoJSON by its content; content that is neither is read as GeoJSON, whose
-    /// error then says what the file lacks.
+    /// `.json` is NDJSON, GeoJSON or a GeoJSON sequence by its content; content that is none of them is
+    /// read as GeoJSON, whose error then says what the file lacks. Lines of JSON (`.ndjson`, `.jsonl`)
+    /// whose first record is a Feature or a Point (or starts with an RS) are a GeoJSON sequence, whose
+    /// records would all lack a "lat" as NDJSON; a `.geojson` file that is such a sequence reads as one.
     private func inputFormat(_ input: ByteInput) throws(CLIError) -> BatchFormat {
         if let format = options.format { return format }
         let path = options.readsStandardInput ? nil : InputStack.strippingCompression(options.inputPath!)
-        if let path, let named = BatchFormat(path: path) { return named }
-        let sniffed = BatchFormat.sniff(try input.peek(4096))
-        if let path, BatchFormat.isJSON(path: path), !sniffed.isJSON { return .geojson }
-        return sniffed
+        let byContent: BatchFormat
+        if let path, let named = BatchFormat(path: path) {
+            switch named {
+            case .ndjson: byContent = BatchFormat.startsSequence(try head(input)) ? .geojsonseq : .ndjson
+            case .geojson: return BatchFormat.sniff(try head(input)) == .geojsonseq ? .geojsonseq : .geojson
+            default: return named
+            }
+        } else {
+            let sniffed = BatchFormat.sniff(try head(input))
+            if let path, BatchFormat.isJSON(path: path), !sniffed.isJSON { return .geojson }
+            byContent = sniffed
+        }
+        // Keys named for NDJSON (`--coords geometry.coordinates --lon-first`) read Feature lines as the
+        // NDJSON they also are, as before sequences were read; RS-separated records are no NDJSON.
+        if byContent == .geojsonseq, options.latColumn != nil || options.lonColumn != nil || options.coordsColumn != nil,
+           !BatchFormat.startsWithRecordSeparator(try head(input)) {
+            return .ndjson
+        }
+        return byContent
+    }
+
+    /// The input's first bytes for sniffing: at least 4 KiB, and on to the end of the first line that is
+    /// not blank (a Feature with many properties is longer than 4 KiB), up to 1 MiB.
+    private func head(_ input: ByteInput) throws(CLIError) -> [UInt8] {
+        var size = 4096
+        while true {
+            let head = try input.peek(size)
+            if head.count < size || size >= 1 << 20 || BatchFormat.hasFirstLine(head) { return head }
+            size *= 4
+        }
     }
 
     /// `--output-format`, else OUT's extension, else the input's format. OUT named `.json` keeps a JSON
-    /// input's format (NDJSON stays line by line, GeoJSON a FeatureCollection); from CSV/TSV nothing says
+    /// input's format (NDJSON stays line by line, GeoJSON a FeatureCollection), and OUT named `.ndjson`
+    /// or `.jsonl` a GeoJSON sequence's (a Feature a line); from CSV/TSV nothing says
     /// which of the two JSON formats is meant (a `.json` user may load it whole, which NDJSON is not, or
     /// stream it, which a FeatureCollection is not), so the user is asked, before any work.
     private func outputFormat(input: BatchFormat) throws(CLIError) -> BatchFormat {
         if let format = options.outputFormat { return format }
         guard !options.writesStandardOutput else { return input }
         let path = InputStack.strippingCompression(options.outputPath!)
-        if let named = BatchFormat(path: path) { return named }
+        if let named = BatchFormat(path: path) {
+            // A name for lines of JSON says nothing of what each line is: a sequence of Features stays one.
+            if named == .ndjson && input == .geojsonseq { return .geojsonseq }
+            return named
+        }
         guard BatchFormat.isJSON(path: path) else { return input }
         guard input.isJSON else {
             throw .usage("\(options.outputPath!): a .json file may be GeoJSON or NDJSON; say which with --output-format geojson "

@@ -60,6 +60,9 @@ struct BatchSchema: Sendable {
     var outputDelimiter: UInt8
     /// `--coords` for NDJSON: the key (or dotted path) holding both coordinates.
     var coordsKey: [UInt8]?
+    /// GeoJSON sequence output: each record starts with an RS (0x1E, RFC 8142), else it is one Feature a
+    /// line. As the input sequence did, unless OUT's name says (``BatchFormat/recordSeparator(path:)``).
+    var recordSeparator = false
 
     init(input: BatchFormat, output: BatchFormat, inputName: String, datum: Datum) {
         self.input = input

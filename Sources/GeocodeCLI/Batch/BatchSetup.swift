@@ -22,6 +22,7 @@ struct BatchSetup {
         var schema = BatchSchema(input: format, output: outputFormat, inputName: options.inputName, datum: options.datum)
         schema.fields = options.fields
         schema.prefix = options.prefix
+        schema.recordSeparator = options.outputRecordSeparator ?? false
         var setup: BatchSetup
         switch format {
         case .csv, .tsv:
@@ -30,6 +31,8 @@ struct BatchSetup {
             setup = try ndjson(input: input, schema: schema, options: options)
         case .geojson:
             setup = try geojson(input: input, schema: schema, options: options)
+        case .geojsonseq:
+            setup = try geojsonSequence(input: input, schema: schema, options: options)
         }
         // What surrounds the rows depends on the output format.
         let encoder = RecordEncoder(schema: setup.schema)
@@ -37,7 +40,7 @@ struct BatchSetup {
         case .csv, .tsv:
             if input.hadByteOrderMark { setup.preamble += [0xEF, 0xBB, 0xBF] }
             if let header = encoder.headerRow() { setup.preamble += header }
-        case .ndjson:
+        case .ndjson, .geojsonseq:
             break
         case .geojson:
             if format != .geojson {
@@ -215,6 +218,7 @@ struct BatchSetup {
         schema.lonFirst = options.lonFirst
         let framer = NDJSONFramer(input: input)
         var pending: [RawChunk] = []
+        var notices: [String] = []
         // The keys of the first object: the columns of delimited output, and the names to match prefixed
         // coordinate keys (`pickup_latitude`) against.
         while pending.count < lookahead, let chunk = try framer.nextChunk(targetBytes: 1, maxRecords: 1) {
@@ -227,9 +231,15 @@ struct BatchSetup {
             if let keys {
                 // A key the first object gives twice is one column (its last value: RecordEncoder).
                 if schema.output.delimiter != nil { schema.jsonColumns = distinct(keys) }
+                let place = "\(options.inputName):\(chunk.records[0].line)"
+                if options.latColumn == nil && options.coordsColumn == nil
+                    && BatchFormat.startsSequence(Array(chunk.bytes[chunk.records[0].range])) {
+                    // Only --format ndjson gets here with Features: every row would say "no latitude".
+                    notices.append("\(place): the records are GeoJSON (a Feature or a Point a line), which have no latitude "
+                                   + "key as NDJSON; --format geojsonseq reads each one's Point")
+                }
                 if options.coordsColumn == nil {
                     let names = keys.map { String(decoding: $0, as: UTF8.self) }
-                    let place = "\(options.inputName):\(chunk.records[0].line)"
                     if options.latColumn == nil, let key = try matchedKey(.latitude, names, option: "--lat-col", place: place) {
                         schema.latKeys = [Array(key.utf8)]
                         schema.latKeysAreDefaults = false
@@ -243,7 +253,7 @@ struct BatchSetup {
             }
         }
         try readAhead(framer, into: &pending, options: options)
-        return BatchSetup(framer: framer, schema: schema, pending: pending, preamble: [], closing: { _ in [] })
+        return BatchSetup(framer: framer, schema: schema, pending: pending, preamble: [], closing: { _ in [] }, notices: notices)
     }
 
     /// Up to ``ColumnGuess/rows`` records for the swapped-coordinates check, from a file only: a pipe may
@@ -281,39 +291,49 @@ struct BatchSetup {
 
     // MARK: - GeoJSON
 
-    private static func geojson(input: ByteInput, schema: BatchSchema, options: BatchOptions) throws(CLIError) -> BatchSetup {
-        var schema = schema
+    /// The options no GeoJSON input takes: its coordinates come from each Point, and it has no header.
+    private static func refuseColumnOptions(_ options: BatchOptions) throws(CLIError) {
         if options.latColumn != nil || options.lonColumn != nil || options.coordsColumn != nil || options.lonFirst {
             throw .usage("--lat-col/--lon-col do not apply to GeoJSON, nor --coords or --lon-first (coordinates come from each Point)")
         }
         if options.header != nil {
             throw .usage("--header/--no-header apply to CSV and TSV input only")
         }
+    }
+
+    /// Delimited output of GeoJSON: the feature's id, lat, lon (RecordEncoder.featureColumns), then the
+    /// property names of the first feature that has properties (read into `pending`).
+    private static func featureColumns(_ framer: any RecordFramer, schema: inout BatchSchema,
+                                       pending: inout [RawChunk]) throws(CLIError) {
+        guard schema.output.delimiter != nil else { return }
+        schema.jsonColumns = [Array("id".utf8), Array("lat".utf8), Array("lon".utf8)]
+        while pending.count < lookahead, let chunk = try framer.nextChunk(targetBytes: 1, maxRecords: 1) {
+            pending.append(chunk)
+            let decoder = RecordDecoder(schema: schema)
+            let keys: [[UInt8]]? = chunk.bytes.withUnsafeBufferPointer { b in
+                let record = decoder.decode(b, chunk.records[0].range)
+                guard case .feature(let members, let properties?, _) = record.content,
+                      members[properties].kind == .object else { return nil }
+                var scanner = JSONScanner(b, range: members[properties].value)
+                return (try? scanner.objectMembers())?.map { JSONScanner.decodeString(b, $0.key) }
+            }
+            if let keys {
+                // A property called "id" keeps its name; the feature's own id column then says whose it is.
+                if keys.contains(Array("id".utf8)) { schema.jsonColumns[0] = Array("feature_id".utf8) }
+                schema.jsonColumns += distinct(keys)
+                return
+            }
+        }
+    }
+
+    private static func geojson(input: ByteInput, schema: BatchSchema, options: BatchOptions) throws(CLIError) -> BatchSetup {
+        var schema = schema
+        try refuseColumnOptions(options)
         let framer = GeoJSONFramer(input: input)
         let prefix = try framer.readPrefix()
         schema.geojsonTopLevel = framer.topLevel
         var pending: [RawChunk] = []
-        if schema.output.delimiter != nil {
-            // Delimited output: the feature's id, lat, lon (RecordEncoder.featureColumns), then the property
-            // names of the first feature that has properties.
-            schema.jsonColumns = [Array("id".utf8), Array("lat".utf8), Array("lon".utf8)]
-            while pending.count < lookahead, let chunk = try framer.nextChunk(targetBytes: 1, maxRecords: 1) {
-                pending.append(chunk)
-                let keys: [[UInt8]]? = chunk.bytes.withUnsafeBufferPointer { b in
-                    let record = RecordDecoder(schema: schema).decode(b, chunk.records[0].range)
-                    guard case .feature(let members, let properties?, _) = record.content,
-                          members[properties].kind == .object else { return nil }
-                    var scanner = JSONScanner(b, range: members[properties].value)
-                    return (try? scanner.objectMembers())?.map { JSONScanner.decodeString(b, $0.key) }
-                }
-                if let keys {
-                    // A property called "id" keeps its name; the feature's own id column then says whose it is.
-                    if keys.contains(Array("id".utf8)) { schema.jsonColumns[0] = Array("feature_id".utf8) }
-                    schema.jsonColumns += distinct(keys)
-                    break
-                }
-            }
-        }
+        try featureColumns(framer, schema: &schema, pending: &pending)
         try readAhead(framer, into: &pending, options: options)
         let sameFormat = schema.output == .geojson
         if framer.topLevel != .collection {
@@ -323,5 +343,21 @@ struct BatchSetup {
         }
         return BatchSetup(framer: framer, schema: schema, pending: pending, preamble: sameFormat ? prefix : [],
                           closing: { trailer in sameFormat ? [0x0A] + trailer + (trailer.last == 0x0A ? [] : [0x0A]) : [] })
+    }
+
+    // MARK: - GeoJSON text sequence
+
+    /// One Feature a record, RS-separated or a line each (``GeoJSONSeqFramer``); nothing around the rows.
+    private static func geojsonSequence(input: ByteInput, schema: BatchSchema, options: BatchOptions) throws(CLIError) -> BatchSetup {
+        var schema = schema
+        try refuseColumnOptions(options)
+        let framer = GeoJSONSeqFramer(input: input)
+        // Written back in the shape it came in: with an RS before each record if it had them.
+        let hadRS = try framer.start()
+        if options.outputRecordSeparator == nil { schema.recordSeparator = hadRS }
+        var pending: [RawChunk] = []
+        try featureColumns(framer, schema: &schema, pending: &pending)
+        try readAhead(framer, into: &pending, options: options)
+        return BatchSetup(framer: framer, schema: schema, pending: pending, preamble: [], closing: { _ in [] })
     }
 }

@@ -33,7 +33,7 @@ enum ColumnGuess {
 
     /// The check over NDJSON objects or GeoJSON features read ahead (the setup's pending chunks).
     static func warning(json chunks: [RawChunk], schema: BatchSchema, lookup: any PlacemarkProvider) -> String? {
-        guard schema.input == .ndjson || schema.input == .geojson else { return nil }
+        guard schema.input == .ndjson || schema.input.isGeoJSON else { return nil }
         var records: [Record] = []
         for chunk in chunks {
             for span in chunk.records where records.count < rows { records.append(Record(bytes: chunk.bytes, range: span.range)) }
@@ -50,9 +50,9 @@ enum ColumnGuess {
             if n * 2 >= records.count, n > (best?.found ?? 0) { best = (reading, n) }
         }
         guard let best else { return nil }
-        let unit = schema.input == .geojson ? "feature" : schema.input == .ndjson ? "object" : "row"
+        let unit = schema.input.isGeoJSON ? "feature" : schema.input == .ndjson ? "object" : "row"
         let what = records.count == 1 ? "the first \(unit) gives" : "none of the first \(records.count) \(unit)s gives"
-        let advice = schema.input == .geojson
+        let advice = schema.input.isGeoJSON
             ? "the file seems to write positions as [lat, lon], where GeoJSON's order is [lon, lat]; no option reads "
                 + "them the other way: fix the file"
             : "if that is how the file is laid out, add \(best.reading.flags)"
@@ -62,7 +62,7 @@ enum ColumnGuess {
 
     private static func describe(_ schema: BatchSchema) -> String {
         switch schema.input {
-        case .geojson:
+        case .geojson, .geojsonseq:
             return schema.lonFirst ? "the Point coordinates read as [lat, lon]" : "the Point coordinates read as [lon, lat] (RFC 7946)"
         case .ndjson:
             if let key = schema.coordsKey {
@@ -83,7 +83,7 @@ enum ColumnGuess {
     private static func alternatives(_ schema: BatchSchema, _ records: [Record]) -> [Reading] {
         var readings: [Reading] = []
         switch schema.input {
-        case .geojson:
+        case .geojson, .geojsonseq:
             var other = schema
             other.lonFirst = false
             other.geojsonLatFirst = true

@@ -47,7 +47,13 @@ final class GeoJSONFramer: RecordFramer {
     /// For a single Feature or Point, reads the whole object (the one record) and returns an empty prefix.
     func readPrefix() throws(CLIError) -> [UInt8] {
         try skipWhitespace()
-        guard try peek() == UInt8(ascii: "{") else {
+        let opening = try peek()
+        if opening == BatchFormat.recordSeparatorByte {
+            // Only when --format geojson said so: otherwise an RS start is read as the sequence it is.
+            throw fail("the input starts with an RS (0x1E): a GeoJSON text sequence (RFC 8142), one Feature a record; "
+                       + "read it with --format geojsonseq")
+        }
+        guard opening == UInt8(ascii: "{") else {
             throw fail("expected a FeatureCollection, a Feature or a Point object at the top level")
         }
         let objectStart = input.cursor - input.mark, objectLine = line
@@ -99,7 +105,7 @@ final class GeoJSONFramer: RecordFramer {
         try skipWhitespace()
         if try peek() != nil {
             throw fail("unexpected data after the end of the \(single == .feature ? "Feature" : "Point") (a GeoJSON document "
-                       + "is one object: put several in a FeatureCollection)")
+                       + "is one object: put several in a FeatureCollection, or read one a line with --format geojsonseq)")
         }
         let bytes = input.take(upTo: input.cursor)
         topLevel = single

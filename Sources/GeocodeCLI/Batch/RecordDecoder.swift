@@ -25,6 +25,7 @@ struct RecordDecoder: Sendable {
         case .csv, .tsv: return decodeDelimited(b, span)
         case .ndjson: return decodeObject(b, span)
         case .geojson: return schema.geojsonTopLevel == .point ? decodeGeometry(b, span) : decodeFeature(b, span)
+        case .geojsonseq: return decodeSequenceRecord(b, span)
         }
     }
 
@@ -301,17 +302,34 @@ struct RecordDecoder: Sendable {
 
     // MARK: - GeoJSON
 
+    /// One record of a GeoJSON text sequence: a Feature (or a bare Point), alone in its record. An RS
+    /// before it (a line of an LF-separated sequence that has one anyway) is dropped, as GDAL drops it.
+    func decodeSequenceRecord(_ b: UnsafeBufferPointer<UInt8>, _ span: Range<Int>) -> DecodedRecord {
+        var start = span.lowerBound
+        while start < span.upperBound, [BatchFormat.recordSeparatorByte, 0x20, 0x09, 0x0D].contains(b[start]) { start += 1 }
+        guard start < span.upperBound else { return DecodedRecord(content: .raw(span), error: "the record is empty") }
+        return decodeFeature(b, start..<span.upperBound)
+    }
+
     func decodeFeature(_ b: UnsafeBufferPointer<UInt8>, _ span: Range<Int>) -> DecodedRecord {
+        // A sequence's record is a whole JSON text; a collection's member was cut where its value ends.
+        let sequence = schema.input == .geojsonseq
         guard b[span.lowerBound] == UInt8(ascii: "{") else {
-            return DecodedRecord(content: .raw(span), error: "a member of \"features\" is not an object")
+            return DecodedRecord(content: .raw(span), error: sequence ? "the record is not a JSON object (a GeoJSON sequence holds "
+                                 + "one Feature per record)" : "a member of \"features\" is not an object")
         }
         var scanner = JSONScanner(b, range: span)
         let members: [JSONMember]
-        do {
+        do throws(JSONError) {
             members = try scanner.objectMembers()
+            scanner.skipWhitespace()
+            if sequence && !scanner.atEnd {
+                throw scanner.error("unexpected text after the Feature's closing brace (two records on one line, or an RS missing?)")
+            }
         } catch {
             let line = b[span.lowerBound..<error.offset].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
-            let whereText = line > 0 ? " (\(line) lines into the feature)" : ""
+            let whereText = line > 0 ? " (\(line) lines into the feature)"
+                : sequence ? " at column \(error.offset - span.lowerBound + 1)" : ""
             return DecodedRecord(content: .raw(span), error: "invalid JSON in feature: \(error.message)\(whereText)")
         }
         // A member given twice: the last is read (and gets the fields), as other JSON readers read it.
@@ -326,6 +344,10 @@ struct RecordDecoder: Sendable {
         record.repeatedKeys = repeated
         guard let type, members[type].kind == .string,
               JSONScanner.decodeString(b, members[type].value) == Array("Feature".utf8) else {
+            // A sequence may hold bare Points too (RFC 8142 allows any GeoJSON object): each is one row.
+            if sequence, let type, members[type].kind == .string, JSONScanner.decodeString(b, members[type].value) == Array("Point".utf8) {
+                return decodeGeometry(b, span)
+            }
             record.error = "not a Feature (its \"type\" is \(typeDescription(b, members, type)))"
             return record
         }

@@ -29,6 +29,8 @@ struct RecordEncoder: Sendable {
     static let featureColumns = 3
     /// GeoJSON output of a single Feature or Point: the one row is the document, with no separator.
     private let singleFeature: Bool
+    /// A GeoJSON sequence's rows start with an RS (RFC 8142), as the input's did or OUT's name says.
+    private let recordSeparator: Bool
 
     init(schema: BatchSchema) {
         self.schema = schema
@@ -46,6 +48,7 @@ struct RecordEncoder: Sendable {
         addedLengths = addedNames.reduce(0) { $1.count < 64 ? $0 | 1 << UInt64($1.count) : $0 }
         crlf = schema.lineEnding == [0x0D, 0x0A]
         singleFeature = schema.input == .geojson && schema.geojsonTopLevel != .collection
+        recordSeparator = schema.recordSeparator
         hasFields = !schema.fields.isEmpty
         // Only an empty JSON first record leaves no carried cell.
         carriedCells = schema.input.delimiter != nil ? schema.columnCount : schema.jsonColumns.count
@@ -63,7 +66,7 @@ struct RecordEncoder: Sendable {
             if let row = headerRowAsRead() { return row }
             guard let header = schema.header ?? schema.syntheticHeader else { return nil }
             columns = header
-        case .ndjson, .geojson:
+        case .ndjson, .geojson, .geojsonseq:
             columns = schema.jsonColumns.map { String(decoding: $0, as: UTF8.self) }
         }
         var out: [UInt8] = []
@@ -92,6 +95,11 @@ struct RecordEncoder: Sendable {
                 out.append(0x0A)
             }
             encodeFeature(b, record, placemark, line: line, notices: &notices, cache: &cache, into: &out)
+        case .geojsonseq:
+            // One Feature a line, after an RS when the sequence has them.
+            if recordSeparator { out.append(BatchFormat.recordSeparatorByte) }
+            encodeFeature(b, record, placemark, line: line, notices: &notices, cache: &cache, into: &out)
+            out.append(0x0A)
         }
     }
 
@@ -104,7 +112,7 @@ struct RecordEncoder: Sendable {
             return PlacemarkBytesCache(showsDistance: showsDistance) { placemark, out in
                 Self.appendFieldCells(fields, placemark, delimiter: delimiter, to: &out)
             }
-        case .ndjson, .geojson:
+        case .ndjson, .geojson, .geojsonseq:
             return PlacemarkBytesCache(showsDistance: showsDistance) { placemark, out in
                 Self.appendFieldMembers(fields, fieldKeys, placemark, to: &out)
             }

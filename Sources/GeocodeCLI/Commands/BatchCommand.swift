@@ -1,13 +1,14 @@
 import GeoModel
 
-/// `geocode batch [IN] [-o OUT]`: geocodes every point of a CSV, TSV, NDJSON or GeoJSON file.
+/// `geocode batch [IN] [-o OUT]`: geocodes every point of a CSV, TSV, NDJSON or GeoJSON file (a
+/// FeatureCollection, one Feature, or a sequence of them).
 enum BatchCommand: Command {
     static let name = "batch"
     static let summary = "Geocode every point of a CSV, TSV, NDJSON or GeoJSON file, adding the place to each row."
     static let usage = "geocode batch [IN] [-o OUT] [options]"
     static let options: [OptionSpec] = [
         OptionSpec("output", short: "o", value: "OUT", help: "write here (default: stdout); replaced atomically at the end"),
-        OptionSpec("format", short: "f", value: "FMT", help: "input format: csv, tsv, ndjson, geojson (default: from IN's extension, else sniffed)"),
+        OptionSpec("format", short: "f", value: "FMT", help: "input format: csv, tsv, ndjson, geojson, geojsonseq (default: from IN's extension, else sniffed)"),
         OptionSpec("output-format", short: "F", value: "FMT", help: "output format (default: from OUT's extension, else the input's; OUT.json from CSV/TSV needs it)"),
         OptionSpec("lat-col", aliases: ["lat-key"], value: "COL", help: "latitude column: name or 1-based number (NDJSON: key)"),
         OptionSpec("lon-col", aliases: ["lon-key", "lng-col"], value: "COL", help: "longitude column: name or 1-based number (NDJSON: key)"),
@@ -65,14 +66,28 @@ enum BatchCommand: Command {
                      document that is one Feature is one row (a Feature out); one bare Point is one
                      row, written as a Feature with that geometry and the fields as its properties.
                      Any other bare geometry (LineString, Polygon, ...) is refused by name (exit 3).
+          geojsonseq a GeoJSON text sequence: one Feature (or bare Point) a record, each after an RS
+                     (0x1E; RFC 8142, ogr2ogr -f GeoJSONSeq -lco RS=YES; a record may span lines, as
+                     jq --seq writes it) or one a line (ogr2ogr's default, tippecanoe's input). Written
+                     back one Feature a line, the fields in its properties, after an RS if the input
+                     had them (OUT.geojsons: always, GDAL's rule; OUT.geojsonl or .ndjson: never). A
+                     bad record is a flagged row in its place; blank lines and empty records are skipped.
           choosing   the input's format is --format, else IN's extension (.csv .tsv .ndjson .jsonl
-                     .geojson, also before .gz/.zst), else sniffed from its first bytes; the output's is
-                     --output-format, else OUT's extension, else the input's. .json names no one format:
-                     an IN.json is NDJSON or GeoJSON by its content; an OUT.json keeps a JSON input's
-                     format, and from CSV/TSV is an error (exit 2) asking for --output-format geojson
-                     or ndjson.
+                     .geojson .geojsons .geojsonl .geojsonseq, also before .gz/.zst), else sniffed from
+                     its first bytes; the output's is --output-format, else OUT's extension, else the
+                     input's. Lines of JSON (.ndjson, .jsonl, .json or sniffed) are a GeoJSON sequence
+                     when the first record is a Feature or a Point, or starts with an RS; plain objects
+                     are NDJSON (the first record decides; --lat-col, --lon-col or --coords name
+                     NDJSON keys, so with them Feature lines stay NDJSON, as with --format ndjson,
+                     where a warning says that Features have no latitude key). A .geojson file that
+                     is such a sequence reads as one.
+                     .json names no one format: an IN.json is NDJSON, GeoJSON or a sequence by its
+                     content; an OUT.json keeps a JSON input's format (so does OUT.ndjson or .jsonl a
+                     sequence's: a Feature a line is NDJSON too), and from CSV/TSV is an error (exit 2)
+                     asking for --output-format geojson or ndjson.
           Converting (e.g. --output-format ndjson from CSV) maps columns to keys (CSV values become
-          JSON strings); a GeoJSON feature's id and position become id, lat, lon columns; JSON output
+          JSON strings; a row becomes a Feature of a FeatureCollection or a sequence); a GeoJSON
+          feature's id and position become id, lat, lon columns (NDJSON: lat, lon keys); JSON output
           has every key on every row (null when empty); CSV columns come from the first
           record (keys that later records add are reported and dropped).
 
@@ -87,8 +102,8 @@ enum BatchCommand: Command {
           utc_offset is the time zone's offset now, from the system's tzdata (CLI only).
 
         Bad rows (coordinate missing, not a number, NaN, outside ±90/±180, a row with too many fields
-        (kept to the header's columns, the rest quoted in the message),
-        unreadable JSON, a non-Point feature) are kept, with empty fields and a message in the
+        (kept to the header's columns, the rest quoted in the message), unreadable JSON (a sequence's
+        record cut short), a non-Point feature) are kept, with empty fields and a message in the
         geocode_error column/key, and reported on stderr as IN:LINE: message, LINE being the physical
         line where the record starts. --strict stops at the first one instead.
 
@@ -111,6 +126,7 @@ enum BatchCommand: Command {
           geocode batch trips.tsv --lat-col pickup_lat --lon-col pickup_lon --fields all -o out.tsv
           cat points.ndjson | geocode batch --format ndjson - > placed.ndjson
           geocode batch stops.geojson -o stops.csv --prefix geo_
+          ogr2ogr -f GeoJSONSeq stops.geojsonl stops.shp && geocode batch stops.geojsonl -o placed.geojsonl
           geocode batch amap.csv --datum gcj02 --strict -o out.csv
         """
 
@@ -127,11 +143,13 @@ enum BatchCommand: Command {
         options.inputPath = arguments.positionals.first
         options.outputPath = arguments.value("output")
         if let name = arguments.value("format") {
-            guard let format = BatchFormat(name: name) else { throw .usage("unknown format \"\(name)\" (csv, tsv, ndjson, geojson)") }
+            guard let format = BatchFormat(name: name) else { throw .usage("unknown format \"\(name)\" (csv, tsv, ndjson, geojson, geojsonseq)") }
             options.format = format
         }
         if let name = arguments.value("output-format") {
-            guard let format = BatchFormat(name: name) else { throw .usage("unknown output format \"\(name)\" (csv, tsv, ndjson, geojson)") }
+            guard let format = BatchFormat(name: name) else {
+                throw .usage("unknown output format \"\(name)\" (csv, tsv, ndjson, geojson, geojsonseq)")
+            }
             options.outputFormat = format
         }
         options.latColumn = arguments.value("lat-col")

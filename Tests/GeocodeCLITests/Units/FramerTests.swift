@@ -181,6 +181,39 @@ import Testing
         }
     }
 
+    /// RFC 8142's layout: each record after an RS, to the next RS, so one may span lines (as `jq --seq`
+    /// pretty-prints); blank records (RS RS) skipped; text trimmed; the line where each record's text starts.
+    @Test(arguments: geometries)
+    func geojsonSequenceWithRecordSeparators(readSize: Int, chunkBytes: Int, chunkRecords: Int) throws {
+        let text = "\u{FEFF}\n \u{1E}{\"type\":\"Feature\",\"id\":1}\n\u{1E}\u{1E}\n\u{1E}{\n  \"type\": \"Feature\",\n  \"id\": 2\n}\n"
+            + "\u{1E}{\"id\":\"cut\n\u{1E} {\"s\":\"\u{1E}\"}\r\n\u{1E}last"
+        let framer = GeoJSONSeqFramer(input: try input(text, readSize: readSize))
+        #expect(try framer.start() == true)
+        let got = try records(framer, chunkBytes: chunkBytes, chunkRecords: chunkRecords)
+        #expect(got.map(\.0) == ["{\"type\":\"Feature\",\"id\":1}", "{\n  \"type\": \"Feature\",\n  \"id\": 2\n}", "{\"id\":\"cut",
+                                 "{\"s\":\"", "\"}", "last"])
+        #expect(got.map(\.1) == [2, 4, 8, 9, 9, 10])
+    }
+
+    /// Without an RS before the first record, a sequence is one record a line (GDAL's default layout): as
+    /// NDJSON, blank lines skipped, an RS that some lines carry left to the decoder.
+    @Test(arguments: geometries)
+    func geojsonSequenceOfLines(readSize: Int, chunkBytes: Int, chunkRecords: Int) throws {
+        let text = "\n{\"type\":\"Feature\",\"id\":1}\r\n\n\u{1E}{\"type\":\"Feature\",\"id\":2}\n{\"id\":\"cut\nlast"
+        let framer = GeoJSONSeqFramer(input: try input(text, readSize: readSize))
+        #expect(try framer.start() == false)
+        let got = try records(framer, chunkBytes: chunkBytes, chunkRecords: chunkRecords)
+        #expect(got.map(\.0) == ["{\"type\":\"Feature\",\"id\":1}", "\u{1E}{\"type\":\"Feature\",\"id\":2}", "{\"id\":\"cut", "last"])
+        #expect(got.map(\.1) == [2, 4, 5, 6])
+    }
+
+    @Test(arguments: [("", false), ("  \n\t", false), ("\u{1E}", true)])
+    func geojsonSequenceWithoutRecords(text: String, separated: Bool) throws {
+        let framer = GeoJSONSeqFramer(input: try input(text, readSize: 1))
+        #expect(try framer.start() == separated)
+        #expect(try records(framer, chunkBytes: 1, chunkRecords: 1).isEmpty)
+    }
+
     @Test func oversizedRecordIsAnErrorNotUnboundedMemory() throws {
         let text = "a,\"" + String(repeating: "x", count: 5000)
         let file = try TemporaryDirectory.shared.newFile("huge")

@@ -76,12 +76,36 @@ import Testing
         #expect(BatchFormat.sniff(Array("\u{FEFF}lat,lon\n1,2\n".utf8)) == .csv)
         #expect(BatchFormat.sniff(Array("lat\tlon\n1\t2\n".utf8)) == .tsv)
         // A one-line Feature or geometry alone is a GeoJSON document (whose reader takes or names it);
-        // one per line is NDJSON.
+        // a Feature or Point a line is a GeoJSON sequence (it was NDJSON, every row without "lat").
         let feature = "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[1,2]}}"
         #expect(BatchFormat.sniff(Array((feature + "\n").utf8)) == .geojson)
         #expect(BatchFormat.sniff(Array("{\"type\":\"Point\",\"coordinates\":[1,2]}".utf8)) == .geojson)
         #expect(BatchFormat.sniff(Array("{\"type\":\"Polygon\",\"coordinates\":[]}\r\n".utf8)) == .geojson)
-        #expect(BatchFormat.sniff(Array((feature + "\n" + feature + "\n").utf8)) == .ndjson)
+        #expect(BatchFormat.sniff(Array((feature + "\n" + feature + "\n").utf8)) == .geojsonseq)
+        #expect(BatchFormat.sniff(Array(("\n\n" + feature + "\n{\"type\":\"Feature\"").utf8)) == .geojsonseq)
+        #expect(BatchFormat.sniff(Array("{\"type\":\"Point\",\"coordinates\":[1,2]}\n{\"type\":\"Point\",".utf8)) == .geojsonseq)
+        // RFC 8142: an RS first, whatever follows (a pretty-printed record too).
+        #expect(BatchFormat.sniff(Array("\u{FEFF}\u{1E}{\n  \"type\": \"Feature\",".utf8)) == .geojsonseq)
+        #expect(BatchFormat.sniff(Array(" \n\u{1E}{}".utf8)) == .geojsonseq)
+        // Other objects a line stay NDJSON, a "type" of their own included.
         #expect(BatchFormat.sniff(Array("{\"type\":\"bus\",\"lat\":1,\"lon\":2}\n".utf8)) == .ndjson)
+        #expect(BatchFormat.sniff(Array("{\"type\":\"LineString\",\"coordinates\":[]}\n{}\n".utf8)) == .ndjson)
+        #expect(BatchFormat.sniff(Array("\n{\"lat\":1,\"lon\":2}\n".utf8)) == .ndjson)
+        // A leading tab is an empty first TSV column.
+        #expect(BatchFormat.sniff(Array("\tlat\tlon\n".utf8)) == .tsv)
+    }
+
+    /// What makes lines of JSON (a .ndjson name) a GeoJSON sequence: the first record's type, or an RS.
+    @Test func sequenceStarts() {
+        let feature = "{\"type\":\"Feature\",\"geometry\":null}"
+        #expect(BatchFormat.startsSequence(Array(feature.utf8)))
+        #expect(BatchFormat.startsSequence(Array(("\u{FEFF}\n" + feature + "\n{\"lat\":1}").utf8)))
+        #expect(BatchFormat.startsSequence(Array("{\"coordinates\":[1,2],\"type\":\"Point\"}".utf8)))
+        #expect(BatchFormat.startsSequence(Array("\u{1E}{".utf8)))
+        #expect(!BatchFormat.startsSequence(Array("{\"lat\":1,\"lon\":2}\n".utf8)))
+        #expect(!BatchFormat.startsSequence(Array("{\"type\":\"FeatureCollection\",\"features\":[]}".utf8)))
+        // A first line that is no complete object says nothing.
+        #expect(!BatchFormat.startsSequence(Array("{\"type\":\"Feature\",".utf8)))
+        #expect(!BatchFormat.startsSequence([]))
     }
 }
