@@ -349,6 +349,9 @@ struct RecordDecoder: Sendable {
                 return decodeGeometry(b, span)
             }
             record.error = "not a Feature (its \"type\" is \(typeDescription(b, members, type)))"
+            // In a sequence it is no record of the format, and is carried as text in a new Feature: written
+            // back as it is, readers of sequences (GDAL) would skip the line without a word.
+            if sequence { record.content = .raw(span) }
             return record
         }
         if let properties, members[properties].kind != .object, members[properties].kind != .null {

@@ -187,6 +187,29 @@ import Testing
         #expect(objects.first?["lat"] as? Double == 45.5 && objects.first?["type"] == nil, "\(flat.out)")
     }
 
+    /// A record that is no Feature (nor Point) is flagged and written as a Feature carrying its text:
+    /// written back as it was, GDAL would skip the line without a word. Not one record a Feature: exit 3.
+    @Test func recordsThatAreNoFeatureAreCarriedInAFeature() async throws {
+        let text = "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[12.25,45.5]}}\n"
+            + "{\"type\":\"bus\",\"lat\":45.5,\"lon\":12.25}\n[1,2]\n{\"type\":\"Point\",\"coordinates\":[120.5,-45.5]}\n"
+        let file = out("geojsonl")
+        try Data(text.utf8).write(to: file)
+        let r = try await GeocodeBinary.run(["batch", "-q", "--fields", "country", file.path])
+        #expect(r.status == 0, "\(r.err)")
+        let rows = records(r.stdout, rs: false)
+        #expect(rows.count == 4)
+        let properties = rows.map { $0["properties"] as? [String: Any] ?? [:] }
+        #expect(properties.map { $0["country"] as? String } == ["Testland", nil, nil, "Gridonia"])
+        #expect(properties[1]["geocode_input"] as? String == "{\"type\":\"bus\",\"lat\":45.5,\"lon\":12.25}")
+        #expect(properties[1]["geocode_error"] as? String == "not a Feature (its \"type\" is \"bus\")")
+        #expect(properties[2]["geocode_input"] as? String == "[1,2]")
+        #expect(rows.allSatisfy { $0["type"] as? String == "Feature" })
+        let ndjson = try await GeocodeBinary.run(["batch", "-q", "--format", "geojsonseq", "-"],
+                                                 input: "{\"lat\":45.5,\"lon\":12.25}\n{\"lat\":1,\"lon\":2}\n")
+        #expect(ndjson.status == 3)
+        #expect(ndjson.err.contains("<stdin>: none of its 2 rows is a GeoJSON Feature"), "\(ndjson.err)")
+    }
+
     /// --strict stops at the first bad record (the cut one, line 3), exit 3, and writes no OUT.
     @Test func strictStopsAtTheFirstBadRecord() async throws {
         let target = out("geojsons")
