@@ -16,17 +16,6 @@
 import Foundation
 @testable import GeocodeCLI
 
-private func referenceLines(_ text: ArraySlice<UInt8>) -> [[UInt8]] {
-    var lines: [[UInt8]] = []
-    for raw in text.split(separator: 0x0A, omittingEmptySubsequences: false) {
-        var line = Array(raw)
-        if line.last == 0x0D { line.removeLast() }
-        if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
-        lines.append(line)
-    }
-    return lines
-}
-
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size > 0 else { return 0 }

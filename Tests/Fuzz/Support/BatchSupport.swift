@@ -96,7 +96,7 @@ func runBatch(_ content: UnsafeBufferPointer<UInt8>, format: BatchFormat, output
     var outcome = BatchOutcome()
     do throws(CLIError) {
         let input = try InputStack.open(fd: fd, name: "input", path: nil, encodingName: encoding, readSize: options.readSize).input
-        if format == .geojson { input.maxPending = 1 << 30 }
+        if format.isGeoJSON { input.maxPending = 1 << 30 }
         let setup = try BatchSetup.prepare(input: input, format: format, outputFormat: output, options: options)
         outcome.schema = setup.schema
         outcome.preamble = setup.preamble
@@ -126,6 +126,19 @@ func runBatch(_ content: UnsafeBufferPointer<UInt8>, format: BatchFormat, output
         outcome.error = error
     }
     return outcome
+}
+
+/// A reference reading of text as lines of records (NDJSON, a GeoJSON sequence without RS): split at LF,
+/// one trailing CR dropped, lines that are blank (only spaces, tabs, CR) skipped.
+func referenceLines(_ text: ArraySlice<UInt8>) -> [[UInt8]] {
+    var lines: [[UInt8]] = []
+    for raw in text.split(separator: 0x0A, omittingEmptySubsequences: false) {
+        var line = Array(raw)
+        if line.last == 0x0D { line.removeLast() }
+        if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+        lines.append(line)
+    }
+    return lines
 }
 
 /// The input without a leading UTF-8 byte-order mark (the reader skips it).
