@@ -40,6 +40,24 @@ import Testing
 
     // MARK: - Circles: margin and dwell
 
+    /// Names compare trimmed and lowercased, the trim by Foundation's `whitespacesAndNewlines`; the
+    /// fast path that skips Foundation when neither end is white space must give the same string for
+    /// every white-space character an end may hold, and leave inner ones alone.
+    @Test func namesNormalizeAsFoundationTrims() {
+        let spaces: [Character] = [" ", "\t", "\n", "\r", "\u{0B}", "\u{0C}", "\u{85}", "\u{A0}", "\u{1680}", "\u{2000}",
+                                   "\u{200A}", "\u{2028}", "\u{2029}", "\u{202F}", "\u{205F}", "\u{3000}"]
+        for name in ["东城区", "Berlin", "ÄÖÜ Straße", "İstanbul", "New\u{3000}York", ""] {
+            for space in spaces {
+                for variant in [name, "\(space)\(name)", "\(name)\(space)", "\(space)\(name)\(space)"] {
+                    #expect(AdministrativeArea.normalized(variant)
+                            == variant.trimmingCharacters(in: .whitespacesAndNewlines).lowercased(), "\(variant.unicodeScalars.map(\.value))")
+                }
+            }
+        }
+        #expect(AdministrativeArea.normalized("\u{3000}东城区 ") == "东城区")
+        #expect(AdministrativeArea.normalized("New\u{3000}York") == "new\u{3000}york")
+    }
+
     @Test func marginKeepsBorderJitterFromFlapping() {
         var book = RegionBook(hysteresis: RegionHysteresis(margin: 25, minimumDwell: 0))
         #expect(Self.summary([book.add(.circle("c", center: Self.centre, radius: 100))]) == ["c unknown"])

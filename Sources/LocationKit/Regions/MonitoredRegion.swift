@@ -87,8 +87,16 @@ public struct AdministrativeArea: Sendable, Hashable {
 
     /// How names are compared: trimmed, lowercased (Swift strings already compare canonically
     /// equivalent forms as equal, also as dictionary keys).
+    ///
+    /// Foundation's trimming is only called when an end is white space: it bridges to NSString, and
+    /// it was over half of `geocode track --region`'s start, which normalizes every name of every unit
+    /// the data has (up to 150 per unit) to check the regions against them. Unicode's White_Space
+    /// property is exactly `whitespacesAndNewlines` (Zs, tab, the line and paragraph separators, U+000A
+    /// to U+000D, U+0085), so the result is the same.
     static func normalized(_ name: String) -> String {
-        name.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        guard let first = name.unicodeScalars.first, let last = name.unicodeScalars.last,
+              first.properties.isWhitespace || last.properties.isWhitespace else { return name.lowercased() }
+        return name.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
     }
 }
 
