@@ -306,7 +306,13 @@ struct RecordDecoder: Sendable {
     /// before it (a line of an LF-separated sequence that has one anyway) is dropped, as GDAL drops it.
     func decodeSequenceRecord(_ b: UnsafeBufferPointer<UInt8>, _ span: Range<Int>) -> DecodedRecord {
         var start = span.lowerBound
-        while start < span.upperBound, [BatchFormat.recordSeparatorByte, 0x20, 0x09, 0x0D].contains(b[start]) { start += 1 }
+        // A switch, not an array literal's `contains`: this runs for every byte it skips, on every record.
+        skipping: while start < span.upperBound {
+            switch b[start] {
+            case BatchFormat.recordSeparatorByte, 0x20, 0x09, 0x0D: start += 1
+            default: break skipping
+            }
+        }
         guard start < span.upperBound else { return DecodedRecord(content: .raw(span), error: "the record is empty") }
         return decodeFeature(b, start..<span.upperBound)
     }
