@@ -47,6 +47,12 @@ struct ManifestTests {
         (#"{"format": 2, "name": "x", "layers": [{"file": "a.shp", "level": "city", "fields": {"city": {"name": "N"}}}]}"#, "format 2"),
         (#"{"name": "x", "layers": []}"#, "no layers"),
         (#"{"name": "x", "datum": "nad27", "layers": []}"#, "datum"),
+        // The border refinement's fields: each in its own kind of dataset, and well formed.
+        (#"{"name": "x", "borderAccuracy": -1, "layers": [{"file": "a.shp", "level": "city", "fields": {"city": {"name": "N"}}}]}"#, "borderAccuracy: -1.0"),
+        (#"{"name": "x", "role": "overlay", "borderAccuracy": 5000, "layers": [{"file": "t.shp", "fields": {"timeZone": {"name": "tzid"}}}]}"#, "an overlay dataset has no borders"),
+        (#"{"name": "x", "timeZoneCountries": {"Europe/Paris": "FR"}, "layers": [{"file": "a.shp", "level": "city", "fields": {"city": {"name": "N"}}}]}"#, "only an overlay dataset"),
+        (#"{"name": "x", "role": "overlay", "timeZoneCountries": {"Europe/Paris": "France"}, "layers": [{"file": "t.shp", "fields": {"timeZone": {"name": "tzid"}}}]}"#, "timeZoneCountries.Europe/Paris"),
+        (#"{"name": "x", "role": "overlay", "disputedBorders": [["IL"]], "layers": [{"file": "t.shp", "fields": {"timeZone": {"name": "tzid"}}}]}"#, "disputedBorders[0]"),
     ])
     func invalidManifestsAreExplained(json: String, mentions: String) throws {
         let url = write(json, in: TestShapefile.directory("invalid\(mentions)"))

@@ -61,6 +61,20 @@ public struct DatasetManifest: Codable, Sendable, Equatable {
     /// Answered as `isoCountryCode` under ``ReverseGeocoder/Worldview/iso3166`` (the default); the names
     /// stay the dataset's. ``ReverseGeocoder/Worldview/dataset`` keeps the dataset's own codes.
     public var isoCountryCodes: [String: [String: String]]?
+    /// Admin dataset: how far, in metres, its borders between countries may lie from the true line (a
+    /// generalized source's error). Where an overlay's time zone belongs to one other country
+    /// (``timeZoneCountries``), the answer moves to that country's nearest unit of this dataset if one
+    /// is this near (``ReverseGeocoder/Options/refinesBordersByTimeZone``). nil: the borders are trusted
+    /// as drawn (China's, from Amap).
+    public var borderAccuracy: Double?
+    /// Overlay dataset: the one ISO 3166-1 alpha-2 country of each time zone that belongs to exactly one
+    /// (tzdata's `zone1970.tab`, else `zone.tab`), by the zone's name. Zones shared by several countries
+    /// (Europe/Belgrade, Asia/Bangkok) and the oceans' are absent: they say nothing about a border.
+    public var timeZoneCountries: [String: String]?
+    /// Overlay dataset: pairs of countries whose border the time zones are not to move (the zones follow
+    /// who administers a place where the admin data follows another view: East Jerusalem and the West
+    /// Bank's settlements under Asia/Jerusalem, say).
+    public var disputedBorders: [[String]]?
     /// Size and SHA-256 of each file, by path relative to the manifest's directory (as `Data/build.py`
     /// writes them). When an index is built from the shapefiles, every source file listed here is checked
     /// against its digest (see ``ReverseGeocoder/Options/allowModifiedData``); files not listed are not.
@@ -212,6 +226,7 @@ public struct DatasetManifest: Codable, Sendable, Equatable {
         case format, name, title, datum, priority, role, source, sourceVersion, license, attribution, build, constants,
              municipalityCodes, layers, files
         case names, isoCountryCodes
+        case borderAccuracy, timeZoneCountries, disputedBorders
     }
 
     public init(from decoder: Decoder) throws {
@@ -233,6 +248,9 @@ public struct DatasetManifest: Codable, Sendable, Equatable {
         files = try c.decodeIfPresent([String: FileDigest].self, forKey: .files)
         names = try c.decodeIfPresent(String.self, forKey: .names)
         isoCountryCodes = try c.decodeIfPresent([String: [String: String]].self, forKey: .isoCountryCodes)
+        borderAccuracy = try c.decodeIfPresent(Double.self, forKey: .borderAccuracy)
+        timeZoneCountries = try c.decodeIfPresent([String: String].self, forKey: .timeZoneCountries)
+        disputedBorders = try c.decodeIfPresent([[String]].self, forKey: .disputedBorders)
     }
 
     /// Reads and checks a `manifest.json`.
@@ -283,6 +301,7 @@ public struct DatasetManifest: Codable, Sendable, Equatable {
             }
         }
         if let names, names.isEmpty { throw GeocoderError.badManifest(file: file, reason: "names: empty file name") }
+        try validateBorderFields(file: file)
         for (i, layer) in layers.enumerated() {
             if role == .overlay { try validateOverlay(layer, i, file: file) } else { try validateAdmin(layer, i, file: file) }
         }
@@ -341,6 +360,27 @@ public struct DatasetManifest: Codable, Sendable, Equatable {
             }
             if fields.code != nil {
                 throw GeocoderError.badManifest(file: file, reason: "layers[\(i)].fields.\(key).code: an overlay field has a value only (\"name\")")
+            }
+        }
+    }
+
+    private func validateBorderFields(file: String) throws {
+        if let borderAccuracy {
+            if role == .overlay { throw GeocoderError.badManifest(file: file, reason: "borderAccuracy: an overlay dataset has no borders between countries") }
+            guard borderAccuracy.isFinite, borderAccuracy >= 0 else {
+                throw GeocoderError.badManifest(file: file, reason: "borderAccuracy: \(borderAccuracy) is not a distance in metres (0 or more)")
+            }
+        }
+        if role == .admin {
+            if timeZoneCountries != nil { throw GeocoderError.badManifest(file: file, reason: "timeZoneCountries: only an overlay dataset has time zones") }
+            if disputedBorders != nil { throw GeocoderError.badManifest(file: file, reason: "disputedBorders: only an overlay dataset has time zones") }
+        }
+        for (zone, code) in timeZoneCountries ?? [:] where CountryCodes.alpha2(code) != code {
+            throw GeocoderError.badManifest(file: file, reason: "timeZoneCountries.\(zone): \"\(code)\" is not an ISO 3166-1 alpha-2 code")
+        }
+        for (i, pair) in (disputedBorders ?? []).enumerated() {
+            guard pair.count == 2, pair.allSatisfy({ CountryCodes.alpha2($0) == $0 }) else {
+                throw GeocoderError.badManifest(file: file, reason: "disputedBorders[\(i)]: \(pair) is not two ISO 3166-1 alpha-2 codes")
             }
         }
     }
