@@ -45,8 +45,13 @@ extension ReverseGeocoder {
     /// each polygon it measures checked before its rings are read, and the answer's placemark before it
     /// is read; from a layer's second search on, the rest is checked whole in the background, after which
     /// the layer's edge chunks serve it as in a checked load.
+    ///
+    /// `country` set: the border refinement's search instead (``Options/refinesBordersByTimeZone``): only
+    /// the datasets with a ``DatasetManifest/borderAccuracy``, each within that distance, and only units
+    /// whose country is `country`; the same choice among what they find.
     @inline(never)
-    func nearestUnit(_ coordinate: Coordinate, datum: Datum, context: Unmanaged<QueryContext>) throws(GeocoderError) -> NearestAnswer {
+    func nearestUnit(_ coordinate: Coordinate, datum: Datum, context: Unmanaged<QueryContext>,
+                     country: String? = nil) throws(GeocoderError) -> NearestAnswer {
         struct Found {
             var layer: LayerIndex
             var hit: NearestUnit
@@ -57,21 +62,33 @@ extension ReverseGeocoder {
         var nearest = Double.infinity
         let query = context.takeUnretainedValue()
         for (d, set) in loaded.enumerated() where set.manifest.role == .admin {
+            let reach: Double
+            if country == nil {
+                reach = maxDistance
+            } else {
+                guard let accuracy = set.manifest.borderAccuracy, accuracy > 0 else { continue }
+                reach = accuracy
+            }
             let c = datum == set.datum ? coordinate : convert(coordinate, from: datum, to: set.datum, missedChina: true)
             for (l, layer) in set.layers.enumerated() {
                 let closest: NearestUnit?
-                if let check = layer.firstUse, check.tree == nil {
+                if let country {
+                    do {
+                        closest = try nearestUnit(of: country, in: layer, x: c.longitude, y: c.latitude,
+                                                  maxMetres: reach, heap: &query.nearestHeap)
+                    } catch { return .damaged(error, dataset: d) }
+                } else if let check = layer.firstUse, check.tree == nil {
                     // Checked on first use and not yet whole: the boxes, then each polygon measured.
                     check.noteNearestSearch()
                     do {
                         let boxes = try check.checkBoxes()
-                        closest = try NearestUnit.scanningBoxes(layer, envelopes: boxes, x: c.longitude, y: c.latitude, maxMetres: maxDistance,
+                        closest = try NearestUnit.scanningBoxes(layer, envelopes: boxes, x: c.longitude, y: c.latitude, maxMetres: reach,
                                                                 heap: &query.nearestHeap) { (part) throws(IndexCache.CacheDamage) in
                             try check.preparePart(part)
                         }
                     } catch { return .damaged(error, dataset: d) }
                 } else {
-                    closest = NearestUnit.search(layer, x: c.longitude, y: c.latitude, maxMetres: maxDistance, heap: &query.nearestHeap)
+                    closest = NearestUnit.search(layer, x: c.longitude, y: c.latitude, maxMetres: reach, heap: &query.nearestHeap)
                 }
                 guard let hit = closest else { continue }
                 found.append(Found(layer: layer, hit: hit, dataset: d, layerInDataset: l))
@@ -96,5 +113,44 @@ extension ReverseGeocoder {
             placemark.setNearestPlaceDistance(places._withUnsafeGuaranteedRef { $0.metres(from: wgs, to: answer.hit.unit) })
         }
         return .found(placemark)
+    }
+
+    /// The layer's nearest unit of `country` within `maxMetres` (the border refinement's search): over the
+    /// polygons' R-tree, or for a layer checked on first use and not yet whole over its checked boxes, each
+    /// polygon and its unit's placemark checked before they are read.
+    private func nearestUnit(of country: String, in layer: LayerIndex, x: Double, y: Double,
+                             maxMetres: Double, heap: inout MinHeap) throws(IndexCache.CacheDamage) -> NearestUnit? {
+        let l = hotLayerOf[ObjectIdentifier(layer)]
+        func accept(_ unit: Int) -> Bool { countryCode(of: layer, hotLayer: l, unit: unit) == country }
+        guard let check = layer.firstUse else {
+            return NearestUnit.wholePolygons(layer, tree: layer.tree, x: x, y: y, maxMetres: maxMetres, heap: &heap,
+                                             prepare: { _ in }, accept: accept)
+        }
+        // Checked on first use: `accept` reads the unit's placemark, which is decoded only once checked,
+        // even after the polygons have been checked whole.
+        guard let tree = check.tree else {
+            let boxes = try check.checkBoxes()
+            return try NearestUnit.scanningBoxes(layer, envelopes: boxes, x: x, y: y, maxMetres: maxMetres, heap: &heap,
+                                                 prepare: { (part) throws(IndexCache.CacheDamage) in
+                try check.preparePart(part)
+                try check.preparePlacemark(Int(layer.partUnit[part]))
+            }, accept: accept)
+        }
+        return try NearestUnit.wholePolygons(layer, tree: tree, x: x, y: y, maxMetres: maxMetres, heap: &heap,
+                                             prepare: { (part) throws(IndexCache.CacheDamage) in
+            try check.preparePlacemark(Int(layer.partUnit[part]))
+        }, accept: accept)
+    }
+
+    /// A unit's country code as its answers give it (the worldview's), without localizing its names.
+    func countryCode(of layer: LayerIndex, hotLayer l: Int?, unit: Int) -> String? {
+        let p = layer.placemark(unit)
+        var iso = p.isoCountryCode
+        if let l {
+            for (level, codes) in layerCountryCodes[l] {
+                if let code = p.code(at: level), let mapped = codes[code] { iso = mapped }
+            }
+        }
+        return iso
     }
 }

@@ -59,6 +59,9 @@ public final class ReverseGeocoder: Sendable {
         var placemarkBase: Int
         /// The layer's places, when its levels are the nearest place (kept alive by `layer`).
         var places: Unmanaged<PlaceTable>?
+        /// Whether a time zone may move this admin layer's answers across a border (its dataset has a
+        /// `borderAccuracy` and ``Options/refinesBordersByTimeZone`` is on).
+        var refinesBorder = false
     }
     nonisolated(unsafe) private let hotLayers: UnsafeMutableBufferPointer<HotLayer>
     /// Internal (not private) so tests can reach a thread's context.
@@ -91,6 +94,11 @@ public final class ReverseGeocoder: Sendable {
     let preferredLanguages: [String]
     /// The overlay datasets' names, as `hotOverlays` orders them.
     private let overlayNames: [String]
+    /// Per overlay (as `hotOverlays` orders them): the one country of each time zone that has one
+    /// (``DatasetManifest/timeZoneCountries``), for the border refinement.
+    private let overlayZoneCountries: [[String: String]]
+    /// The overlays' ``DatasetManifest/disputedBorders``, each pair sorted and joined by a space.
+    private let disputedBorders: Set<String>
     /// Whether some overlay dataset is checked on first use (see ``prepareOverlays(_:datum:context:)``).
     private let overlaysCheckedOnFirstUse: Bool
     /// ``Options/maxDistance``, checked (0: no fallback).
@@ -103,8 +111,9 @@ public final class ReverseGeocoder: Sendable {
     let farAnswers: FarAnswersSlot?
     /// What `farAnswers` is built from (tests time a build from it).
     let farOverlayInputs: [FarAnswers.Overlay]
-    /// Per hot layer: its dataset's `isoCountryCodes` (empty under ``Worldview/dataset``).
-    private let layerCountryCodes: [[(level: AdminLevel, codes: [String: String])]]
+    /// Per hot layer: its dataset's `isoCountryCodes` (empty under ``Worldview/dataset``). Internal for the
+    /// border refinement's country of a unit (ReverseGeocoder+NearestUnit.swift).
+    let layerCountryCodes: [[(level: AdminLevel, codes: [String: String])]]
     /// A layer's index in `hotLayers`, for the paths that reach a layer by object (the nearest unit).
     let hotLayerOf: [ObjectIdentifier: Int]
     /// The language tags of every loaded dataset's names table, sorted (`--lang` is checked against them).
@@ -175,6 +184,17 @@ public final class ReverseGeocoder: Sendable {
         /// fallback off (such points answer nil). Default ``defaultMaxDistance``, chosen by measurement
         /// (see the README, "Coasts"). Negative or NaN is ``GeocoderError/invalidOption(name:reason:)``.
         public var maxDistance: Double = Options.defaultMaxDistance
+        /// Whether a time zone overlay may correct a generalized dataset's border between two countries:
+        /// where the admin answer's country is not the one country of the point's time zone (the overlay's
+        /// ``DatasetManifest/timeZoneCountries``: timezone-boundary-builder draws the zones along the
+        /// borders of OpenStreetMap, to a hundred metres in the bundled data, where the bundled world
+        /// borders are off by up to a few kilometres), the nearest unit of the zone's country within the
+        /// dataset's ``DatasetManifest/borderAccuracy`` answers instead, each of its levels flagged
+        /// ``Placemark/Provenance/nearestUnit(metres:)`` (downtown El Paso: the United States, not
+        /// Mexico). Only datasets that declare a `borderAccuracy` are moved, never across a pair of the
+        /// overlay's ``DatasetManifest/disputedBorders``, and only with a unit that near; else the answer
+        /// stands. Off: every answer is the polygons' alone, as GEOS would give it on the loaded data.
+        public var refinesBordersByTimeZone = true
         /// Edges a border cell below the cell size may hold before it is split again
         /// (``CellIndex/defaultMaxEdges``). Not public: tests make deep trees with fewer. Not part of the
         /// cache's key either, so a test that changes it uses its own cache directory.
@@ -278,7 +298,9 @@ public final class ReverseGeocoder: Sendable {
             for (i, set) in sets.enumerated() {
                 for layer in set.layers {
                     hotLayers[next] = HotLayer(layer: Unmanaged.passUnretained(layer), placemarkBase: placemarkCount,
-                                               places: layer.hotPlaces)
+                                               places: layer.hotPlaces,
+                                               refinesBorder: options.refinesBordersByTimeZone && set.manifest.role == .admin
+                                                   && (set.manifest.borderAccuracy ?? 0) > 0)
                     placemarkCount += layer.unitCount
                     next += 1
                 }
@@ -290,6 +312,8 @@ public final class ReverseGeocoder: Sendable {
             }
         }
         overlayNames = overlays.map(\.manifest.name)
+        overlayZoneCountries = overlays.map { $0.manifest.timeZoneCountries ?? [:] }
+        disputedBorders = Set(overlays.flatMap { $0.manifest.disputedBorders ?? [] }.map { $0.sorted().joined(separator: " ") })
         overlaysCheckedOnFirstUse = overlays.contains { $0.firstUse != nil }
         contexts = ContextRegistry(partCount: offset, placemarkCount: placemarkCount, overlayCount: overlays.count)
         hasChinaDatumDataset = sets.contains { $0.manifest.datum != .wgs84 }
@@ -731,8 +755,49 @@ public final class ReverseGeocoder: Sendable {
             if slot >= 0 { any = true }
         }
         guard any else { return nil }
-        if let found = table._withUnsafeGuaranteedRef({ $0.find() }) { return found }
-        return combine(admin: admin, table: table.takeUnretainedValue())
+        let i = table._withUnsafeGuaranteedRef { $0.lookup() }
+        if i >= 0 {
+            let (found, country) = table._withUnsafeGuaranteedRef { ($0.value(at: i), $0.flag(at: i)) }
+            if country == 0 { return found }
+            return try movedAcrossBorder(to: country, otherwise: found, query: query, datum: datum, context: context)
+        }
+        let (made, country) = combine(admin: admin, table: table.takeUnretainedValue())
+        if country == 0 { return made }
+        return try movedAcrossBorder(to: country, otherwise: made, query: query, datum: datum, context: context)
+    }
+
+    /// The border refinement (``Options/refinesBordersByTimeZone``): the nearest unit of the time zone's
+    /// country (`country`, as ``borderFlag(_:overlays:)`` packs it) within the datasets' border accuracy,
+    /// with the overlays' fields; `otherwise` (the polygons' answer) when none is that near. Out of line
+    /// and not cached: only points in the strip between a generalized border and the zones' come here.
+    @inline(never)
+    private func movedAcrossBorder(to country: Int32, otherwise: Placemark?, query: Coordinate, datum: Datum,
+                                   context: Unmanaged<QueryContext>) throws(GeocoderError) -> Placemark? {
+        let code = String(decoding: [UInt8(truncatingIfNeeded: country >> 8), UInt8(truncatingIfNeeded: country)], as: UTF8.self)
+        switch try nearestUnit(query, datum: datum, context: context, country: code) {
+        case .found(let near):
+            return try addingOverlays(to: near, query: query, datum: datum, context: context)
+        case .damaged(let damage, let d):
+            return try recover(from: damage, dataset: d, coordinate: query, datum: datum)
+        case .none:
+            return otherwise
+        }
+    }
+
+    /// The country an admin answer is to move to: nonzero (the two letters of the ISO code, packed) when
+    /// the admin layer ``HotLayer/refinesBorder``, and an overlay's unit for this point is a time zone of
+    /// one country (``DatasetManifest/timeZoneCountries``) other than the placemark's, and the two are no
+    /// disputed pair. Once per thread and combination (``combine(admin:table:)``).
+    private func borderFlag(_ p: Placemark, admin: (layer: Int, unit: Int)?,
+                            overlays: [(overlay: Int, placemark: Placemark)]) -> Int32 {
+        guard let admin, hotLayers[admin.layer].refinesBorder, let own = p.isoCountryCode else { return 0 }
+        for (o, overlay) in overlays {
+            guard let zone = overlay.timeZone, let country = overlayZoneCountries[o][zone] else { continue }
+            let bytes = Array(country.utf8)
+            guard country != own, bytes.count == 2, !disputedBorders.contains([own, country].sorted().joined(separator: " ")) else { return 0 }
+            return Int32(bytes[0]) << 8 | Int32(bytes[1])
+        }
+        return 0
     }
 
     /// What ``withOverlays(admin:query:datum:context:)`` answers a far point with no admin unit (the
@@ -764,7 +829,7 @@ public final class ReverseGeocoder: Sendable {
         }
         guard any else { return nil }
         if let found = table._withUnsafeGuaranteedRef({ $0.find() }) { return found }
-        return combine(admin: nil, table: table.takeUnretainedValue())
+        return combine(admin: nil, table: table.takeUnretainedValue()).0
     }
 
     /// The placemark slot of the overlay unit containing the point, or -1. Internal for tests
@@ -808,20 +873,22 @@ public final class ReverseGeocoder: Sendable {
     /// unit's localized placemark, or an empty one named after the first overlay that answered, with
     /// each overlay field the first overlay (by priority) that has it gives. Once per thread and
     /// combination: out of line.
+    /// Also returns the combination's ``borderFlag(_:admin:overlays:)``, kept with it in the table.
     @inline(never)
-    private func combine(admin: (layer: Int, unit: Int)?, table: CombinedPlacemarks) -> Placemark {
-        var overlayPlacemarks: [(dataset: String, placemark: Placemark)] = []
+    private func combine(admin: (layer: Int, unit: Int)?, table: CombinedPlacemarks) -> (Placemark, Int32) {
+        var overlayPlacemarks: [(overlay: Int, placemark: Placemark)] = []
         for o in 0..<hotOverlays.count where table.key[1 + o] >= 0 {
             let slot = Int(table.key[1 + o])
             for l in hotOverlays[o].layers {
                 let hot = hotLayers[l], layer = hot.layer.takeUnretainedValue()
                 if slot >= hot.placemarkBase && slot < hot.placemarkBase + layer.unitCount {
-                    overlayPlacemarks.append((overlayNames[o], layer.placemark(slot - hot.placemarkBase)))
+                    overlayPlacemarks.append((o, layer.placemark(slot - hot.placemarkBase)))
                 }
             }
         }
         var p = admin.map { presented(layer: $0.layer, unit: $0.unit) }
-            ?? Placemark(dataset: overlayPlacemarks[0].dataset)
+            ?? Placemark(dataset: overlayNames[overlayPlacemarks[0].overlay])
+        let country = borderFlag(p, admin: admin, overlays: overlayPlacemarks)
         for field in DatasetManifest.overlayFields {
             guard case .text(nil) = field.value(of: p) else { continue }
             for (_, overlay) in overlayPlacemarks {
@@ -832,8 +899,8 @@ public final class ReverseGeocoder: Sendable {
             }
         }
         let own = p.unshared()
-        table.insert(own)
-        return own
+        table.insert(own, flag: country)
+        return (own, country)
     }
 
     /// A placemark found off the query path (the nearest unit) with the overlays' fields for the point.

@@ -7,10 +7,14 @@
 /// probing at most half full; the table doubles when it fills (allocation then, amortised and rare:
 /// combinations are few, since a unit overlaps only the zones near it).
 ///
+/// Each entry also keeps a flag word of the combination (``flag(at:)``): nonzero where the admin unit's
+/// country is not the time zone's, so that the query path learns it with the placemark, on the same
+/// cache line, instead of comparing countries on every query (see `ReverseGeocoder.withOverlays`).
+///
 /// Raw memory, not arrays: mutable arrays in a class pay Swift's dynamic exclusivity checks on the
 /// query path (see ``QueryContext``). Used only by the thread that owns the context.
 final class CombinedPlacemarks {
-    /// Entries in one block of raw memory, each its key's slots then its placemark: the probe that
+    /// Entries in one block of raw memory, each its key's slots, its flag, then its placemark: the probe that
     /// matches a key finds the value on the same cache line (keys and values in two arrays cost a second
     /// cache miss a query once the table outgrows the caches).
     private struct Table {
@@ -21,7 +25,8 @@ final class CombinedPlacemarks {
 
     /// Slots per key: 1 + the number of overlay datasets.
     let width: Int
-    /// Bytes from an entry's start to its placemark (the key's slots, rounded up to the value's alignment).
+    /// Bytes from an entry's start to its placemark (the key's slots and the flag, rounded up to the
+    /// value's alignment).
     private let valueOffset: Int
     /// Bytes per entry.
     private let stride: Int
@@ -35,7 +40,7 @@ final class CombinedPlacemarks {
     init(overlays: Int) {
         width = 1 + overlays
         let align = MemoryLayout<Placemark?>.alignment
-        valueOffset = (width * MemoryLayout<Int32>.stride + align - 1) / align * align
+        valueOffset = ((width + 1) * MemoryLayout<Int32>.stride + align - 1) / align * align
         let size = valueOffset + MemoryLayout<Placemark?>.size
         stride = (size + Self.alignment - 1) / Self.alignment * Self.alignment
         key = .allocate(capacity: width)
@@ -64,7 +69,7 @@ final class CombinedPlacemarks {
         let entries = UnsafeMutableRawPointer.allocate(byteCount: capacity * stride, alignment: Self.alignment)
         let t = Table(entries: entries, capacity: capacity, count: 0)
         for i in 0..<capacity {
-            (entries + i * stride).bindMemory(to: Int32.self, capacity: width).initialize(repeating: Self.unused, count: width)
+            (entries + i * stride).bindMemory(to: Int32.self, capacity: width + 1).initialize(repeating: Self.unused, count: width + 1)
             (entries + i * stride + valueOffset).bindMemory(to: Placemark?.self, capacity: 1).initialize(to: nil)
         }
         return t
@@ -91,32 +96,49 @@ final class CombinedPlacemarks {
     /// The placemark stored for ``key``, if any.
     @inline(__always)
     func find() -> Placemark? {
+        let i = lookup()
+        return i < 0 ? nil : value(at: i)
+    }
+
+    /// The entry stored for ``key`` (for ``value(at:)`` and ``flag(at:)``), or -1. Valid until the
+    /// next ``insert(_:flag:)``.
+    @inline(__always)
+    func lookup() -> Int {
         let t = table.pointee
         let mask = t.capacity - 1
         var i = hash(key) & mask
         while true {
             let entry = keyOf(t, i)
-            if entry[0] == Self.unused { return nil }
-            if matches(entry, key) { return valueOf(t, i).pointee }
+            if entry[0] == Self.unused { return -1 }
+            if matches(entry, key) { return i }
             i = (i + 1) & mask
         }
     }
 
-    /// Stores `placemark` under ``key`` (which ``find()`` did not have).
+    /// The placemark of entry `i` (from ``lookup()``).
+    @inline(__always)
+    func value(at i: Int) -> Placemark? { valueOf(table.pointee, i).pointee }
+
+    /// The flag stored with entry `i` (from ``lookup()``).
+    @inline(__always)
+    func flag(at i: Int) -> Int32 { keyOf(table.pointee, i)[width] }
+
+    /// Stores `placemark` and `flag` under ``key`` (which ``lookup()`` did not have).
     @inline(never)
-    func insert(_ placemark: Placemark) {
+    func insert(_ placemark: Placemark, flag: Int32 = 0) {
         if 2 * (table.pointee.count + 1) > table.pointee.capacity { grow() }
-        place(key, placemark, in: &table.pointee)
+        place(key, flag: flag, placemark, in: &table.pointee)
     }
 
     /// Entries stored (for tests).
     var count: Int { table.pointee.count }
 
-    private func place(_ k: UnsafeMutablePointer<Int32>, _ placemark: Placemark, in t: inout Table) {
+    private func place(_ k: UnsafeMutablePointer<Int32>, flag: Int32, _ placemark: Placemark, in t: inout Table) {
         let mask = t.capacity - 1
         var i = hash(k) & mask
         while keyOf(t, i)[0] != Self.unused { i = (i + 1) & mask }
         keyOf(t, i).update(from: k, count: width)
+        keyOf(t, i)[width] = flag
         valueOf(t, i).pointee = placemark
         t.count += 1
     }
@@ -125,7 +147,7 @@ final class CombinedPlacemarks {
         let old = table.pointee
         var new = empty(capacity: old.capacity * 2)
         for i in 0..<old.capacity where keyOf(old, i)[0] != Self.unused {
-            place(keyOf(old, i), valueOf(old, i).pointee!, in: &new)
+            place(keyOf(old, i), flag: keyOf(old, i)[width], valueOf(old, i).pointee!, in: &new)
         }
         free(old)
         table.pointee = new
