@@ -91,6 +91,12 @@ public enum GeocodeTool {
                 }
                 context.environment[LookupFactory.worldviewVariable] = view
             }
+            if let borders = parsed.value(OptionSpec.borders.long) {
+                guard LookupFactory.borderModes.contains(borders) else {
+                    throw CLIError.usage("unknown \"\(borders)\" for --borders (use refined or polygons)")
+                }
+                context.environment[LookupFactory.bordersVariable] = borders
+            }
             return try command.run(parsed, context).rawValue
         } catch let error as CLIError {
             return fail(error, command: command, context: context)

@@ -24,6 +24,8 @@ struct ReadmeExampleTests {
             if let p = try geocoder.placemark(latitude: 52.5200, longitude: 13.4050) {
                 out.append("\(p.isoCountryCode!) \(p.administrativeArea!)")
             }
+            // Downtown El Paso, which the generalized world border puts in Mexico: its time zone's country.
+            out.append(try geocoder.placemark(latitude: 31.7587, longitude: -106.4869)?.isoCountryCode ?? "-")
             // The Pacific: no administrative unit (with time zones loaded, a placemark with only its zone).
             out.append(try geocoder.placemark(latitude: 0, longitude: -150)?.hasAdministrativeUnit == true ? "land" : "ocean")
             // An invalid coordinate throws.
@@ -38,6 +40,6 @@ struct ReadmeExampleTests {
         // Data/timezones (an overlay dataset) gives every answer its zone; without it there is none.
         let hasTimeZones = try ReverseGeocoder.manifests(in: dataDirectory).contains { $0.manifest.role == .overlay }
         #expect(lines == ["中国 北京市 北京市 东城区 fallback=true", hasTimeZones ? "Asia/Shanghai" : "no time zones loaded",
-                          "东城区", "DE Berlin", "ocean", "invalid"])
+                          "东城区", "DE Berlin", hasTimeZones ? "US" : "MX", "ocean", "invalid"])
     }
 }

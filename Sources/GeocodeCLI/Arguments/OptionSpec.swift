@@ -48,6 +48,11 @@ public struct OptionSpec: Sendable, Equatable {
     public static let worldview = OptionSpec(
         "worldview", value: "VIEW",
         help: "iso (default): country codes per ISO 3166-1 (Taiwan TW, Hong Kong HK); dataset: the data's own codes")
+    /// `--borders`: whether the time zones refine the world's borders (see ``LookupFactory/bordersVariable``).
+    public static let borders = OptionSpec(
+        "borders", value: "HOW",
+        help: "refined (default): a point the generalized world borders put in the neighbouring country moves to "
+            + "its time zone's country within 5 km (downtown El Paso: US); polygons: the datasets' polygons alone")
     public static let allowModifiedData = OptionSpec(
         "allow-modified-data",
         help: "warn about, but use, data files whose sha256 differs from their manifest (default: exit 4)")

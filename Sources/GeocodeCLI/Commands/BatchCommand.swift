@@ -27,7 +27,7 @@ enum BatchCommand: Command {
         OptionSpec("strict", help: "stop at the first bad row (exit 3, no output file) instead of flagging it"),
         OptionSpec("quiet", short: "q", help: "no progress bar, no summary (bad rows are still reported)"),
         MaxDistanceOption.spec,
-        .lang, .worldview, .data, .skipBrokenDatasets, .allowModifiedData, .help,
+        .lang, .worldview, .borders, .data, .skipBrokenDatasets, .allowModifiedData, .help,
     ]
     static let details = """
         Input is read as a stream and written in the same order, one output row per input row, using all

@@ -37,7 +37,7 @@ enum ReverseCommand: Command {
         OptionSpec("json", short: "j", help: "print JSON: the point, \"found\" (an administrative unit), the placemark with every field (null when none) and the time zone's utcOffset"),
         OptionSpec("datum", value: "DATUM", help: "datum of LAT/LON: wgs84 (GPS, default), gcj02 (China maps), bd09 (Baidu)"),
         MaxDistanceOption.spec,
-        .lang, .worldview, .data, .skipBrokenDatasets, .allowModifiedData, .help,
+        .lang, .worldview, .borders, .data, .skipBrokenDatasets, .allowModifiedData, .help,
     ]
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws(CLIError) -> ExitCode {

@@ -69,7 +69,7 @@ enum TrackCommand: Command {
         OptionSpec("significant", help: "significant-change mode: a fix only after 500 m or 5 minutes"),
         OptionSpec("json", short: "j", help: "print NDJSON: one object per event"),
         MaxDistanceOption.spec,
-        .lang, .worldview, .data, .skipBrokenDatasets, .allowModifiedData, .help,
+        .lang, .worldview, .borders, .data, .skipBrokenDatasets, .allowModifiedData, .help,
     ]
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws(CLIError) -> ExitCode {

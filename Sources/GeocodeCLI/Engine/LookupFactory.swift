@@ -35,6 +35,10 @@ public struct LookupFactory: Sendable {
     public static let languageVariable = "GEOCODE_LANG"
     /// Behind `--worldview`: `iso` (default) or `dataset`.
     public static let worldviewVariable = "GEOCODE_WORLDVIEW"
+    /// Behind `--borders`: `refined` (default) or `polygons` (``ReverseGeocoder/Options/refinesBordersByTimeZone`` off).
+    public static let bordersVariable = "GEOCODE_BORDERS"
+    /// The values `--borders` takes.
+    public static let borderModes = ["refined", "polygons"]
 
     /// How a command holds the index cache in memory: `GEOCODE_INDEX_MEMORY`.
     public static let indexMemoryVariable = "GEOCODE_INDEX_MEMORY"
@@ -71,6 +75,7 @@ public struct LookupFactory: Sendable {
         if let text = environment[MaxDistanceOption.variable], let m = MaxDistanceOption.metres(text) { options.maxDistance = m }
         options.preferredLanguages = LanguageOption.tags(environment[languageVariable])
         if let view = environment[worldviewVariable].flatMap(ReverseGeocoder.Worldview.init(rawValue:)) { options.worldview = view }
+        options.refinesBordersByTimeZone = environment[bordersVariable] != "polygons"
         return options
     }
 
