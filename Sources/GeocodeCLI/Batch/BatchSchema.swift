@@ -46,8 +46,12 @@ struct BatchSchema: Sendable {
     var lonKeysAreDefaults = true
 
     // MARK: JSON input → delimited output
-    /// Output columns, taken from the first record (GeoJSON: "lat", "lon", then its property names).
+    /// Output columns, taken from the first record (GeoJSON: "id", "lat", "lon", renamed where a property
+    /// has the name, then its property names).
     var jsonColumns: [[UInt8]] = []
+    /// The line of the record the carried columns come from (a CSV header, or the first JSON record with
+    /// keys), for messages about them.
+    var columnsLine: Int?
 
     // MARK: Output
     var fields: [PlacemarkColumn] = PlacemarkColumn.defaults

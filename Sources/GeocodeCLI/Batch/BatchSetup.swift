@@ -34,6 +34,7 @@ struct BatchSetup {
         case .geojsonseq:
             setup = try geojsonSequence(input: input, schema: schema, options: options)
         }
+        if let notice = clashNotice(setup.schema) { setup.notices.append(notice) }
         // What surrounds the rows depends on the output format.
         let encoder = RecordEncoder(schema: setup.schema)
         switch outputFormat {
@@ -49,6 +50,31 @@ struct BatchSetup {
             }
         }
         return setup
+    }
+
+    /// An added column whose name the input already uses: the output then has two columns of one name,
+    /// which pandas renames (`country.1`) and DuckDB or a database table refuses or renames, so it is said
+    /// once, before the rows, whatever the input format, with the remedy. The carried names are a delimited
+    /// input's header (any output: a JSON output's record then has the key twice), or the columns a JSON
+    /// input gives delimited output; JSON input with JSON output is told per key by ``RecordEncoder``,
+    /// since every record carries its own keys there.
+    static func clashNotice(_ schema: BatchSchema) -> String? {
+        let carried: [String]
+        switch schema.input {
+        case .csv, .tsv:
+            guard let header = schema.header ?? schema.syntheticHeader else { return nil }
+            carried = header
+        case .ndjson, .geojson, .geojsonseq:
+            guard schema.output.delimiter != nil else { return nil }
+            carried = schema.jsonColumns.map { String(decoding: $0, as: UTF8.self) }
+        }
+        let names = Set(carried)
+        let clashes = schema.addedNames.filter { names.contains($0) }
+        guard !clashes.isEmpty else { return nil }
+        let place = schema.inputName + (schema.columnsLine.map { ":\($0)" } ?? "")
+        let one = clashes.count == 1
+        return "\(place): the input already has \(one ? "column" : "columns") \(clashes.map { "\"\($0)\"" }.joined(separator: ", ")); "
+            + "the output will have \(one ? "it" : "them") twice (use --prefix to tell them apart)"
     }
 
     // MARK: - CSV / TSV
@@ -127,13 +153,7 @@ struct BatchSetup {
                 return "col\(i + 1)"
             }
         }
-        if let header = schema.header {
-            let clashes = schema.addedNames.filter { header.contains($0) }
-            if !clashes.isEmpty {
-                notices.append("the input already has column\(clashes.count == 1 ? "" : "s") \(clashes.joined(separator: ", ")); "
-                               + "the output will have \(clashes.count == 1 ? "it" : "them") twice (use --prefix to tell them apart)")
-            }
-        }
+        schema.columnsLine = first.records[0].line
         var setup = BatchSetup(framer: framer, schema: schema, pending: hasHeader ? [] : [first], preamble: [],
                                closing: { _ in [] }, notices: notices)
         setup.sample = InputSample(bytes: sample.bytes, records: rows)
@@ -231,6 +251,7 @@ struct BatchSetup {
             if let keys {
                 // A key the first object gives twice is one column (its last value: RecordEncoder).
                 if schema.output.delimiter != nil { schema.jsonColumns = distinct(keys) }
+                schema.columnsLine = chunk.records[0].line
                 let place = "\(options.inputName):\(chunk.records[0].line)"
                 if options.latColumn == nil && options.coordsColumn == nil
                     && BatchFormat.startsSequence(Array(chunk.bytes[chunk.records[0].range])) {
@@ -303,6 +324,11 @@ struct BatchSetup {
 
     /// Delimited output of GeoJSON: the feature's id, lat, lon (RecordEncoder.featureColumns), then the
     /// property names of the first feature that has properties (read into `pending`).
+    ///
+    /// A property keeps its name, and the feature's own column is renamed when a property has its name,
+    /// so no two columns share one: `feature_id` beside a property `id`, and `geometry_lat`,
+    /// `geometry_lon` (both, so they read as a pair) beside a property `lat` or `lon`, as a collection
+    /// made from a CSV usually has. The property's values are the user's and may differ from the Point's.
     private static func featureColumns(_ framer: any RecordFramer, schema: inout BatchSchema,
                                        pending: inout [RawChunk]) throws(CLIError) {
         guard schema.output.delimiter != nil else { return }
@@ -318,12 +344,27 @@ struct BatchSetup {
                 return (try? scanner.objectMembers())?.map { JSONScanner.decodeString(b, $0.key) }
             }
             if let keys {
-                // A property called "id" keeps its name; the feature's own id column then says whose it is.
-                if keys.contains(Array("id".utf8)) { schema.jsonColumns[0] = Array("feature_id".utf8) }
+                let taken = Set(keys)
+                if taken.contains(Array("id".utf8)) { schema.jsonColumns[0] = unused("feature_id", taken) }
+                if taken.contains(Array("lat".utf8)) || taken.contains(Array("lon".utf8)) {
+                    schema.jsonColumns[1] = unused("geometry_lat", taken)
+                    schema.jsonColumns[2] = unused("geometry_lon", taken)
+                }
                 schema.jsonColumns += distinct(keys)
+                schema.columnsLine = chunk.records[0].line
                 return
             }
         }
+    }
+
+    /// `name`, or `name_2`, `name_3`, … when a property already has it (a file made by an earlier run).
+    private static func unused(_ name: String, _ taken: Set<[UInt8]>) -> [UInt8] {
+        var candidate = Array(name.utf8), n = 1
+        while taken.contains(candidate) {
+            n += 1
+            candidate = Array("\(name)_\(n)".utf8)
+        }
+        return candidate
     }
 
     private static func geojson(input: ByteInput, schema: BatchSchema, options: BatchOptions) throws(CLIError) -> BatchSetup {

@@ -1,4 +1,5 @@
 import Foundation
+@testable import GeocodeCLI
 import Testing
 
 /// Column selection, header detection, format choice and edge-case inputs, through the binary.
@@ -183,6 +184,24 @@ import Testing
     @Test func prefixAvoidsClashes() async throws {
         let r = try await batch(["--prefix", "geo_"], "lat,lon,country\n45.5,12.25,Italy\n")
         #expect(r.out == "lat,lon,country,geo_country,geo_city,geo_geocode_error\n45.5,12.25,Italy,Testland,Cell 2,\n")
+    }
+
+    /// CSV output of every input format that already has an added column: the same one warning on
+    /// stderr, naming the column and --prefix (NDJSON and GeoJSON input said nothing, and GeoJSON's
+    /// header also had lat and lon twice), and with --prefix no warning and no repeated name.
+    @Test(arguments: ColumnClashTests.inputs)
+    func everyFormatWarnsOfAColumnItAlreadyHas(_ format: BatchFormat, _ input: String) async throws {
+        let r = try await batch(["--format", format.rawValue, "-F", "csv"], input)
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.err == "geocode: warning: <stdin>:1: the input already has column \"country\"; the output will have it twice "
+                + "(use --prefix to tell them apart)\n", "\(format)")
+        let header = String(r.out.prefix { $0 != "\n" })
+        #expect(header == (ColumnClashTests.carried(format) + ["country", "city", "geocode_error"]).joined(separator: ","), "\(format)")
+        let prefixed = try await batch(["--format", format.rawValue, "-F", "csv", "--prefix", "geo_"], input)
+        #expect(prefixed.err.isEmpty, "\(format): \(prefixed.err)")
+        let names = prefixed.out.prefix { $0 != "\n" }.split(separator: ",")
+        #expect(Set(names).count == names.count, "\(format): \(names)")
+        #expect(names.suffix(3) == ["geo_country", "geo_city", "geo_geocode_error"], "\(format)")
     }
 
     /// An NDJSON or GeoJSON record that already has an added key gets it twice, and JSON readers keep one

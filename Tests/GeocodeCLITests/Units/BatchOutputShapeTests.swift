@@ -13,11 +13,13 @@ import Testing
         var preamble: [UInt8]
         var rows: [[UInt8]]
         var problems: [RowProblem]
+        /// Warnings found before the rows (BatchSetup.notices).
+        var notices: [String] = []
         var text: String { String(decoding: preamble + rows.joined(), as: UTF8.self) }
     }
 
     static func run(_ input: String, format: BatchFormat, output: BatchFormat, plainRows: Bool = true,
-                    decimalComma: Bool = false, chunkRecords: Int = 8192) throws -> Run {
+                    decimalComma: Bool = false, chunkRecords: Int = 8192, prefix: String = "") throws -> Run {
         let file = try TemporaryDirectory.shared.newFile("shape")
         try Data(input.utf8).write(to: file)
         let fd = open(file.path, O_RDONLY)
@@ -27,13 +29,14 @@ import Testing
         options.inputPath = file.path
         options.format = format
         options.outputFormat = output
+        options.prefix = prefix
         let bytes = ByteInput(fd: fd, name: "in", readSize: 1 << 16)
         if format == .geojson { bytes.maxPending = 1 << 30 }
         var setup = try BatchSetup.prepare(input: bytes, format: format, outputFormat: output, options: options)
         setup.schema.decimalComma = decimalComma
         let processor = ChunkProcessor(schema: setup.schema, lookup: GridTestLookup(), plainRows: plainRows)
         var cache = processor.makeCache()
-        var run = Run(schema: setup.schema, preamble: setup.preamble, rows: [], problems: [])
+        var run = Run(schema: setup.schema, preamble: setup.preamble, rows: [], problems: [], notices: setup.notices)
         var sequence = 0
         func take(_ raw: RawChunk) {
             var chunk = raw
