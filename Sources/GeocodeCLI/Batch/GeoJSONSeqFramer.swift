@@ -42,7 +42,7 @@ final class GeoJSONSeqFramer: RecordFramer {
         var offset = 0
         while try input.ensure(offset + 1) {
             let c = input[input.cursor + offset]
-            guard c == 0x20 || c == 0x09 || c == 0x0D || c == 0x0A else {
+            guard JSONScanner.isWhitespace(c) else {
                 separatedByRS = c == BatchFormat.recordSeparatorByte
                 break
             }
@@ -92,14 +92,13 @@ final class GeoJSONSeqFramer: RecordFramer {
     private func addRecord(_ range: Range<Int>, to records: inout [RecordSpan]) {
         input.withBytes { b in
             let base = b.baseAddress! + input.mark
-            func blank(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0D || c == 0x0A }
             var first = range.lowerBound, end = range.upperBound
             var lineOfFirst = line
-            while first < end, blank(base[first]) {
+            while first < end, JSONScanner.isWhitespace(base[first]) {
                 if base[first] == 0x0A { lineOfFirst += 1 }
                 first += 1
             }
-            while end > first, blank(base[end - 1]) { end -= 1 }
+            while end > first, JSONScanner.isWhitespace(base[end - 1]) { end -= 1 }
             if first < end { records.append(RecordSpan(range: first..<end, line: lineOfFirst)) }
             // Every LF of the record, for the lines of the ones after it.
             var at = range.lowerBound

@@ -306,12 +306,14 @@ struct RecordDecoder: Sendable {
     /// before it (a line of an LF-separated sequence that has one anyway) is dropped, as GDAL drops it.
     func decodeSequenceRecord(_ b: UnsafeBufferPointer<UInt8>, _ span: Range<Int>) -> DecodedRecord {
         var start = span.lowerBound
-        // A switch, not an array literal's `contains`: this runs for every byte it skips, on every record.
-        skipping: while start < span.upperBound {
-            switch b[start] {
-            case BatchFormat.recordSeparatorByte, 0x20, 0x09, 0x0D: start += 1
-            default: break skipping
-            }
+        // RS and JSON's white space, except LF, on purpose: neither layout leaves one before the text (a
+        // line holds none; the framer trims an RS record), and skipping one would move the start past a
+        // line that the record's line (the framer's) does not count, so "N lines into the feature" would
+        // be off. (Inlined comparisons, not an array literal's `contains`: this runs for every byte it
+        // skips, on every record.)
+        while start < span.upperBound,
+              b[start] == BatchFormat.recordSeparatorByte || (b[start] != 0x0A && JSONScanner.isWhitespace(b[start])) {
+            start += 1
         }
         guard start < span.upperBound else { return DecodedRecord(content: .raw(span), error: "the record is empty") }
         return decodeFeature(b, start..<span.upperBound)

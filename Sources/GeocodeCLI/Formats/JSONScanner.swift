@@ -17,6 +17,14 @@ struct JSONScanner {
         self.end = range?.upperBound ?? bytes.count
     }
 
+    /// JSON's insignificant white space (RFC 8259 §2): space, tab, LF, CR. The one spelling of it for
+    /// code that looks at bytes around JSON text without a scanner (``GeoJSONSeqFramer``,
+    /// ``RecordDecoder/decodeSequenceRecord(_:_:)``).
+    @inline(__always)
+    static func isWhitespace(_ c: UInt8) -> Bool {
+        c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D
+    }
+
     mutating func skipWhitespace() {
         while position < end {
             switch bytes[position] {
