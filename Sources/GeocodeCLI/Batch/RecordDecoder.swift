@@ -342,18 +342,18 @@ struct RecordDecoder: Sendable {
         }
         // A member given twice: the last is read (and gets the fields), as other JSON readers read it.
         var repeated: [String] = []
-        func member(_ name: String) -> Int? {
-            guard let (index, twice) = members.lastMember(named: Array(name.utf8), in: b) else { return nil }
-            if twice { repeated.append(name) }
+        func member(_ name: [UInt8]) -> Int? {
+            guard let (index, twice) = members.lastMember(named: name, in: b) else { return nil }
+            if twice { repeated.append(String(decoding: name, as: UTF8.self)) }
             return index
         }
-        let properties = member("properties"), type = member("type"), geometry = member("geometry")
+        let properties = member(GeoJSONBytes.properties), type = member(GeoJSONBytes.type), geometry = member(GeoJSONBytes.geometry)
         var record = DecodedRecord(content: .feature(members: members, properties: properties, position: nil))
         record.repeatedKeys = repeated
         guard let type, members[type].kind == .string,
-              JSONScanner.decodeString(b, members[type].value) == Array("Feature".utf8) else {
+              JSONScanner.decodeString(b, members[type].value) == GeoJSONBytes.feature else {
             // A sequence may hold bare Points too (RFC 8142 allows any GeoJSON object): each is one row.
-            if sequence, let type, members[type].kind == .string, JSONScanner.decodeString(b, members[type].value) == Array("Point".utf8) {
+            if sequence, let type, members[type].kind == .string, JSONScanner.decodeString(b, members[type].value) == GeoJSONBytes.point {
                 return decodeGeometry(b, span)
             }
             record.error = "not a Feature (its \"type\" is \(typeDescription(b, members, type)))"
@@ -402,19 +402,19 @@ struct RecordDecoder: Sendable {
     /// numbers when it has at least two.
     private func decodePoint(_ b: UnsafeBufferPointer<UInt8>, _ geometryMembers: [JSONMember],
                              into record: inout DecodedRecord) -> (lon: Range<Int>, lat: Range<Int>)? {
-        func member(_ name: String) -> JSONMember? {
-            guard let (index, twice) = geometryMembers.lastMember(named: Array(name.utf8), in: b) else { return nil }
-            if twice { record.repeatedKeys.append(name) }
+        func member(_ name: [UInt8]) -> JSONMember? {
+            guard let (index, twice) = geometryMembers.lastMember(named: name, in: b) else { return nil }
+            if twice { record.repeatedKeys.append(String(decoding: name, as: UTF8.self)) }
             return geometryMembers[index]
         }
-        let geometryType = member("type")
+        let geometryType = member(GeoJSONBytes.type)
         guard let geometryType, geometryType.kind == .string,
-              JSONScanner.decodeString(b, geometryType.value) == Array("Point".utf8) else {
+              JSONScanner.decodeString(b, geometryType.value) == GeoJSONBytes.point else {
             let name = geometryType.map { String(decoding: Array(b[$0.value]), as: UTF8.self) } ?? "missing"
             record.error = "the geometry is not a Point (type \(name))"
             return nil
         }
-        guard let coordinates = member("coordinates"), coordinates.kind == .array else {
+        guard let coordinates = member(GeoJSONBytes.coordinates), coordinates.kind == .array else {
             record.error = "the Point has no \"coordinates\" array"
             return nil
         }
@@ -443,4 +443,15 @@ struct RecordDecoder: Sendable {
         let raw = String(decoding: Array(b[members[index].value]), as: UTF8.self)
         return raw.count > 40 ? String(raw.prefix(40)) + "…" : raw
     }
+}
+
+/// The member names and type values a GeoJSON record is read by, as bytes made once: they were built
+/// from string literals for every record (five or six arrays each), on the workers' path.
+private enum GeoJSONBytes {
+    static let type = Array("type".utf8)
+    static let properties = Array("properties".utf8)
+    static let geometry = Array("geometry".utf8)
+    static let coordinates = Array("coordinates".utf8)
+    static let feature = Array("Feature".utf8)
+    static let point = Array("Point".utf8)
 }
