@@ -55,6 +55,9 @@ let package = Package(
         // Test support, not shipped: the grid test double, and the same CLI with it in place of the engine
         // (so the CLI's binary tests run the real executable code without data files).
         .target(name: "TestSupport", dependencies: ["GeoModel", "ReverseGeocoder", "GeocodeCLI"], path: "Tests/TestSupport"),
+        // One thread per piece of test work, run inside the test's task (a failing #expect stays its
+        // test's): shared by the suites that block or compute off the cooperative pool.
+        .target(name: "TestThreads", path: "Tests/TestThreads"),
         .executableTarget(name: "geocode-testgrid", dependencies: ["GeocodeCLI", "TestSupport"],
                           path: "Tests/TestGridExecutable"),
         // The engine's side of the benchmark suite (Benchmarks/README.md); not part of `swift test`.
@@ -62,9 +65,10 @@ let package = Package(
                           path: "Benchmarks/Sources/geocode-bench"),
 
         .testTarget(name: "GeoModelTests", dependencies: ["GeoModel"]),
-        .testTarget(name: "ReverseGeocoderTests", dependencies: ["GeoModel", "ReverseGeocoder", "CShapelib", "CGEOS", "TestSupport"],
+        .testTarget(name: "ReverseGeocoderTests", dependencies: ["GeoModel", "ReverseGeocoder", "CShapelib", "CGEOS", "TestSupport",
+                                                                 "TestThreads"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "LocationSourcesTests", dependencies: ["GeoModel", "LocationSources"],
+        .testTarget(name: "LocationSourcesTests", dependencies: ["GeoModel", "LocationSources", "TestThreads"],
                     resources: [.copy("Corpus"), .copy("Fixtures")]),
         .testTarget(name: "LocationKitTests", dependencies: ["GeoModel", "LocationKit", "ReverseGeocoder"],
                     resources: [.copy("Fixtures")]),

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestThreads
 
 /// The test helper `offPool` itself: its work runs off the cooperative pool, and what the work records
 /// belongs to the test that called it.

@@ -1,16 +1,7 @@
-import Foundation
+import TestThreads
 
-/// Runs CPU-heavy synchronous test work on a thread of its own, so it does not occupy Swift's
-/// cooperative pool (2 threads on a 2-core machine) while other suites' async tests need it.
-///
-/// The work runs in the calling test's task, on a ``DedicatedThreadExecutor`` the task prefers, not on a
-/// bare `Thread`: an `#expect` failing inside it is then its test's failure (✘ on the test), where on a
-/// bare thread Swift Testing, without the task's task-locals, recorded it for "«unknown»" and the test
-/// showed ✔. (The operation, nonisolated and async, starts with a hop to the preferred executor.)
+/// Runs CPU-heavy synchronous test work off Swift's cooperative pool, in the calling test's task
+/// (``onOwnThread(stackSize:_:)``: a failing `#expect` inside is that test's), with 8 MB of stack.
 func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    let executor = DedicatedThreadExecutor(stackSize: 8 << 20)
-    defer { executor.shutDown() }
-    return try await withTaskExecutorPreference(executor) {
-        try work()
-    }
+    try await onOwnThread(stackSize: 8 << 20, work)
 }

@@ -7,7 +7,7 @@ import Foundation
 /// values (the current test, its configuration); a plain `Thread` inherits none of them, so an `#expect`
 /// failing on one was recorded for "«unknown»" and its test still showed ✔. A job run here is the
 /// task's own, so its task-locals come with it.
-final class DedicatedThreadExecutor: TaskExecutor, @unchecked Sendable {
+public final class DedicatedThreadExecutor: TaskExecutor, @unchecked Sendable {
     // `jobs` and `isShutDown` are guarded by `condition` (hence `@unchecked Sendable`).
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
@@ -18,10 +18,10 @@ final class DedicatedThreadExecutor: TaskExecutor, @unchecked Sendable {
 
     /// Whether the caller runs on the thread of some `DedicatedThreadExecutor`, for tests of its users.
     /// (A thread name cannot tell: on Linux, `Thread.current.name` there read its creator's name.)
-    static var isCurrentThreadOne: Bool { Thread.current.threadDictionary[threadMark] != nil }
+    public static var isCurrentThreadOne: Bool { Thread.current.threadDictionary[threadMark] != nil }
 
     /// Starts the thread, with `stackSize` bytes of stack.
-    init(stackSize: Int) {
+    public init(stackSize: Int) {
         let thread = Thread { [self] in
             Thread.current.threadDictionary[Self.threadMark] = true
             runJobs()
@@ -30,7 +30,7 @@ final class DedicatedThreadExecutor: TaskExecutor, @unchecked Sendable {
         thread.start()
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         condition.lock()
         defer { condition.unlock() }
@@ -42,7 +42,7 @@ final class DedicatedThreadExecutor: TaskExecutor, @unchecked Sendable {
 
     /// Lets the thread end once the jobs it has are done. Call it when no task prefers this executor
     /// any more (after `withTaskExecutorPreference` returns).
-    func shutDown() {
+    public func shutDown() {
         condition.lock()
         isShutDown = true
         condition.signal()
