@@ -21,6 +21,14 @@ public enum LocationEvent: Sendable, Hashable {
     /// A problem that does not stop anything (e.g. a corrupt current-placemark file).
     /// Delegate: `didReceiveWarning`. Closure: `onWarning`.
     case warning(LocationWarning)
+    /// An event of a ``RegionMonitor`` attached to this manager (``RegionMonitor/attach(to:)``), caused
+    /// by the latest fix: it follows that fix's `.placemark` (and its `.cityChanged`, if any) and comes
+    /// before the next fix's `.location`, so a consumer sees each region event after the fix that
+    /// caused it, in the same order on every run. The monitor's own listeners get the same events.
+    /// Delegate: `didReceiveRegionEvent`. Closure: `onRegionEvent`.
+    ///
+    /// New in this version: a `switch` over `LocationEvent` without a `default` needs this case.
+    case region(RegionEvent)
     /// The manager stopped producing events; always the last event of a run.
     /// Delegate: `didStop`. Closure: `onStop`.
     case stopped(LocationManager.StopReason)
@@ -39,6 +47,7 @@ extension LocationEvent: CustomStringConvertible {
             return "cityChanged \(Self.describe(from)) → \(Self.describe(to)) at \(l.coordinate)"
         case .error(let e): return "error \(e)"
         case .warning(let w): return "warning \(w)"
+        case .region(let e): return "region \(e)"
         case .stopped(let r): return "stopped \(r)"
         }
     }

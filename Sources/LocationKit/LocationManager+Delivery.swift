@@ -14,11 +14,12 @@ extension LocationManager {
         var onError: (@Sendable (LocationError) -> Void)?
         var onWarning: (@Sendable (LocationWarning) -> Void)?
         var onStop: (@Sendable (StopReason) -> Void)?
+        var onRegionEvent: (@Sendable (RegionEvent) -> Void)?
 
         /// Nobody listens (a delegate that went away counts as none).
         var isEmpty: Bool {
             delegate == nil && onLocation == nil && onPlacemark == nil && onCityChange == nil
-                && onError == nil && onWarning == nil && onStop == nil
+                && onError == nil && onWarning == nil && onStop == nil && onRegionEvent == nil
         }
     }
 
@@ -56,6 +57,13 @@ extension LocationManager {
     public var onWarning: (@Sendable (LocationWarning) -> Void)? {
         get { listeners.withLock { $0.onWarning } }
         set { listeners.withLock { $0.onWarning = newValue } }
+    }
+
+    /// Called on ``delegateQueue`` with each event of an attached ``RegionMonitor``, right after the
+    /// events of the fix that caused it (see ``LocationEvent/region(_:)``).
+    public var onRegionEvent: (@Sendable (RegionEvent) -> Void)? {
+        get { listeners.withLock { $0.onRegionEvent } }
+        set { listeners.withLock { $0.onRegionEvent = newValue } }
     }
 
     /// Called on ``delegateQueue`` when a run ends.
@@ -166,6 +174,9 @@ extension LocationManager {
         case .warning(let warning):
             delegate?.locationManager(self, didReceiveWarning: warning)
             listeners.onWarning?(warning)
+        case .region(let event):
+            delegate?.locationManager(self, didReceiveRegionEvent: event)
+            listeners.onRegionEvent?(event)
         case .stopped(let reason):
             delegate?.locationManager(self, didStopWith: reason)
             listeners.onStop?(reason)

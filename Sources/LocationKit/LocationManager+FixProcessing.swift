@@ -4,7 +4,7 @@ import LocationSources
 import GeoModel
 
 // One fix through the pipeline: filters, placemark lookup (or reuse), city tracking, persistence,
-// events, fix observers, and the answer to a pending request.
+// events, fix observers, region monitors, and the answer to a pending request.
 extension LocationManager {
     func process(_ location: Location) {
         guard var current = run else { return }
@@ -72,6 +72,11 @@ extension LocationManager {
         for observer in fixObservers.withLock({ $0 }) { observer.observe(fix) }
         if let change = outcome.cityChange {
             emit(.cityChanged(from: change.from, to: change.to, at: location))
+        }
+        // Region events here, in the same stream as the fix's own events: judged on another queue and
+        // delivered from there, they fell anywhere among the next fixes' events, differently on each run.
+        for judge in regionJudges.withLock({ $0 }) {
+            for event in judge.judge(fix) { emit(.region(event)) }
         }
         if outcome.currentChanged, let shown, let store = currentPlacemarkStore {
             do throws(PlacemarkStore.Failure) {

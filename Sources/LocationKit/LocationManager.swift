@@ -108,8 +108,10 @@ public final class LocationManager: @unchecked Sendable {
     let ids = Mutex<UInt64>(0)
     /// Events handed to `delegateQueue` and not delivered yet (bounded by the run's backpressure).
     let pendingDeliveries = Mutex(0)
-    /// Region monitors and position reporters attached to this manager (see ``addFixObserver(_:)``).
+    /// Position reporters (and tests) attached to this manager (see ``addFixObserver(_:)``).
     let fixObservers = Mutex<[(id: UInt64, observe: @Sendable (Fix) -> Void)]>([])
+    /// Region monitors attached to this manager (see ``addRegionJudge(_:)``).
+    let regionJudges = Mutex<[(id: UInt64, judge: @Sendable (Fix) -> [RegionEvent])]>([])
 
     /// The source of fixes.
     public let source: any LocationSource

@@ -20,6 +20,9 @@ public protocol LocationManagerDelegate: AnyObject, Sendable {
     func locationManager(_ manager: LocationManager, didFailWithError error: LocationError)
     /// A non-fatal problem (current-placemark file unreadable or not saved).
     func locationManager(_ manager: LocationManager, didReceiveWarning warning: LocationWarning)
+    /// An attached ``RegionMonitor``'s event, right after the events of the fix that caused it (see
+    /// ``LocationEvent/region(_:)``).
+    func locationManager(_ manager: LocationManager, didReceiveRegionEvent event: RegionEvent)
     /// The manager stopped: asked to, the source ended, or a one-shot request finished.
     func locationManager(_ manager: LocationManager, didStopWith reason: LocationManager.StopReason)
 }
@@ -32,5 +35,6 @@ extension LocationManagerDelegate {
                                 at location: Location) {}
     public func locationManager(_ manager: LocationManager, didFailWithError error: LocationError) {}
     public func locationManager(_ manager: LocationManager, didReceiveWarning warning: LocationWarning) {}
+    public func locationManager(_ manager: LocationManager, didReceiveRegionEvent event: RegionEvent) {}
     public func locationManager(_ manager: LocationManager, didStopWith reason: LocationManager.StopReason) {}
 }

@@ -31,7 +31,8 @@ struct RegionDriveTests {
             return seen
         }
         monitor!.attach(to: manager)
-        let fixes = await drive(manager).locations
+        let managerEvents = await drive(manager)
+        let fixes = managerEvents.locations
         try #require(fixes.count == oracle.cities.count)
         await monitor!.waitUntilIdle()
         let statistics = monitor!.statistics
@@ -50,6 +51,9 @@ struct RegionDriveTests {
                                       localityCode: city, dataset: "oracle")
             expected += reference.observe(location, placemark: placemark)
         }
+        // The manager delivered the same events in its own stream, each right after its fix's events.
+        #expect(managerEvents.regionEvents == events)
+        #expect(managerEvents.regionEventsOutOfOrder.isEmpty, "\(managerEvents.regionEventsOutOfOrder.prefix(5))")
         let actual = events.filter { $0.region.identifier != "dongcheng" }
         #expect(actual.map(\.description) == expected.map(\.description))
         #expect(actual == expected)

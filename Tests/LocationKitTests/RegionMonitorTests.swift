@@ -80,6 +80,49 @@ import Testing
         #expect(monitor.state(for: "tianjin") == .outside && monitor.state(for: "nope") == nil)
     }
 
+    /// The manager delivers an attached monitor's events itself, each right after the events of the fix
+    /// that caused it (its `.location`, `.placemark` and any `.cityChanged`), to the stream, the
+    /// delegate and the closures alike, and the same on every run. They used to reach a listener only
+    /// from the monitor's own queue, so among the manager's events they fell anywhere (`geocode track`
+    /// printed them in a different place on each run).
+    @Test func theManagerDeliversRegionEventsRightAfterTheirFix() async throws {
+        let d = Self.route
+        let expected: [RegionEvent] = [
+            .stateDetermined(Self.beijingCity, .inside, at: d[0]),
+            .stateDetermined(Self.tianjinCity, .outside, at: d[0]),
+            .stateDetermined(Self.depot, .outside, at: d[0]),
+            .entered(Self.depot, at: d[2]),
+            .exited(Self.depot, at: d[5]),
+            .exited(Self.beijingCity, at: d[7]),
+            .entered(Self.tianjinCity, at: d[7]),
+            .exited(Self.tianjinCity, at: d[12]),
+        ]
+        var runs: [[LocationEvent]] = []
+        for _ in 0..<3 {
+            let manager = LocationManager(source: ScriptedSource(locations: Self.route), geocoder: RegionProvider())
+            let monitor = try RegionMonitor(regions: [Self.beijingCity, Self.tianjinCity, Self.depot], hysteresis: .off)
+            let own = monitor.events
+            monitor.attach(to: manager)
+            let events = await drive(manager)  // also: delegate and closures saw exactly the stream's events
+            #expect(events.regionEvents == expected)
+            #expect(events.regionEventsOutOfOrder.isEmpty, "\(events.regionEventsOutOfOrder)")
+            // The monitor's own listeners still get the same events.
+            var seen: [RegionEvent] = []
+            for await event in own {
+                seen.append(event)
+                if seen.count == expected.count { break }
+            }
+            #expect(seen == expected)
+            runs.append(events)
+        }
+        #expect(runs[1] == runs[0] && runs[2] == runs[0])
+        // Entering Tianjin on d[7]: its location, its placemark, then the two region events, then d[8].
+        let at7 = try #require(runs[0].firstIndex(of: .location(d[7])))
+        #expect(Array(runs[0][at7...].prefix(5)) == [.location(d[7]), .placemark(.hexi, for: d[7]),
+                                                     .region(.exited(Self.beijingCity, at: d[7])),
+                                                     .region(.entered(Self.tianjinCity, at: d[7])), .location(d[8])])
+    }
+
     /// A region added after fixes gets its initial state from the latest fix, before `add` returns.
     @Test func regionAddedLaterIsDeterminedFromTheLatestFix() async throws {
         let monitor = try RegionMonitor(hysteresis: .off)

@@ -220,6 +220,9 @@ final class DelegateRecorder: LocationManagerDelegate {
     func locationManager(_ manager: LocationManager, didReceiveWarning warning: LocationWarning) {
         record(.warning(warning))
     }
+    func locationManager(_ manager: LocationManager, didReceiveRegionEvent event: RegionEvent) {
+        record(.region(event))
+    }
     func locationManager(_ manager: LocationManager, didStopWith reason: LocationManager.StopReason) {
         record(.stopped(reason))
     }
@@ -243,6 +246,7 @@ final class ClosureRecorder: Sendable {
         manager.onError = { error in events.append(.error(error)) }
         manager.onWarning = { warning in events.append(.warning(warning)) }
         manager.onStop = { reason in events.append(.stopped(reason)) }
+        manager.onRegionEvent = { event in events.append(.region(event)) }
     }
 }
 
@@ -340,4 +344,37 @@ func temporaryDirectory() throws -> URL {
         .appendingPathComponent("LocationKitTests-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
+}
+
+extension [LocationEvent] {
+    /// The region events, in order.
+    var regionEvents: [RegionEvent] {
+        compactMap { if case .region(let e) = $0 { return e } else { return nil } }
+    }
+
+    /// Where a region event is not right after the events of the fix that caused it: its fix must be the
+    /// latest `.location`, and it must come after that fix's `.placemark` (and `.cityChanged`). Empty
+    /// when every region event is in causal order.
+    var regionEventsOutOfOrder: [String] {
+        var problems: [String] = []
+        var latest: Location?
+        for (i, event) in enumerated() {
+            switch event {
+            case .location(let l): latest = l
+            case .region(let e):
+                let cause: Location?
+                switch e {
+                case .stateDetermined(_, _, let l): cause = l
+                case .entered(_, let l), .exited(_, let l): cause = l
+                }
+                if cause == nil || cause != latest { problems.append("\(i): \(e) after the fix \(latest.map { "\($0.coordinate)" } ?? "none")") }
+                switch self[i - 1] {
+                case .placemark, .cityChanged, .region: break
+                default: problems.append("\(i): \(e) right after \(self[i - 1]), not its fix's placemark")
+                }
+            default: break
+            }
+        }
+        return problems
+    }
 }

@@ -26,7 +26,8 @@ enum TrackCommand: Command {
         only when the city really changes (3 fixes and 30 m past the border), not on every fix.
 
         --region FILE monitors the regions in a JSON file (circles, or administrative areas by code or
-        name) and prints entered/exited events. --report sends every accepted position (with its place)
+        name) and prints entered/exited events, each right after the lines of the fix that caused it
+        (the same output for the same input, every run). --report sends every accepted position (with its place)
         to an HTTP(S) URL as JSON, or appends it to a local NDJSON file; reports wait in a durable queue
         (--report-queue, default ./geocode-report-queue) until delivered, so nothing is lost across
         outages or restarts. --significant delivers a fix only after 500 m of movement or 5 minutes.
@@ -103,17 +104,11 @@ enum TrackCommand: Command {
         }
 
         // Regions and the reporter attach to the manager and see each accepted fix with its placemark.
-        // Region events are printed from the monitor's closures on a queue of ours, drained at the end.
+        // The manager sends region events in its own stream, each after the fix that caused it, so they
+        // are printed in the loop below in causal order: the same output for the same input on every run.
         var regionMonitor: RegionMonitor?
-        let regionQueue = DispatchQueue(label: "geocode.track.regions")
         if let regionFile, let regions {
-            let monitor = try Self.regionMonitor(regions, file: regionFile, lookup: lookup, queue: regionQueue)
-            let printRegion: @Sendable (RegionEvent) -> Void = { event in
-                if let line = json ? regionJSON(event) : regionText(event) { print(line + "\n") }
-            }
-            monitor.onStateDetermined = { r, state, l in printRegion(.stateDetermined(r, state, at: l)) }
-            monitor.onEnter = { r, l in printRegion(.entered(r, at: l)) }
-            monitor.onExit = { r, l in printRegion(.exited(r, at: l)) }
+            let monitor = try Self.regionMonitor(regions, file: regionFile, lookup: lookup)
             monitor.attach(to: manager)
             regionMonitor = monitor
         }
@@ -174,17 +169,9 @@ enum TrackCommand: Command {
             manager.startUpdatingLocation()
         }
         done.wait()
-        if let monitor = regionMonitor {
-            // Let the monitor judge the last fixes, then drain its callback queue.
-            monitor.detach()
-            let idle = DispatchSemaphore(value: 0)
-            Task.detached {
-                await monitor.waitUntilIdle()
-                idle.signal()
-            }
-            idle.wait()
-            regionQueue.sync {}
-        }
+        // Its events were all printed with the fixes'; detaching also keeps it alive until here (the
+        // manager holds it weakly).
+        regionMonitor?.detach()
         if let reporter {
             // Give queued reports a last chance; whatever is still unsent stays queued for next time.
             reporter.retryNow()
@@ -222,8 +209,7 @@ enum TrackCommand: Command {
     /// a code or name no unit has would never fire, so it is refused at start, exit 3 like any other
     /// region the file gets wrong (the file is the bad input; the data loaded fine), naming the file,
     /// the region and the code. A lookup that cannot list its units (a test stand-in) is not checked.
-    static func regionMonitor(_ regions: RegionFile, file: URL, lookup: any GeocodeLookup,
-                              queue: DispatchQueue) throws(CLIError) -> RegionMonitor {
+    static func regionMonitor(_ regions: RegionFile, file: URL, lookup: any GeocodeLookup) throws(CLIError) -> RegionMonitor {
         var known: KnownAdministrativeUnits?
         let hasAreas = regions.regions.contains { if case .administrative = $0.area { true } else { false } }
         if hasAreas, let catalog = lookup as? any AdministrativeUnitCatalog {
@@ -234,8 +220,7 @@ enum TrackCommand: Command {
             }
         }
         do {
-            return try RegionMonitor(regions: regions.regions, hysteresis: regions.hysteresis, delegateQueue: queue,
-                                     knownUnits: known)
+            return try RegionMonitor(regions: regions.regions, hysteresis: regions.hysteresis, knownUnits: known)
         } catch {
             throw .badInput("\(RegionFile.Failure.invalid(path: file.path, error.description))")
         }
@@ -363,6 +348,8 @@ enum TrackCommand: Command {
             return "error \(e)"
         case .warning(let w):
             return "warning \(w)"
+        case .region(let e):
+            return regionText(e)
         case .stopped:
             return nil
         }
@@ -397,13 +384,15 @@ enum TrackCommand: Command {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// The JSON line of the events `TrackEventJSON` leaves alone (errors and warnings: rare); nil for a stop.
+    /// The JSON line of the events `TrackEventJSON` leaves alone (errors, warnings and region events:
+    /// rare); nil for a stop.
     /// Location, placemark and city-change lines are `TrackEventJSON`'s only.
     static func jsonLine(_ event: LocationEvent) -> String? {
         let o: [String: Any]
         switch event {
         case .error(let e): o = ["event": "error", "message": "\(e)"]
         case .warning(let w): o = ["event": "warning", "message": "\(w)"]
+        case .region(let e): return regionJSON(e)
         case .location, .placemark, .cityChanged, .stopped: return nil
         }
         guard let data = try? JSONSerialization.data(withJSONObject: o, options: [.sortedKeys, .withoutEscapingSlashes]) else { return nil }

@@ -18,7 +18,7 @@ final class TrackEventJSON {
     private static let cacheSize = 4
 
     /// The line (without newline) for `event`, or `nil` for the events this writer does not handle
-    /// (errors, warnings, stops: rare, left to `JSONSerialization`).
+    /// (errors, warnings, region events, stops: rare, left to `JSONSerialization`).
     func line(_ event: LocationEvent) -> String? {
         var out: [UInt8] = []
         out.reserveCapacity(1024)
@@ -45,7 +45,7 @@ final class TrackEventJSON {
             appendCoordinate(l, to: &out)
             appendTime(l, to: &out)
             out.append(contentsOf: ",\"to\":".utf8); appendPlacemark(to, to: &out)
-        case .error, .warning, .stopped:
+        case .error, .warning, .region, .stopped:
             return nil
         }
         out.append(UInt8(ascii: "}"))

@@ -38,6 +38,13 @@ import Synchronization
 /// unless you pass one). ``add(_:)`` emits the region's initial ``RegionEvent/stateDetermined(_:_:at:)``
 /// before it returns.
 ///
+/// A fix of the attached manager is judged while the manager processes it, and the manager also
+/// delivers the events it causes to its own listeners, as ``LocationEvent/region(_:)`` right after that
+/// fix's `.location` and `.placemark` (and `.cityChanged`): listen to the manager (``LocationManager/updates``,
+/// its delegate or ``LocationManager/onRegionEvent``) for one stream in causal order, the same on every
+/// run. The monitor's own ``events``, delegate and closures are separate streams: their events are in
+/// order among themselves, not among the manager's.
+///
 /// Keep a reference to the monitor while you use it: releasing it detaches it from its manager and
 /// finishes its ``events`` sequences.
 ///
@@ -209,12 +216,13 @@ public final class RegionMonitor: @unchecked Sendable {
         queue.async { self.process(location, placemark) }
     }
 
-    /// Judges every fix `manager` accepts, with the placemark it resolved, from now on. A monitor is
-    /// attached to at most one manager: attaching again detaches it from the previous one. The manager
-    /// does not keep the monitor alive.
+    /// Judges every fix `manager` accepts, with the placemark it resolved, from now on, as the manager
+    /// processes it; the manager delivers the events to its listeners too (``LocationEvent/region(_:)``),
+    /// right after the fix's own. A monitor is attached to at most one manager: attaching again
+    /// detaches it from the previous one. The manager does not keep the monitor alive.
     public func attach(to manager: LocationManager) {
-        let token = manager.addFixObserver { [weak self] fix in
-            self?.observe(fix.location, placemark: fix.placemark)
+        let token = manager.addRegionJudge { [weak self] fix in
+            self?.judge(fix.location, fix.placemark) ?? []
         }
         let previous = attachment.withLock { current -> Attachment? in
             defer { current = Attachment(manager: manager, token: token) }
@@ -241,6 +249,18 @@ public final class RegionMonitor: @unchecked Sendable {
     private func process(_ location: Location, _ placemark: Placemark?) {
         dispatchPrecondition(condition: .onQueue(queue))
         for event in book.observe(location, placemark: placemark) { emit(event) }
+    }
+
+    /// An attached manager's fix, judged now (on the manager's work queue, waiting for fixes handed in
+    /// before it): its events go to this monitor's listeners and back to the manager, which sends them
+    /// on after the fix's own events. Nothing on the monitor's queue ever waits for the manager's, so
+    /// the wait cannot deadlock.
+    private func judge(_ location: Location, _ placemark: Placemark?) -> [RegionEvent] {
+        onQueue {
+            let events = book.observe(location, placemark: placemark)
+            for event in events { emit(event) }
+            return events
+        }
     }
 
     // MARK: - Listeners

@@ -55,6 +55,50 @@ struct TrackAndInfoTests {
         #expect(seqs == Array(seqs.sorted()) && Set(seqs).count == 445)
     }
 
+    /// Region lines are printed in causal order: right after the lines of the fix that caused them (its
+    /// location and placemark, and a city change if any), before the next fix's, so the same input gives
+    /// the same bytes on every run, in text and in `--json`. They used to be printed from the region
+    /// monitor's own queue, wherever that came: the same lines in a different order from run to run,
+    /// often many fixes before the fix that caused them.
+    @Test func regionLinesFollowTheirFixAndEveryRunIsTheSame() async throws {
+        let fixtures = Self.root.appendingPathComponent("Tests/LocationKitTests/Fixtures")
+        let arguments = ["track", "--gpx", fixtures.appendingPathComponent("beijing-tianjin.gpx").path, "--speed", "max",
+                         "--region", fixtures.appendingPathComponent("regions-example.json").path]
+        for json in [false, true] {
+            var outputs: [Data] = []
+            for _ in 0..<(json ? 2 : 3) {
+                let r = try await Self.run(arguments + (json ? ["--json"] : []))
+                #expect(r.status == 0, "\(r.err)")
+                outputs.append(r.stdout)
+            }
+            #expect(outputs.dropFirst().allSatisfy { $0 == outputs[0] }, "runs differ (json: \(json))")
+            // (time, kind) of each line; a region line's time is that of the fix that caused it.
+            let lines: [(time: String, kind: String)] = try String(decoding: outputs[0], as: UTF8.self).split(separator: "\n").map { line in
+                if json {
+                    let o = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                    let event = o["event"] as? String ?? "?"
+                    return (o["time"] as? String ?? "", event.hasPrefix("region_") ? "region" : event)
+                }
+                let parts = line.split(separator: " ", maxSplits: 2)
+                return (String(parts[0]), parts[1] == "city" ? "city_changed" : String(parts[1]))
+            }
+            var fix: String?, placed = false, regionLines = 0
+            for (i, line) in lines.enumerated() {
+                switch line.kind {
+                case "location": (fix, placed) = (line.time, false)
+                case "placemark": placed = true
+                case "region":
+                    regionLines += 1
+                    #expect(line.time == fix && placed, "line \(i + 1) (json: \(json)): region event of \(line.time) after the fix of \(fix ?? "none")")
+                default: break
+                }
+            }
+            // Eight initial states on the first fix, then -tiananmen, -dongcheng, -beijing +langfang,
+            // -langfang +tianjin, +tianjin-depot.
+            #expect(regionLines == 15, "json: \(json)")
+        }
+    }
+
     /// A long replay at --speed max through the real binary loses and reorders nothing: the manager
     /// waits for the printer (backpressure) instead of dropping or queueing without bound. 20,000
     /// distinct fixes, 1 s apart, a straight line in Beijing: the location events are exactly those
