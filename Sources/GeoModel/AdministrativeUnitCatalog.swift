@@ -8,4 +8,24 @@ public protocol AdministrativeUnitCatalog: Sendable {
     /// country code (after the worldview). Overlay data (time zones) has no administrative units. The
     /// list may be long (tens of thousands for the bundled data): call it once, at setup.
     func administrativeUnits() throws(GeocoderError) -> [Placemark]
+
+    /// The placemarks of ``administrativeUnits()`` that have a level `wanted` accepts, in the same
+    /// order: for a caller that looks for a few codes or names, without every unit's placemark made and
+    /// every name of every unit handled.
+    ///
+    /// `wanted` is asked about a level's unit with its code (a country's code as answers show it, after
+    /// the worldview), the name the dataset gives it and its names in other languages; a unit that
+    /// recurs under many placemarks (a country under each of its localities) may be asked about once for
+    /// all of them. The name an answer shows is one of those names (``Placemark/localized(to:)`` picks
+    /// one), so a `wanted` that accepts a unit by any of its names gets at least every placemark that
+    /// shows such a name, and possibly a few more: check those as answers show them.
+    ///
+    /// The default asks `wanted` about every level of every placemark of ``administrativeUnits()``.
+    func administrativeUnits(where wanted: (AdminLevel, Placemark.Unit) -> Bool) throws(GeocoderError) -> [Placemark]
+}
+
+extension AdministrativeUnitCatalog {
+    public func administrativeUnits(where wanted: (AdminLevel, Placemark.Unit) -> Bool) throws(GeocoderError) -> [Placemark] {
+        try administrativeUnits().filter { p in AdminLevel.allCases.contains { wanted($0, p[$0]) } }
+    }
 }

@@ -721,13 +721,21 @@ public final class ReverseGeocoder: Sendable {
     /// then the preferred languages. Made once per thread and unit on the query path.
     func presented(layer l: Int, unit: Int) -> Placemark {
         var p = hotLayers[l].layer._withUnsafeGuaranteedRef { $0.placemark(unit) }
-        for (level, codes) in layerCountryCodes[l] {
-            if let code = p.code(at: level), let iso = codes[code] { p.isoCountryCode = iso }
-        }
+        if let iso = presentedCountryCode(layer: l, of: p) { p.isoCountryCode = iso }
         var shown = p.localized(to: preferredLanguages)
         // The unit's place, for its answers' distances (measured when read, see answer(layer:unit:...)).
         if let places = hotLayers[l].places { shown.setNearestPlace(places._withUnsafeGuaranteedRef { $0.place(unit) }) }
         return shown
+    }
+
+    /// The country code the worldview gives a placemark of hot layer `l` (``Options/worldview``: the
+    /// manifest's `isoCountryCodes` by a level's code), or `nil` when it keeps the dataset's own.
+    func presentedCountryCode(layer l: Int, of p: Placemark) -> String? {
+        var iso: String?
+        for (level, codes) in layerCountryCodes[l] {
+            if let code = p.code(at: level), let mapped = codes[code] { iso = mapped }
+        }
+        return iso
     }
 
     /// ``presented(layer:unit:)`` for a layer reached by object.

@@ -85,4 +85,39 @@ import Testing
         #expect(units.problem(with: .code("131001", level: .city)) == "no city in the loaded data has code \"131001\"")
         #expect(units.contains(.name("廊坊市", level: .city)) && units.contains(.code("DE-BE", level: .province, isoCountryCode: "DE")))
     }
+
+    /// Only the units a regions file names (what `geocode track --region` builds): for each of its
+    /// areas the same answer as with every unit of the data, the same text where one is missing (with
+    /// where the data has it instead), from a small part of the units. Areas by code, by name in other
+    /// languages and cases, decomposed, padded, at the wrong level or in the wrong country, and Taiwan's
+    /// country code, which only the worldview gives the China data's 台湾省.
+    @Test func onlyTheUnitsTheAreasNameAnswerAsEveryUnit() async throws {
+        let geocoder = try await DriveTests.loadedGeocoder()
+        let all = try KnownAdministrativeUnits(geocoder)
+        let example = try #require(Bundle.module.url(forResource: "Fixtures/regions-example", withExtension: "json"))
+        let file = try RegionFile.load(contentsOf: example)
+        let areas: [AdministrativeArea] = file.regions.compactMap { if case .administrative(let a) = $0.area { a } else { nil } } + [
+            .code("131001", level: .city), .code("110108", level: .city), .code("DE-BE", level: .province, isoCountryCode: "CN"),
+            .code("TW", level: .country), .code("TW"), .code("710000", level: .province), .code("CN", level: .country, isoCountryCode: "TW"),
+            .name("台湾省"), .name("Taiwan", level: .country), .name("PEKING"), .name("  PECHINO "), .name("Zu\u{308}rich", level: .province),
+            .name("ZÜRICH"), .name("Tientsin", level: .city), .name("東京都"), .name("Atlantis"), .name("Berlin", level: .city),
+            .name("Москва"), .name("中国", level: .province), .code("US-CA"), .name("California", isoCountryCode: "MX"),
+        ]
+        let some = try KnownAdministrativeUnits(geocoder, checking: areas)
+        for area in areas {
+            #expect(some.problem(with: area) == all.problem(with: area), "\(area)")
+        }
+        #expect(some.problem(with: .code("TW", level: .country)) == nil && some.problem(with: .name("Taiwan", level: .country)) == nil)
+        #expect(some.problem(with: .name("  PECHINO ")) == nil && some.problem(with: .name("Zu\u{308}rich", level: .province)) == nil)
+        #expect(some.problem(with: .code("131001", level: .city)) == "no city in the loaded data has code \"131001\"")
+        #expect(try RegionMonitor.load(contentsOf: example, knownUnits: KnownAdministrativeUnits(geocoder, checking: file.regions)).regions.count == 8)
+        // A small part of the units: the example file's are a few hundred placemarks of 40,000.
+        let wanted = try geocoder.administrativeUnits(where: { _, unit in
+            ["110000", "131000", "120000", "440300", "DE-BE"].contains(unit.code ?? "") || unit.name == "东城区"
+        })
+        #expect(wanted.count * 20 < (try geocoder.administrativeUnits()).count, "\(wanted.count)")
+        // Nothing named by no area: no units, and none asked for.
+        #expect(try KnownAdministrativeUnits(geocoder, checking: [MonitoredRegion.circle("c", center: Coordinate(latitude: 1, longitude: 2), radius: 5)])
+            .problem(with: .code("110000")) != nil)
+    }
 }

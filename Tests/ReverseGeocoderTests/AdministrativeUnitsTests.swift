@@ -55,4 +55,32 @@ struct AdministrativeUnitsTests {
         #expect(keys.contains("province|code 710000|TW") && !keys.contains("province|code 710000|CN"))
         #expect(!keys.contains { $0.hasPrefix("city|code 131001|") }, "no made-up code")
     }
+
+    /// `administrativeUnits(where:)`: the placemarks of `administrativeUnits()` with a level the
+    /// predicate accepts, in the same order, each as answers show it, though it is asked once per
+    /// distinct unit and sees the units as stored: a country's code as the worldview gives it (the China
+    /// data's 台湾省 is in TW), names as the dataset gives them.
+    @Test func aSelectionIsTheListFiltered() async throws {
+        try await offPool { try Self.aSelectionIsTheListFilteredBody() }
+    }
+
+    static func aSelectionIsTheListFilteredBody() throws {
+        let geocoder = try BundledDataTests.geocoder.get()
+        let all = try geocoder.administrativeUnits()
+        let codes: Set<String> = ["TW", "110000", "DE-BE", "US-CA"]
+        var asked = 0
+        let some = try geocoder.administrativeUnits(where: { _, unit in
+            asked += 1
+            return codes.contains(unit.code ?? "") || unit.name == "东城区" || unit.names.values.contains("Zürich")
+        })
+        let expected = all.filter { p in
+            AdminLevel.allCases.contains { codes.contains(p.code(at: $0) ?? "") || p.name(at: $0) == "东城区" || p[$0].names.values.contains("Zürich") }
+        }
+        #expect(some == expected)
+        #expect(some.contains { $0.administrativeAreaCode == "710000" && $0.isoCountryCode == "TW" }, "台湾省 by TW")
+        #expect(some.contains { $0.administrativeAreaCode == "CH-ZH" } && some.contains { $0.subLocality == "东城区" })
+        // Asked once per unit, not once per level of every placemark (a country recurs in each of its localities').
+        let levels = all.reduce(0) { n, p in n + AdminLevel.allCases.filter { p.code(at: $0) != nil || p.name(at: $0) != nil }.count }
+        #expect(expected.count * 20 < all.count && asked * 2 < levels, "\(expected.count) placemarks; \(asked) units asked, of \(levels) levels")
+    }
 }

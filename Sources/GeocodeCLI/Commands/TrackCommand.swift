@@ -214,7 +214,9 @@ enum TrackCommand: Command {
         let hasAreas = regions.regions.contains { if case .administrative = $0.area { true } else { false } }
         if hasAreas, let catalog = lookup as? any AdministrativeUnitCatalog {
             do {
-                known = try KnownAdministrativeUnits(catalog)
+                // Only the units the file names: listing every unit (and its 150 names) cost more
+                // CPU than the rest of track's start.
+                known = try KnownAdministrativeUnits(catalog, checking: regions.regions)
             } catch {
                 throw CLIError(.dataUnavailable, "cannot list the units of the data to check \(file.path): \(error)")
             }

@@ -48,6 +48,32 @@ public struct KnownAdministrativeUnits: Sendable {
         self.init(try catalog.administrativeUnits())
     }
 
+    /// Only the units of `catalog` that have one of the codes or names of `areas` (at any level, in any
+    /// country): enough for ``problem(with:)`` to answer for each of `areas` exactly as with every unit
+    /// (the same text, with where else the data has the code or name), found without making every
+    /// unit's placemark and normalizing every name of the data
+    /// (``AdministrativeUnitCatalog/administrativeUnits(where:)``). `geocode track --region` checks its
+    /// file so: with every unit listed, the check cost it more CPU than the rest of its start.
+    ///
+    /// Any other area is reported missing: give every area it will be asked about (a ``RegionMonitor``
+    /// checks the regions added later with the same units).
+    public init(_ catalog: any AdministrativeUnitCatalog, checking areas: some Sequence<AdministrativeArea>) throws(GeocoderError) {
+        var filter = AreaKeyFilter(areas)
+        guard !filter.isEmpty else {
+            self.init([Placemark]())
+            return
+        }
+        self.init(try catalog.administrativeUnits(where: { _, unit in filter.accepts(unit) }))
+    }
+
+    /// ``init(_:checking:)`` with the administrative areas of `regions` (circles need no units).
+    public init(_ catalog: any AdministrativeUnitCatalog, checking regions: [MonitoredRegion]) throws(GeocoderError) {
+        try self.init(catalog, checking: regions.compactMap { region -> AdministrativeArea? in
+            if case .administrative(let area) = region.area { return area }
+            return nil
+        })
+    }
+
     /// Whether some unit of the data matches `area`, as a fix's placemark would.
     public func contains(_ area: AdministrativeArea) -> Bool {
         problem(with: area) == nil

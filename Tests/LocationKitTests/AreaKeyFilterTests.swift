@@ -1,0 +1,74 @@
+import Foundation
+import GeoModel
+import Testing
+@testable import LocationKit
+
+/// `AreaKeyFilter.hasName` tells most names apart by a key of their first letter and normalizes only
+/// the rest; it must answer exactly as normalizing every name would (`AdministrativeArea.normalized`,
+/// then comparing), or a region named by a name the data has would be refused. Checked against every
+/// name of the bundled names tables (countries and subdivisions in 153 languages; China's units),
+/// with wanted names written in other cases, decomposed (NFD), with white space at the ends, and with
+/// letters whose lowercase or decomposition is another letter.
+@Suite struct AreaKeyFilterTests {
+    /// Every name of the bundled names tables (each `tag=name` of each line).
+    static let dataNames: [String] = {
+        var root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) { root.deleteLastPathComponent() }
+        var names: [String] = []
+        for table in ["world", "china"] {
+            let text = (try? String(contentsOf: root.appendingPathComponent("Data/\(table)/names.tsv"), encoding: .utf8)) ?? ""
+            for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+                for column in line.split(separator: "\t").dropFirst(2) {
+                    if let eq = column.firstIndex(of: "=") { names.append(String(column[column.index(after: eq)...])) }
+                }
+            }
+        }
+        return names
+    }()
+
+    /// Names no table has but a dataset's own names or a regions file could: white space at the ends,
+    /// decomposed letters, letters that lowercase or decompose to others.
+    static let awkward = ["  Berlin", "Berlin\u{3000}", "\u{3000}北京市", "\tZürich\n", "Zu\u{308}rich", "ZU\u{308}RICH", "\u{212A}iel",
+                          "Kiel", "İstanbul", "istanbul", "I\u{307}stanbul", "Ελλάδα", "ΕΛΛΆΔΑ", "Ε\u{301}λλάδα", "서울특별시",
+                          "\u{1109}\u{1165}\u{110B}\u{116E}\u{11AF}특별시", "\u{301}Accent", "Åland", "\u{212B}land", "A\u{30A}land", "", " ", "ß", "SS"]
+
+    @Test(arguments: [
+        ["Berlin", "北京市", "Zürich"],
+        ["BERLIN ", "pékin", "Zu\u{308}rich", "\u{212A}IEL", "İstanbul", "ελλάδα", "서울특별시", "ÅLAND"],
+        ["Peking", "Tianjin", "Nei Mongol", "Île-de-France", "Ciudad de México", "Москва", "東京都", "القاهرة"],
+        ["\u{301}accent", "Berlin"],  // a wanted name without a key: every name compared in full
+    ])
+    func itAnswersAsNormalizingEveryNameWould(_ wanted: [String]) {
+        var filter = AreaKeyFilter(wanted.map { AdministrativeArea.name($0) })
+        let normalized = Set(wanted.map(AdministrativeArea.normalized))
+        let names = Self.dataNames + Self.awkward
+        #expect(names.count > 100_000)
+        var found = 0, wrong: [String] = []
+        for name in names {
+            let expected = normalized.contains(AdministrativeArea.normalized(name))
+            let answer = filter.hasName(name)
+            if answer != expected { wrong.append(name) }
+            if expected { found += 1 }
+        }
+        #expect(wrong.isEmpty, "\(wrong.prefix(10))")
+        #expect(found >= wanted.count - 1, "the names tables have (almost) every wanted name")
+        let compared = filter.namesCompared
+        if wanted.contains("\u{301}accent") {
+            #expect(compared == names.count)
+        } else {
+            // The point: only names sharing a first letter with a wanted one are normalized.
+            #expect(compared * 4 < names.count, "\(compared) of \(names.count) compared in full")
+            print("AreaKeyFilter: \(compared) of \(names.count) compared in full for \(wanted)")
+        }
+    }
+
+    /// Codes are compared exactly, as a fix's placemark is; a unit is accepted by its code or by any name.
+    @Test func aUnitIsAcceptedByItsCodeOrAnyOfItsNames() {
+        var filter = AreaKeyFilter([.code("110000", level: .province), .name("Tianjin")])
+        let accepted = [Placemark.Unit(name: "北京市", code: "110000"), Placemark.Unit(name: "北京市", code: "110000 "),
+                        Placemark.Unit(name: "天津市", code: "120000", names: ["de": "Tientsin", "en": "TIANJIN"]),
+                        Placemark.Unit(name: "天津市", code: "120000", names: ["de": "Tientsin"])].map { filter.accepts($0) }
+        #expect(accepted == [true, false, true, false])
+        #expect(AreaKeyFilter([AdministrativeArea]()).isEmpty)
+    }
+}
