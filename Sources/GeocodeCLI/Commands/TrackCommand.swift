@@ -27,10 +27,10 @@ enum TrackCommand: Command {
 
         --region FILE monitors the regions in a JSON file (circles, or administrative areas by code or
         name) and prints entered/exited events, each right after the lines of the fix that caused it
-        (the same output for the same input, every run). --report sends every accepted position (with its place)
-        to an HTTP(S) URL as JSON, or appends it to a local NDJSON file; reports wait in a durable queue
-        (--report-queue, default ./geocode-report-queue) until delivered, so nothing is lost across
-        outages or restarts. --significant delivers a fix only after 500 m of movement or 5 minutes.
+        (the same output for the same input, every run). --report sends every accepted position (with
+        its place) to an HTTP(S) URL as JSON, or appends it to a local NDJSON file; reports wait in a
+        durable queue (--report-queue, default ./geocode-report-queue) until delivered, so nothing is
+        lost across outages or restarts. --significant delivers a fix only after 500 m of movement or 5 minutes.
 
         --speed X replays files X times faster than recorded (default 1); --speed max as fast as possible.
         --baud is 4800, 9600 (default), 19200, 38400, 57600 or 115200. gpsd defaults to 127.0.0.1:2947.
