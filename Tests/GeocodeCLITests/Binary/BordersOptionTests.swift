@@ -7,19 +7,12 @@ import Testing
 /// use) and in batch (checked whole) alike.
 @Suite(.serialized)
 struct BordersOptionTests {
+    // The real binary on Data/, as LanguageTests runs it.
     static func run(_ arguments: [String], input: String? = nil) async throws -> GeocodeBinary.Result {
-        var stdin: URL?
-        if let input {
-            stdin = try TemporaryDirectory.shared.newFile("stdin")
-            try Data(input.utf8).write(to: stdin!)
-        }
-        return try await GeocodeBinary.run(arguments, stdin: stdin, environment: TrackAndInfoTests.realData)
+        try await LanguageTests.run(arguments, input: input)
     }
 
-    static func placemark(_ r: GeocodeBinary.Result) throws -> [String: Any] {
-        let object = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
-        return try #require(object["placemark"] as? [String: Any])
-    }
+    static func placemark(_ r: GeocodeBinary.Result) throws -> [String: Any] { try LanguageTests.placemark(r) }
 
     @Test func elPasoOnePoint() async throws {
         let refined = try await Self.run(["--json", "31.7587", "-106.4869"])
