@@ -62,6 +62,10 @@ public final class ReverseGeocoder: Sendable {
         /// Whether a time zone may move this admin layer's answers across a border (its dataset has a
         /// `borderAccuracy` and ``Options/refinesBordersByTimeZone`` is on).
         var refinesBorder = false
+        /// Whether some unit of this layer is one its dataset answers only down to the layer's level
+        /// (the manifest's `completedBelow`; China's province layer, for Taiwan): its answers go through
+        /// ``completedAnswer(layer:unit:at:in:query:datum:context:)``. One flag read by every answer.
+        var completes = false
     }
     nonisolated(unsafe) private let hotLayers: UnsafeMutableBufferPointer<HotLayer>
     /// Internal (not private) so tests can reach a thread's context.
@@ -111,6 +115,9 @@ public final class ReverseGeocoder: Sendable {
     let farAnswers: FarAnswersSlot?
     /// What `farAnswers` is built from (tests time a build from it).
     let farOverlayInputs: [FarAnswers.Overlay]
+    /// Per hot layer whose ``HotLayer/completes`` is set: the layer's level and the codes of its units
+    /// that the datasets below complete (the manifest's `completedBelow`).
+    private let layerCompletion: [Int: (level: AdminLevel, codes: Set<String>)]
     /// Per hot layer: its dataset's `isoCountryCodes` (empty under ``Worldview/dataset``). Internal for the
     /// border refinement's country of a unit (ReverseGeocoder+NearestUnit.swift).
     let layerCountryCodes: [[(level: AdminLevel, codes: [String: String])]]
@@ -293,6 +300,7 @@ public final class ReverseGeocoder: Sendable {
         hotOverlays = buffer(overlays.count)
         hotLayers = .allocate(capacity: max(1, sets.reduce(0) { $0 + $1.layers.count }))
         var next = 0, placemarkCount = 0
+        var completion: [Int: (level: AdminLevel, codes: Set<String>)] = [:]
         let allSets = sets  // as `loaded` orders them: what recover(from:dataset:) is given
         for (sets, hot) in [(admins, hotDatasets), (overlays, hotOverlays)] {
             for (i, set) in sets.enumerated() {
@@ -301,6 +309,10 @@ public final class ReverseGeocoder: Sendable {
                                                places: layer.hotPlaces,
                                                refinesBorder: options.refinesBordersByTimeZone && set.manifest.role == .admin
                                                    && (set.manifest.borderAccuracy ?? 0) > 0)
+                    if let level = layer.level, let codes = set.manifest.completedBelow?[level.rawValue], !codes.isEmpty {
+                        hotLayers[next].completes = true
+                        completion[next] = (level, Set(codes))
+                    }
                     placemarkCount += layer.unitCount
                     next += 1
                 }
@@ -311,6 +323,7 @@ public final class ReverseGeocoder: Sendable {
                                     loaded: allSets.firstIndex { $0 === set }!)
             }
         }
+        layerCompletion = completion
         overlayNames = overlays.map(\.manifest.name)
         overlayZoneCountries = overlays.map { $0.manifest.timeZoneCountries ?? [:] }
         disputedBorders = Set(overlays.flatMap { $0.manifest.disputedBorders ?? [] }.map { $0.sorted().joined(separator: " ") })
@@ -683,8 +696,106 @@ public final class ReverseGeocoder: Sendable {
         // No overlay and no places: the thread's copy as it is, inline. The general path below, with the
         // overlays' lookups inlined into it, is a large function whose frame and spills cost an answer
         // more than the copy itself.
+        // A layer whose units may need the datasets below (China's province layer): out of line.
+        if hotLayers[l].completes {
+            return try completedAnswer(layer: l, unit: unit, at: c, in: cDatum, query: query, datum: datum, context: context)
+        }
         if hotOverlays.isEmpty && hotLayers[l].places == nil { return ownPlacemark(layer: l, unit: unit, context: context) }
         return try answerWithExtras(layer: l, unit: unit, at: c, in: cDatum, query: query, datum: datum, context: context)
+    }
+
+    /// The answer for a unit of a layer that ``HotLayer/completes``: for a unit its dataset answers only
+    /// down to its own level (the manifest's `completedBelow`: Taiwan in the China data), the levels below
+    /// that level are the next admin dataset's (by priority) that has a unit containing the point (the
+    /// GeoNames places: the city Taipei, its distance; the sub-administrative area), with their names,
+    /// codes and provenance; the levels down to it, the overlays' fields and `dataset` stay this answer's.
+    /// No such dataset: the levels below stay empty. Out of line: only such a layer's answers come here
+    /// (China's province layer answers where no district contains the point), and a completed answer is
+    /// made per query, not kept (the lower unit is the query's own).
+    @inline(never)
+    private func completedAnswer(layer l: Int, unit: Int, at c: Coordinate, in cDatum: Datum, query: Coordinate, datum: Datum,
+                                 context: Unmanaged<QueryContext>) throws(GeocoderError) -> Placemark {
+        let own = try answerWithExtras(layer: l, unit: unit, at: c, in: cDatum, query: query, datum: datum, context: context)
+        guard let (level, codes) = layerCompletion[l], let code = own.code(at: level), codes.contains(code),
+              let s = (0..<hotDatasets.count).first(where: { hotDatasets[$0].layers.contains(l) }) else { return own }
+        switch try lowerUnit(after: s, query: query, datum: datum, context: context) {
+        case .none:
+            return own
+        case .damaged(let damage, let dataset):
+            return try recover(from: damage, dataset: dataset, coordinate: query, datum: datum) ?? own
+        case .found(let lower, let unit, let lc, let lcDatum):
+            var below = ownPlacemark(layer: lower, unit: unit, context: context)
+            if hotLayers[lower].places != nil {
+                below.setNearestPlaceQuery(lcDatum == .wgs84 ? lc : Datum.convert(lc, from: lcDatum, to: .wgs84))
+            }
+            var p = own
+            for finer in AdminLevel.allCases where finer > level { p[finer] = below[finer] }
+            return p
+        }
+    }
+
+    /// What ``lowerUnit(after:query:datum:context:)`` found.
+    private enum LowerUnit {
+        case none
+        /// Hot layer, unit, and the point in that layer's datum.
+        case found(layer: Int, unit: Int, at: Coordinate, in: Datum)
+        /// A dataset checked on first use is damaged where the lookup would read (its index in `loaded`).
+        case damaged(IndexCache.CacheDamage, dataset: Int)
+    }
+
+    /// The first unit, of the admin datasets after `s` (by priority), that contains the point: the
+    /// lookup of ``placemark(for:datum:)`` from dataset `s + 1` on (each dataset's reach, grid, empty
+    /// mask and layers, finest first; on-first-use checks before each read), without the coast fallback.
+    @inline(never)
+    private func lowerUnit(after s: Int, query: Coordinate, datum: Datum,
+                           context: Unmanaged<QueryContext>) throws(GeocoderError) -> LowerUnit {
+        var missedChina = false
+        for t in (s + 1)..<max(s + 1, hotDatasets.count) {
+            let set = hotDatasets[t]
+            if set.reach.excludes(x: query.longitude, y: query.latitude) {
+                if set.datum != .wgs84 { missedChina = true }
+                continue
+            }
+            if datum == .wgs84, let grid = set.grid {
+                if let check = set.firstUse, let damage = check._withUnsafeGuaranteedRef({ c in
+                    grid._withUnsafeGuaranteedRef { c.prepareGrid($0, x: query.longitude, y: query.latitude) }
+                }) {
+                    return .damaged(damage, dataset: set.loaded)
+                }
+                let entry = grid._withUnsafeGuaranteedRef { $0.lookup(x: query.longitude, y: query.latitude) }
+                if entry == .none {
+                    missedChina = true
+                    continue
+                }
+                if entry != .unknown {
+                    if let damage = preparePlacemark(set, layer: entry.layer, unit: entry.unit) { return .damaged(damage, dataset: set.loaded) }
+                    return .found(layer: set.layers.lowerBound + entry.layer, unit: entry.unit, at: query, in: .wgs84)
+                }
+            }
+            let c = datum == set.datum ? query : convert(query, from: datum, to: set.datum, missedChina: missedChina)
+            if let check = set.firstUse, let mask = set.mask, let damage = check._withUnsafeGuaranteedRef({ f in
+                mask._withUnsafeGuaranteedRef { f.prepareMask($0, x: c.longitude, y: c.latitude) }
+            }) {
+                return .damaged(damage, dataset: set.loaded)
+            }
+            if !(set.mask?._withUnsafeGuaranteedRef { $0.isEmpty(x: c.longitude, y: c.latitude) } ?? false) {
+                for l in set.layers {
+                    if let check = set.firstUse, let damage = check._withUnsafeGuaranteedRef({ f in
+                        hotLayers[l].layer._withUnsafeGuaranteedRef { f.prepareLayer(l - set.layers.lowerBound, $0, x: c.longitude, y: c.latitude) }
+                    }) {
+                        return .damaged(damage, dataset: set.loaded)
+                    }
+                    if let unit = try locate(c, layer: l, context: context) {
+                        if let damage = preparePlacemark(set, layer: l - set.layers.lowerBound, unit: unit) {
+                            return .damaged(damage, dataset: set.loaded)
+                        }
+                        return .found(layer: l, unit: unit, at: c, in: set.datum)
+                    }
+                }
+            }
+            if set.datum != .wgs84 { missedChina = true }
+        }
+        return .none
     }
 
     /// ``answer(layer:unit:at:in:query:datum:context:)`` with overlays or places.

@@ -202,6 +202,9 @@ struct DatasetLoader: Sendable {
         } catch { throw GeocoderError.geos("\(manifest.name): \(error)") }
         let hasCityLevel = manifest.layers.contains { $0.level! >= .city && $0.fields[AdminLevel.city.rawValue] != nil }
         let municipalities = Set(manifest.municipalityCodes ?? [])
+        let completedBelow = (manifest.completedBelow ?? [:]).compactMap { key, codes in
+            AdminLevel(rawValue: key).map { (level: $0, codes: Set(codes)) }
+        }
         let definedLevels = AdminLevel.allCases.filter { level in
             manifest.constant(at: level) != nil || manifest.layers.contains { $0.level == level || $0.fields[level.rawValue] != nil }
         }
@@ -237,6 +240,14 @@ struct DatasetLoader: Sendable {
                         if let b = borrowed { value = (b.name(at: level), b.code(at: level)) }
                     }
                     p.set(level, name: value.name, code: value.code)
+                }
+                // A unit the dataset answers only down to its own level (`completedBelow`) is answered by
+                // its own layer: a finer record inside it would answer instead and hide the levels below.
+                for (level, codes) in completedBelow where level < layerLevel {
+                    if let code = p.code(at: level), codes.contains(code) {
+                        throw GeocoderError.badManifest(file: directory.map { $0.appendingPathComponent("manifest.json").path } ?? manifest.name,
+                                                        reason: "completedBelow.\(level.rawValue): \(code) has a record in \(layer.spec.file), finer than \(level.rawValue)")
+                    }
                 }
                 // A populated place is its own city even when named like its admin-1 (Berlin in Berlin,
                 // São Paulo): the province-level-city rule is about polygons without a city level.

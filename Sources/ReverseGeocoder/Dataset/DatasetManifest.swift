@@ -48,9 +48,18 @@ public struct DatasetManifest: Codable, Sendable, Equatable {
     public var build: String?
     /// Values for levels the files do not carry (e.g. the country of a China-only dataset), by level name.
     public var constants: [String: Unit]?
-    /// Province codes of province-level cities (Beijing, Shanghai, ...): their locality falls back to the
-    /// province even where the dataset has no city level at all.
+    /// Province codes of the province-level divisions that have no city level of their own (China's
+    /// municipalities Beijing, Shanghai, ... and its special administrative regions Hong Kong and Macau):
+    /// their locality falls back to the province even where the dataset has no city level at all.
     public var municipalityCodes: [String]?
+    /// Units this dataset has no finer division of, by level name and the unit's code at that level
+    /// (China's `{"province": ["710000"]}`: the data has Taiwan as one polygon, with no city or district).
+    /// The dataset answers such a unit down to its own level only, and the levels below it
+    /// (sub-administrative area, city, district) come from the next admin dataset, by priority, that has a
+    /// unit containing the point (the GeoNames places: Taipei), with that dataset's provenance (a
+    /// nearest place's distance). Without such a dataset they stay empty. A listed unit is answered by the
+    /// layer of its level (no record of a finer layer may lie in it), and is no municipality.
+    public var completedBelow: [String: [String]]?
     public var layers: [Layer]
     /// The dataset's names table (path relative to the manifest's directory, or absolute): every unit's
     /// name in other languages, by level and code (format: `Data/README.md`, "Names tables"; read by
@@ -227,6 +236,7 @@ public struct DatasetManifest: Codable, Sendable, Equatable {
              municipalityCodes, layers, files
         case names, isoCountryCodes
         case borderAccuracy, timeZoneCountries, disputedBorders
+        case completedBelow
     }
 
     public init(from decoder: Decoder) throws {
@@ -251,6 +261,7 @@ public struct DatasetManifest: Codable, Sendable, Equatable {
         borderAccuracy = try c.decodeIfPresent(Double.self, forKey: .borderAccuracy)
         timeZoneCountries = try c.decodeIfPresent([String: String].self, forKey: .timeZoneCountries)
         disputedBorders = try c.decodeIfPresent([[String]].self, forKey: .disputedBorders)
+        completedBelow = try c.decodeIfPresent([String: [String]].self, forKey: .completedBelow)
     }
 
     /// Reads and checks a `manifest.json`.
@@ -298,6 +309,23 @@ public struct DatasetManifest: Codable, Sendable, Equatable {
             }
             for (unit, code) in codes where CountryCodes.alpha2(code) != code {
                 throw GeocoderError.badManifest(file: file, reason: "isoCountryCodes.\(key).\(unit): \"\(code)\" is not an ISO 3166-1 alpha-2 code")
+            }
+        }
+        for (key, codes) in completedBelow ?? [:] {
+            let reason = "completedBelow.\(key)"
+            if role == .overlay { throw GeocoderError.badManifest(file: file, reason: "completedBelow: an overlay dataset has no levels") }
+            guard let level = AdminLevel(rawValue: key) else {
+                throw GeocoderError.badManifest(file: file, reason: "completedBelow: unknown level \"\(key)\" (country, province, city, district)")
+            }
+            guard level < .district else {
+                throw GeocoderError.badManifest(file: file, reason: "\(reason): district has no finer level to complete")
+            }
+            guard layers.contains(where: { $0.level == level }) else {
+                throw GeocoderError.badManifest(file: file, reason: "\(reason): no layer of level \(key) answers these units")
+            }
+            for code in codes where code.isEmpty { throw GeocoderError.badManifest(file: file, reason: "\(reason): empty code") }
+            if level == .province, let both = codes.first(where: { (municipalityCodes ?? []).contains($0) }) {
+                throw GeocoderError.badManifest(file: file, reason: "\(reason): \(both) is also in municipalityCodes (a unit with no finer level has no city to fall back from)")
             }
         }
         if let names, names.isEmpty { throw GeocoderError.badManifest(file: file, reason: "names: empty file name") }
