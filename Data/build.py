@@ -860,8 +860,17 @@ def china_hierarchy(by_level):
         cities[key] = {"name": r["city"], "adcode": r["code"], "province": p["name"], "prov_code": p["adcode"],
                        "geom": r["geom"]}
     dists = []
+    whole = []  # provinces whose only district row is the province itself (台湾省 710000)
     for r in by_level["区县"]:
         p = provs[r["province"]]
+        if r["code"] == p["adcode"]:
+            # Not a district: the source has no finer unit of this province, and repeats the province
+            # at the district level. Writing it as a district gave Taiwan "台湾省" as city and district;
+            # without it the dataset answers the province only, and the manifest's `completedBelow`
+            # lets the datasets below it (GeoNames places) answer the city.
+            check(p["adcode"] in municipalities, f"district {r['code']} is its province but has no pseudo-city")
+            whole.append(p["adcode"])
+            continue
         if r["city"] == r["province"]:
             check(p["adcode"] in municipalities, f"district {r['code']}: city = province but no municipality")
             city_name, city_code = "", ""
@@ -876,10 +885,13 @@ def china_hierarchy(by_level):
     log(f"china_province: expected {len(by_level['省'])}, written {len(provs)}")
     log(f"china_city: expected {len(by_level['市'])} source rows - {len(municipalities)} city=province rows "
         f"= {len(by_level['市']) - len(municipalities)}, written {len(cities)}")
-    log(f"china_district: expected {len(by_level['区县'])}, written {len(dists)}")
+    log(f"provinces with no unit below them (their district row is the province itself; not written as a "
+        f"district, answered below their province by the datasets after this one): {len(whole)} {sorted(whole)}")
+    log(f"china_district: expected {len(by_level['区县'])} - {len(whole)} province rows = "
+        f"{len(by_level['区县']) - len(whole)}, written {len(dists)}")
     check(len(provs) == len(by_level["省"]), "province count differs")
     check(len(cities) == len(by_level["市"]) - len(municipalities), "city count differs")
-    check(len(dists) == len(by_level["区县"]), "district count differs")
+    check(len(dists) == len(by_level["区县"]) - len(whole), "district count differs")
     self_d = sorted(d["adcode"] for d in dists if d["adcode"] in {c["adcode"] for c in cities.values()}
                     or d["adcode"] == d["prov_code"])
     log(f"district records that are the city/province unit itself (no finer division in the source): "
@@ -887,8 +899,12 @@ def china_hierarchy(by_level):
     # every city must have districts; every province must have districts
     with_d = collections.Counter(d["city_code"] for d in dists)
     check(all(with_d[c["adcode"]] > 0 for c in cities.values()), "a city has no district")
+    # A province-level city (直辖市) or SAR repeats its province as its city; a province with no unit
+    # below it at all (Taiwan) does not: its city is not the province, the data just has none.
+    for code in whole:
+        del municipalities[code]
     return (sorted(provs.values(), key=lambda r: r["adcode"]), sorted(cities.values(), key=lambda r: r["adcode"]),
-            sorted(dists, key=lambda r: r["adcode"]), municipalities)
+            sorted(dists, key=lambda r: r["adcode"]), municipalities, sorted(whole))
 
 
 def china_residuals(provs, cities, dists):
@@ -992,7 +1008,7 @@ def measure_district_difference(dists, simplified):
     return diff, MEASURE_POINTS
 
 
-def write_china(out: str, provs, cities, dists, gp, gc, gd, municipalities, versions, build_cmd, tol):
+def write_china(out: str, provs, cities, dists, gp, gc, gd, municipalities, whole, versions, build_cmd, tol):
     d = os.path.join(out, "china")
     os.makedirs(d, exist_ok=True)
     write_shapefile(os.path.join(d, "china_province"), gp, ["name", "adcode"],
@@ -1019,6 +1035,9 @@ def write_china(out: str, provs, cities, dists, gp, gc, gd, municipalities, vers
         "constants": {"country": dict(CHINA_COUNTRY)},
         "isoCountryCodes": CHINA_ISO_COUNTRY_CODES,
         "municipalityCodes": sorted(municipalities),
+        # The dataset answers these units down to their own level only; the next admin dataset (by
+        # priority) that contains the point answers the levels below (engine: DatasetManifest.completedBelow).
+        "completedBelow": {"province": whole},
         "layers": [
             {"file": "china_district.shp", "level": "district",
              "fields": {"district": {"name": "name", "code": "adcode"},
@@ -1110,7 +1129,7 @@ def main(argv=None):
 
     by_level = load_china()
     log.time("china loaded")
-    provs, cities, dists, munis = china_hierarchy(by_level)
+    provs, cities, dists, munis, whole = china_hierarchy(by_level)
     residuals = china_residuals(provs, cities, dists)
     log.time("china hierarchy checked")
     if tol is None:
@@ -1124,7 +1143,7 @@ def main(argv=None):
     for name, gs in (("china_province", gp), ("china_city", gc), ("china_district", gd)):
         check(all(g.is_valid for g in gs), f"{name}: invalid output geometry")
         log(f"{name}: {len(gs)} records, {ncoords(gs)} vertices, all valid")
-    cdir, cman = write_china(out, provs, cities, dists, gp, gc, gd, munis, versions, build_cmd, tol)
+    cdir, cman = write_china(out, provs, cities, dists, gp, gc, gd, munis, whole, versions, build_cmd, tol)
     log.time("china written")
 
     # names tables (Data/build_names.py): written beside the shapefiles, listed in the manifests

@@ -15,6 +15,8 @@ answers each WGS-84 point the way the engine is specified to:
     (file order) whose closure contains it.
   * Empty city fields with a province code listed in the manifest's municipalityCodes: locality and
     localityCode are the province's name and code, localityIsProvinceFallback = true.
+  * A unit listed in the manifest's completedBelow (Taiwan, 710000, in the China data): the levels below
+    its level are those of the next dataset (by priority) that answers the point; none: they are null.
   * Empty names/codes are null; a point in no polygon of any dataset has expect = null.
 
 Each spot check is also answered from the SOURCE polygons (full resolution); the build fails if they
@@ -47,6 +49,9 @@ RULES = [
     "whose closure contains it.",
     "Empty city fields and a province code listed in the manifest's municipalityCodes: locality/localityCode are "
     "the province's name/code and localityIsProvinceFallback is true.",
+    "A unit listed in the manifest's completedBelow (China's 710000, Taiwan): the levels below its level "
+    "(locality, subLocality) are those of the next dataset by priority that answers the point (the localities' "
+    "GeoNames place); none: null.",
     "Empty names or codes are null; a point in no polygon of any dataset has expect null.",
 ]
 
@@ -203,7 +208,7 @@ def load_source(bundled: list[Dataset], tmp: str) -> list[Dataset]:
     build.log = lambda *a, **k: None  # quiet
     build.log.time = lambda *a, **k: None
     cg, cr, sg, sr = build.build_world(tmp)
-    provs, cities, dists, _ = build.china_hierarchy(build.load_china())
+    provs, cities, dists, _, _ = build.china_hierarchy(build.load_china())
     res = []
     for ds in bundled:
         if ds.m["name"] == "localities":  # built from GeoNames points at full resolution: its own source
@@ -228,11 +233,25 @@ def load_source(bundled: list[Dataset], tmp: str) -> list[Dataset]:
     return res
 
 
+# The fixture's keys for each level below a unit of that level (what a completion takes from below).
+BELOW = {"province": ["locality", "localityCode", "localityIsProvinceFallback", "subLocality", "subLocalityCode"],
+         "city": ["subLocality", "subLocalityCode"]}
+LEVEL_CODE = {"province": "administrativeAreaCode", "city": "localityCode"}
+
+
 def answer(datasets: list[Dataset], lat: float, lon: float):
-    for ds in datasets:
+    for k, ds in enumerate(datasets):
         a = ds.answer(lat, lon)
-        if a is not None:
-            return a
+        if a is None:
+            continue
+        # A unit the manifest lists under completedBelow (Taiwan in the China data): the levels below it
+        # are the next dataset's that contains the point; none: they stay empty.
+        for lv, codes in ds.m.get("completedBelow", {}).items():
+            if a[LEVEL_CODE[lv]] in codes:
+                below = answer(datasets[k + 1:], lat, lon)
+                for key in BELOW[lv]:
+                    a[key] = below[key] if below else (False if key == "localityIsProvinceFallback" else None)
+        return a
     return None
 
 

