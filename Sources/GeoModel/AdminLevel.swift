@@ -3,8 +3,9 @@
 /// Each level is one of CoreLocation's `CLPlacemark` properties. In China the levels follow what
 /// `CLGeocoder` answers there: province (省/自治区/直辖市) → ``province`` (`administrativeArea`), prefecture
 /// city (地级市) → ``city`` (`locality`), district or county (区/县) → ``district`` (`subLocality`).
-/// Province-level cities (Beijing, Shanghai, ...) have no prefecture level: their `locality` is the
-/// province itself, with the provenance ``Placemark/Provenance/provinceFallback``.
+/// Province-level divisions with no prefecture level (the municipalities Beijing, Shanghai, ...; the special
+/// administrative regions Hong Kong and Macau): their `locality` is the province itself, with the provenance
+/// ``Placemark/Provenance/provinceFallback``.
 public enum AdminLevel: String, Sendable, Codable, CaseIterable, Comparable {
     /// Sovereign country (admin-0). `country` / `isoCountryCode`.
     case country

@@ -17,8 +17,9 @@ public struct Placemark: Hashable, Sendable {
     public enum Provenance: Hashable, Sendable {
         /// The point is inside the unit's polygon.
         case inside
-        /// The unit has no level of its own here and repeats its province (China's province-level cities:
-        /// Beijing's `locality` is Beijing).
+        /// The unit has no level of its own here and repeats its province: a province-level division with
+        /// no city level, China's municipalities (Beijing's `locality` is Beijing) and its special
+        /// administrative regions (Hong Kong's is Hong Kong), which are no "province-level cities".
         case provinceFallback
         /// The nearest populated place, `metres` away (a locality built from places, not polygons).
         case nearestPlace(metres: Double)
@@ -287,8 +288,10 @@ public struct Placemark: Hashable, Sendable {
         get { storage.units[AdminLevel.subAdministrativeArea.rank].code }
         set { unique().units[AdminLevel.subAdministrativeArea.rank].code = newValue }
     }
-    /// City name (China: the prefecture city, 地级市). Inside a province-level city (Beijing, Shanghai, ...)
-    /// this is the province's name and ``localityIsProvinceFallback`` is true.
+    /// City name (China: the prefecture city, 地级市). Inside a province-level division with no city level
+    /// (the municipalities Beijing, Shanghai, ...; the SARs Hong Kong and Macau) this is the province's name
+    /// and ``localityIsProvinceFallback`` is true. In Taiwan, which the China data has as one unit, the
+    /// city is the GeoNames place (Taipei), not the province (see the manifest's `completedBelow`).
     public var locality: String? {
         get { storage.units[AdminLevel.city.rank].name }
         set { unique().units[AdminLevel.city.rank].name = newValue }
@@ -323,8 +326,10 @@ public struct Placemark: Hashable, Sendable {
         get { storage.inlandWater }
         set { unique().inlandWater = newValue }
     }
-    /// True when ``locality`` was filled from the province because the unit has no separate city level
-    /// (the same as `provenance(at: .city) == .provinceFallback`, kept as the convenience it always was).
+    /// True when ``locality`` was filled from the province because the unit has no separate city level:
+    /// a municipality (Beijing) or a special administrative region (Hong Kong, Macau). Not in Taiwan: the
+    /// China data has no city there, and the city comes from the GeoNames places (false, `nearest_place`).
+    /// (The same as `provenance(at: .city) == .provinceFallback`, kept as the convenience it always was.)
     public var localityIsProvinceFallback: Bool {
         get { storage.units[AdminLevel.city.rank].provenance == .provinceFallback }
         set {

@@ -10,8 +10,9 @@ import GeoModel
 ///   such datasets report province changes as city changes.
 /// - No locality and no province at all: no city (`init` returns `nil`).
 ///
-/// The engine fills `locality` / `localityCode` from the province inside province-level cities
-/// (Beijing, Shanghai, Tianjin, Chongqing), so those compare as cities like any other.
+/// The engine fills `locality` / `localityCode` from the province inside province-level divisions with no
+/// city level (Beijing, Shanghai, Tianjin, Chongqing; Hong Kong, Macau), so those compare as cities like
+/// any other.
 public struct CityIdentity: Hashable, Sendable, CustomStringConvertible {
     private enum Key: Hashable, Sendable {
         case cityCode(country: String?, code: String)

@@ -160,7 +160,9 @@ enum ReverseCommand: Command {
         }
         func note(_ level: AdminLevel) -> String? {
             switch p.provenance(at: level) {
-            case .provinceFallback?: return "[province-level city]"
+            // The province itself, which has no city level: a municipality (北京市) or a special
+            // administrative region (香港), so not "province-level city", which SARs are not.
+            case .provinceFallback?: return "[= province, no city level]"
             case .nearestPlace(let m)?: return "[nearest place, \(Int(m.rounded())) m]"
             case .nearestUnit(let m)?: return "[nearest, \(Int(m.rounded())) m]"
             default: return nil
