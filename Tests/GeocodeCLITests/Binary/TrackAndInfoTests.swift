@@ -247,7 +247,7 @@ struct TrackAndInfoTests {
         let r = try await Self.run(["info"])
         #expect(r.status == 0, "\(r.err)")
         #expect(r.out.contains("1. china") && r.out.contains("2. localities") && r.out.contains("3. world"))
-        #expect(r.out.contains("china_district.shp: 2875 units"))
+        #expect(r.out.contains("china_district.shp: 2874 units"))
         #expect(r.out.contains("world_province.shp: 4556 units"))
         #expect(r.out.contains("localities.shp: 31886 units"))
         let json = try await Self.run(["info", "--json"])
