@@ -710,8 +710,8 @@ public final class ReverseGeocoder: Sendable {
     /// GeoNames places: the city Taipei, its distance; the sub-administrative area), with their names,
     /// codes and provenance; the levels down to it, the overlays' fields and `dataset` stay this answer's.
     /// No such dataset: the levels below stay empty. Out of line: only such a layer's answers come here
-    /// (China's province layer answers where no district contains the point), and a completed answer is
-    /// made per query, not kept (the lower unit is the query's own).
+    /// (China's province layer answers where no district contains the point). Each combination of this
+    /// answer and the lower unit is made once per thread and kept (``QueryContext/completed``).
     @inline(never)
     private func completedAnswer(layer l: Int, unit: Int, at c: Coordinate, in cDatum: Datum, query: Coordinate, datum: Datum,
                                  context: Unmanaged<QueryContext>) throws(GeocoderError) -> Placemark {
@@ -724,12 +724,28 @@ public final class ReverseGeocoder: Sendable {
         case .damaged(let damage, let dataset):
             return try recover(from: damage, dataset: dataset, coordinate: query, datum: datum) ?? own
         case .found(let lower, let unit, let lc, let lcDatum):
-            var below = ownPlacemark(layer: lower, unit: unit, context: context)
-            if hotLayers[lower].places != nil {
-                below.setNearestPlaceQuery(lcDatum == .wgs84 ? lc : Datum.convert(lc, from: lcDatum, to: .wgs84))
+            let place = hotLayers[lower].places.map { places in places._withUnsafeGuaranteedRef { $0.place(unit) } }
+            let point = place == nil ? lc : (lcDatum == .wgs84 ? lc : Datum.convert(lc, from: lcDatum, to: .wgs84))
+            // Kept per thread when the distances can be measured when read: the merged placemark carries
+            // the lower unit's place, the answer the point. Not when this answer measures a place of its
+            // own (a listed unit of a layer of places): then made per query, its distances measured now.
+            let keep = !own.hasQueryDistance && !AdminLevel.allCases.contains {
+                $0 <= level && own.provenance(at: $0)?.kind == .nearestPlace
             }
+            let key = QueryContext.CompletedKey(own: own.storageIdentity, lower: hotLayers[lower].placemarkBase + unit)
+            if keep, var made = context._withUnsafeGuaranteedRef({ $0.completed[key] }) {
+                if place != nil { made.setNearestPlaceQuery(point) }
+                return made
+            }
+            var below = ownPlacemark(layer: lower, unit: unit, context: context)
+            if !keep && place != nil { below.setNearestPlaceQuery(point) }
             var p = own
             for finer in AdminLevel.allCases where finer > level { p[finer] = below[finer] }
+            guard keep else { return p }
+            if let place { p.setNearestPlace(place) }
+            p = p.unshared()
+            context._withUnsafeGuaranteedRef { $0.completed[key] = p }
+            if place != nil { p.setNearestPlaceQuery(point) }
             return p
         }
     }

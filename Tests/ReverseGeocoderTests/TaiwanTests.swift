@@ -59,6 +59,26 @@ struct TaiwanTests {
         }
     }
 
+    /// A completed answer is made once per thread and kept (the same placemark for every point of one
+    /// cell, as for any unit), and each point still gets its own distance to the place, measured to
+    /// GeoNames' coordinates of Taipei.
+    @Test func aCompletedAnswerIsKeptWithEachPointsOwnDistance() async throws {
+        try await offPool {
+            let g = try Self.geocoder.get()
+            let taipei = Coordinate(latitude: 25.05306, longitude: 121.52639)
+            var answers: [Placemark] = []
+            for (lat, lon) in [(25.0330, 121.5654), (25.0400, 121.5500), (25.0330, 121.5654)] {
+                let p = try #require(try g.placemark(latitude: lat, longitude: lon))
+                #expect(p.localityCode == "1668341", "\(lat), \(lon): \(p.locality ?? "nil")")
+                let metres = try #require(p.provenance(at: .city)?.distance)
+                #expect(abs(metres - Coordinate(latitude: lat, longitude: lon).distance(to: taipei)) < 0.01, "\(metres)")
+                answers.append(p)
+            }
+            #expect(answers[0].storageIdentity == answers[1].storageIdentity)
+            #expect(answers[0] == answers[2] && answers[0] != answers[1])
+        }
+    }
+
     /// The worldview changes the country code only: the same province and city under the dataset's own view.
     @Test func theDatasetWorldviewKeepsCNAndTheSameLevels() async throws {
         try await offPool {

@@ -31,6 +31,16 @@ final class QueryContext {
     /// lines a far point read just before (the probe's line of a table that land points fill was a miss).
     nonisolated(unsafe) let farPlacemarks: UnsafeMutablePointer<Placemark?>
     static let farPlacemarkCount = FarAnswers.maxCombinations + 1
+    /// This thread's completed answers (the manifest's `completedBelow`: Taiwan's province with a GeoNames
+    /// place's city), by the answer's own placemark and the lower unit's slot, made on first use: a query
+    /// that lands where it landed before gets the same placemark (no allocation; a batch's encoded
+    /// columns are found again by its identity), with its own nearest-place distance. Few: one per
+    /// listed unit, lower unit and overlay combination. Off the common query path.
+    var completed: [CompletedKey: Placemark] = [:]
+    struct CompletedKey: Hashable {
+        var own: ObjectIdentifier
+        var lower: Int
+    }
 
     /// Fails only when GEOS cannot make a context (out of memory).
     init(partCount: Int, placemarkCount: Int = 0, overlayCount: Int = 0) throws(GEOSError) {
