@@ -341,7 +341,10 @@ public struct Placemark: Hashable, Sendable {
             }
         }
     }
-    /// Name of the dataset that answered (from its manifest).
+    /// Name of the dataset that answered (from its manifest). In a unit that dataset does not divide
+    /// (its manifest's `completedBelow`: Taiwan in the China data) the levels below the unit are the next
+    /// dataset's (the GeoNames places); this stays the first dataset's name, and those levels' provenance
+    /// (`nearest_place`) says how they were found.
     public var dataset: String {
         get { storage.dataset }
         set { unique().dataset = newValue }
