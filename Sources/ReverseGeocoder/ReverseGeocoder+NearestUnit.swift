@@ -145,12 +145,6 @@ extension ReverseGeocoder {
     /// A unit's country code as its answers give it (the worldview's), without localizing its names.
     func countryCode(of layer: LayerIndex, hotLayer l: Int?, unit: Int) -> String? {
         let p = layer.placemark(unit)
-        var iso = p.isoCountryCode
-        if let l {
-            for (level, codes) in layerCountryCodes[l] {
-                if let code = p.code(at: level), let mapped = codes[code] { iso = mapped }
-            }
-        }
-        return iso
+        return l.flatMap { presentedCountryCode(layer: $0, of: p) } ?? p.isoCountryCode
     }
 }

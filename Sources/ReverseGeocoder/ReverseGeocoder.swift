@@ -101,7 +101,7 @@ public final class ReverseGeocoder: Sendable {
     /// Per overlay (as `hotOverlays` orders them): the one country of each time zone that has one
     /// (``DatasetManifest/timeZoneCountries``), for the border refinement.
     private let overlayZoneCountries: [[String: String]]
-    /// The overlays' ``DatasetManifest/disputedBorders``, each pair sorted and joined by a space.
+    /// The overlays' ``DatasetManifest/disputedBorders``, each pair as its ``borderKey(_:_:)``.
     private let disputedBorders: Set<String>
     /// Whether some overlay dataset is checked on first use (see ``prepareOverlays(_:datum:context:)``).
     private let overlaysCheckedOnFirstUse: Bool
@@ -326,7 +326,9 @@ public final class ReverseGeocoder: Sendable {
         layerCompletion = completion
         overlayNames = overlays.map(\.manifest.name)
         overlayZoneCountries = overlays.map { $0.manifest.timeZoneCountries ?? [:] }
-        disputedBorders = Set(overlays.flatMap { $0.manifest.disputedBorders ?? [] }.map { $0.sorted().joined(separator: " ") })
+        disputedBorders = Set(overlays.flatMap { $0.manifest.disputedBorders ?? [] }.compactMap { pair in
+            pair.count == 2 ? Self.borderKey(pair[0], pair[1]) : nil
+        })
         overlaysCheckedOnFirstUse = overlays.contains { $0.firstUse != nil }
         contexts = ContextRegistry(partCount: offset, placemarkCount: placemarkCount, overlayCount: overlays.count)
         hasChinaDatumDataset = sets.contains { $0.manifest.datum != .wgs84 }
@@ -908,8 +910,7 @@ public final class ReverseGeocoder: Sendable {
     @inline(never)
     private func movedAcrossBorder(to country: Int32, otherwise: Placemark?, query: Coordinate, datum: Datum,
                                    context: Unmanaged<QueryContext>) throws(GeocoderError) -> Placemark? {
-        let code = String(decoding: [UInt8(truncatingIfNeeded: country >> 8), UInt8(truncatingIfNeeded: country)], as: UTF8.self)
-        switch try nearestUnit(query, datum: datum, context: context, country: code) {
+        switch try nearestUnit(query, datum: datum, context: context, country: Self.countryCode(packed: country)) {
         case .found(let near):
             return try addingOverlays(to: near, query: query, datum: datum, context: context)
         case .damaged(let damage, let d):
@@ -928,11 +929,25 @@ public final class ReverseGeocoder: Sendable {
         guard let admin, hotLayers[admin.layer].refinesBorder, let own = p.isoCountryCode else { return 0 }
         for (o, overlay) in overlays {
             guard let zone = overlay.timeZone, let country = overlayZoneCountries[o][zone] else { continue }
-            let bytes = Array(country.utf8)
-            guard country != own, bytes.count == 2, !disputedBorders.contains([own, country].sorted().joined(separator: " ")) else { return 0 }
-            return Int32(bytes[0]) << 8 | Int32(bytes[1])
+            guard country != own, !disputedBorders.contains(Self.borderKey(own, country)) else { return 0 }
+            return Self.packed(country)
         }
         return 0
+    }
+
+    /// A border's key in `disputedBorders`: its two country codes in order, whichever side asks.
+    private static func borderKey(_ a: String, _ b: String) -> String { a < b ? "\(a) \(b)" : "\(b) \(a)" }
+
+    /// An alpha-2 code as the nonzero word the combined placemarks' table keeps (0 for a code that is not
+    /// two ASCII letters' bytes: the manifest's check lets none through).
+    private static func packed(_ code: String) -> Int32 {
+        let bytes = Array(code.utf8)
+        return bytes.count == 2 ? Int32(bytes[0]) << 8 | Int32(bytes[1]) : 0
+    }
+
+    /// The code ``packed(_:)`` packed.
+    private static func countryCode(packed word: Int32) -> String {
+        String(decoding: [UInt8(truncatingIfNeeded: word >> 8), UInt8(truncatingIfNeeded: word)], as: UTF8.self)
     }
 
     /// What ``withOverlays(admin:query:datum:context:)`` answers a far point with no admin unit (the
