@@ -85,6 +85,32 @@ public struct AdministrativeArea: Sendable, Hashable {
         }
     }
 
+    /// ``contains(_:)`` on a placemark whose names a ``NormalizedPlacemarkCache`` normalized once (the
+    /// monitor's per-fix path): the same predicate, without normalizing a name per fix. Names not
+    /// normalized (``NormalizedPlacemark/names``) are compared as ``contains(_:)`` does.
+    func contains(normalized fix: NormalizedPlacemark?) -> Bool {
+        guard let fix else { return false }
+        if let isoCountryCode, fix.country != isoCountryCode.uppercased() { return false }
+        switch key {
+        case .code(let code):
+            if let level { return fix.placemark.code(at: level) == code }
+            return AdminLevel.allCases.contains { fix.placemark.code(at: $0) == code }
+        case .name:
+            guard fix.names != nil else { return contains(fix.placemark) }
+            let wanted = normalizedKey
+            if let level { return fix.names(at: level)!.contains(wanted) }
+            return AdminLevel.allCases.contains { fix.names(at: $0)!.contains(wanted) }
+        }
+    }
+
+    /// The code, or the name normalized: what the area is looked up by.
+    var normalizedKey: String {
+        switch key {
+        case .code(let code): return code
+        case .name(let name): return Self.normalized(name)
+        }
+    }
+
     /// How names are compared: trimmed, lowercased (Swift strings already compare canonically
     /// equivalent forms as equal, also as dictionary keys).
     ///

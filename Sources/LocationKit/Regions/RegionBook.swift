@@ -30,6 +30,8 @@ struct RegionBook: Sendable {
         var evaluations = 0
         var lastFixEvaluations = 0
         var maximumFixEvaluations = 0
+        /// Placemarks whose names were normalized (``NormalizedPlacemarkCache/namesNormalized``).
+        var placemarksNormalized = 0
     }
 
     private(set) var hysteresis: RegionHysteresis
@@ -42,10 +44,21 @@ struct RegionBook: Sendable {
     private var undetermined = Set<Int>()
     /// The latest fix and its placemark (used to decide a new region's initial state).
     private(set) var lastFix: (location: Location, placemark: Placemark?)?
-    private(set) var counters = Counters()
+    private var tally = Counters()
+    /// The normalized names of the last few placemarks: consecutive fixes mostly share one.
+    private var placemarks: NormalizedPlacemarkCache
 
-    init(hysteresis: RegionHysteresis) {
+    /// `cachedPlacemarks`: how many placemarks' normalized names are kept (0: normalized on every fix,
+    /// as the tests compare against).
+    init(hysteresis: RegionHysteresis, cachedPlacemarks: Int = 4) {
         self.hysteresis = hysteresis
+        placemarks = NormalizedPlacemarkCache(capacity: cachedPlacemarks)
+    }
+
+    var counters: Counters {
+        var c = tally
+        c.placemarksNormalized = placemarks.namesNormalized
+        return c
     }
 
     var count: Int { entries.count }
@@ -86,8 +99,8 @@ struct RegionBook: Sendable {
             undetermined.insert(handle)
             return .stateDetermined(region, .unknown, at: nil)
         }
-        entry.state = side(of: entry, for: lastFix.location, placemark: lastFix.placemark)
-        counters.evaluations += 1
+        entry.state = side(of: entry, for: lastFix.location, placemark: normalized(lastFix.placemark))
+        tally.evaluations += 1
         entries[handle] = entry
         if entry.state == .inside { active.insert(handle) }
         return .stateDetermined(region, entry.state, at: lastFix.location)
@@ -112,14 +125,16 @@ struct RegionBook: Sendable {
         administrative.removeAll()
         active = []
         undetermined = []
+        placemarks.removeAll()
     }
 
     /// One accepted fix and its placemark: the events it causes, in the order the regions were added.
     mutating func observe(_ location: Location, placemark: Placemark?) -> [RegionEvent] {
         lastFix = (location, placemark)
+        let fix = normalized(placemark)
         var candidates: [Int] = []
         grid.candidates(near: location.coordinate, into: &candidates)
-        administrative.candidates(for: placemark, into: &candidates)
+        administrative.candidates(for: fix, into: &candidates)
         candidates.append(contentsOf: active)
         candidates.append(contentsOf: undetermined)
         let toEvaluate = Set(candidates).sorted()
@@ -128,7 +143,7 @@ struct RegionBook: Sendable {
         var events: [RegionEvent] = []
         for handle in toEvaluate {
             guard var entry = entries[handle] else { continue }
-            let signal = side(of: entry, for: location, placemark: placemark)
+            let signal = side(of: entry, for: location, placemark: fix)
             if let event = step(&entry, signal: signal, at: location) { events.append(event) }
             entries[handle] = entry
             if entry.state == .inside || entry.pending != nil {
@@ -137,23 +152,30 @@ struct RegionBook: Sendable {
                 active.remove(handle)
             }
         }
-        counters.fixes += 1
-        counters.evaluations += toEvaluate.count
-        counters.lastFixEvaluations = toEvaluate.count
-        counters.maximumFixEvaluations = max(counters.maximumFixEvaluations, toEvaluate.count)
+        tally.fixes += 1
+        tally.evaluations += toEvaluate.count
+        tally.lastFixEvaluations = toEvaluate.count
+        tally.maximumFixEvaluations = max(tally.maximumFixEvaluations, toEvaluate.count)
         return events
+    }
+
+    /// The fix's placemark as the rules compare it, from the cache; its names normalized only when some
+    /// area is recognised by name.
+    private mutating func normalized(_ placemark: Placemark?) -> NormalizedPlacemark? {
+        guard let placemark else { return nil }
+        return placemarks.normalized(placemark, names: administrative.nameAreas > 0)
     }
 
     /// Which side of the region the fix points to, given the side the device is on now (the margin
     /// keeps an inside device inside up to radius + margin).
-    private func side(of entry: Entry, for location: Location, placemark: Placemark?) -> RegionState {
+    private func side(of entry: Entry, for location: Location, placemark: NormalizedPlacemark?) -> RegionState {
         switch entry.region.area {
         case .circle(let c):
             let d = c.distance(to: location.coordinate)
             if entry.state == .inside { return d > c.radius + hysteresis.margin ? .outside : .inside }
             return d <= c.radius ? .inside : .outside
         case .administrative(let a):
-            return a.contains(placemark) ? .inside : .outside
+            return a.contains(normalized: placemark) ? .inside : .outside
         }
     }
 

@@ -145,8 +145,9 @@ struct CircleGrid: Sendable {
     }
 }
 
-/// Administrative areas by the code or name they are recognised by: a placemark's codes and names at
-/// each level are looked up directly (at most 16 dictionary lookups per fix), never a scan of regions.
+/// Administrative areas by the code or name they are recognised by: a placemark's codes at each level are
+/// looked up directly (at most 10 dictionary lookups per fix), and its normalized names are compared with
+/// the names wanted at their level, whichever of the two is fewer walked, never a scan of regions.
 struct AdministrativeIndex: Sendable {
     private struct Key: Hashable, Sendable {
         var level: AdminLevel?
@@ -154,11 +155,14 @@ struct AdministrativeIndex: Sendable {
         var value: String
     }
 
-    private var entries: [Key: [Int]] = [:]
+    /// Areas by code, at their level (`nil`: any level).
+    private var codes: [Key: [Int]] = [:]
+    /// Areas by normalized name, per level (`nil`: any level).
+    private var names: [AdminLevel?: [String: [Int]]] = [:]
     private var keyOf: [Int: Key] = [:]
     /// How many areas are recognised by name: without any, a fix's names in other languages (up to a
-    /// hundred and more per level) are not looked at.
-    private var nameAreas = 0
+    /// hundred and more per level) are not looked at, nor normalized.
+    private(set) var nameAreas = 0
 
     var count: Int { keyOf.count }
 
@@ -166,45 +170,58 @@ struct AdministrativeIndex: Sendable {
         remove(handle)
         let key: Key
         switch area.key {
-        case .code(let code): key = Key(level: area.level, isName: false, value: code)
-        case .name(let name): key = Key(level: area.level, isName: true, value: AdministrativeArea.normalized(name))
+        case .code(let code):
+            key = Key(level: area.level, isName: false, value: code)
+            codes[key, default: []].append(handle)
+        case .name:
+            key = Key(level: area.level, isName: true, value: area.normalizedKey)
+            names[area.level, default: [:]][key.value, default: []].append(handle)
+            nameAreas += 1
         }
-        entries[key, default: []].append(handle)
         keyOf[handle] = key
-        if key.isName { nameAreas += 1 }
     }
 
     mutating func remove(_ handle: Int) {
         guard let key = keyOf.removeValue(forKey: handle) else { return }
-        if key.isName { nameAreas -= 1 }
-        entries[key]?.removeAll { $0 == handle }
-        if entries[key]?.isEmpty == true { entries[key] = nil }
+        if key.isName {
+            nameAreas -= 1
+            names[key.level]?[key.value]?.removeAll { $0 == handle }
+            if names[key.level]?[key.value]?.isEmpty == true { names[key.level]?[key.value] = nil }
+            if names[key.level]?.isEmpty == true { names[key.level] = nil }
+        } else {
+            codes[key]?.removeAll { $0 == handle }
+            if codes[key]?.isEmpty == true { codes[key] = nil }
+        }
     }
 
     mutating func removeAll() {
-        entries = [:]
+        codes = [:]
+        names = [:]
         keyOf = [:]
         nameAreas = 0
     }
 
-    /// Handles of areas whose code or name appears in `placemark` at their level (a handle may appear
-    /// more than once; the country condition is not checked here).
-    func candidates(for placemark: Placemark?, into result: inout [Int]) {
-        guard let placemark, !entries.isEmpty else { return }
+    /// Handles of areas whose code or name appears in the fix's placemark at their level (a handle may
+    /// appear more than once; the country condition is not checked here). Names are the shown name and
+    /// the unit's names in every other language (a region {"name": "Beijing"} fires in 北京市).
+    func candidates(for fix: NormalizedPlacemark?, into result: inout [Int]) {
+        guard var fix, !keyOf.isEmpty else { return }
+        if nameAreas > 0 { fix.normalizeNames() }  // a no-op when the cache did it, as the book asks it to
         for level in AdminLevel.allCases {
-            if let code = placemark.code(at: level), !code.isEmpty {
-                if let h = entries[Key(level: level, isName: false, value: code)] { result.append(contentsOf: h) }
-                if let h = entries[Key(level: nil, isName: false, value: code)] { result.append(contentsOf: h) }
+            if let code = fix.placemark.code(at: level), !code.isEmpty {
+                if let h = codes[Key(level: level, isName: false, value: code)] { result.append(contentsOf: h) }
+                if let h = codes[Key(level: nil, isName: false, value: code)] { result.append(contentsOf: h) }
             }
-            guard nameAreas > 0 else { continue }
-            // The name shown and the unit's names in every other language (a region {"name": "Beijing"}
-            // fires in 北京市); each distinct spelling looked up once.
-            var seen = Set<String>()
-            for name in [placemark.name(at: level)].compactMap({ $0 }) + placemark[level].names.values {
-                let value = AdministrativeArea.normalized(name)
-                guard !value.isEmpty, seen.insert(value).inserted else { continue }
-                if let h = entries[Key(level: level, isName: true, value: value)] { result.append(contentsOf: h) }
-                if let h = entries[Key(level: nil, isName: true, value: value)] { result.append(contentsOf: h) }
+            guard nameAreas > 0, let spelt = fix.names(at: level) else { continue }
+            for scope in [level, nil] as [AdminLevel?] {
+                guard let wanted = names[scope] else { continue }
+                if wanted.count < spelt.count {
+                    for (name, handles) in wanted where !name.isEmpty && spelt.contains(name) { result.append(contentsOf: handles) }
+                } else {
+                    for name in spelt where !name.isEmpty {
+                        if let handles = wanted[name] { result.append(contentsOf: handles) }
+                    }
+                }
             }
         }
     }

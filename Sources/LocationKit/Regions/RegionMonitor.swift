@@ -91,6 +91,10 @@ public final class RegionMonitor: @unchecked Sendable {
         /// The most regions evaluated for one fix (the first fix after adding many regions evaluates
         /// them all once, to decide their initial state).
         public var maximumFixEvaluations: Int
+        /// Placemarks whose names were normalized for comparing with the areas given by name: once per
+        /// placemark the engine hands out, not per fix (fixes in one unit share its placemark, and the
+        /// monitor keeps the last few placemarks' names); 0 while no area is given by name.
+        public var placemarksNormalized: Int
     }
 
     private struct Listeners: Sendable {
@@ -128,10 +132,18 @@ public final class RegionMonitor: @unchecked Sendable {
     ///
     /// `knownUnits`: the data's units, to refuse an administrative area no fix can ever be in (see
     /// "Areas the data does not have"), here and in every ``add(_:)``; `nil` (the default) checks none.
-    public init(regions: [MonitoredRegion] = [], hysteresis: RegionHysteresis = .default,
-                delegateQueue: DispatchQueue? = nil, knownUnits: KnownAdministrativeUnits? = nil) throws(Failure) {
+    public convenience init(regions: [MonitoredRegion] = [], hysteresis: RegionHysteresis = .default,
+                            delegateQueue: DispatchQueue? = nil, knownUnits: KnownAdministrativeUnits? = nil) throws(Failure) {
+        try self.init(regions: regions, hysteresis: hysteresis, delegateQueue: delegateQueue, knownUnits: knownUnits,
+                      cachedPlacemarks: 4)
+    }
+
+    /// `cachedPlacemarks`: how many placemarks' normalized names the monitor keeps (``RegionBook``); the
+    /// tests compare 0 (every fix's names normalized afresh) with the default.
+    init(regions: [MonitoredRegion], hysteresis: RegionHysteresis, delegateQueue: DispatchQueue?,
+         knownUnits: KnownAdministrativeUnits?, cachedPlacemarks: Int) throws(Failure) {
         self.delegateQueue = delegateQueue ?? DispatchQueue(label: "LocationKit.RegionMonitor.delegate")
-        self.book = RegionBook(hysteresis: hysteresis)
+        self.book = RegionBook(hysteresis: hysteresis, cachedPlacemarks: cachedPlacemarks)
         self.knownUnits = knownUnits
         queue.setSpecific(key: queueKey, value: 1)
         try Self.validate(regions, knownUnits: knownUnits)
@@ -204,7 +216,8 @@ public final class RegionMonitor: @unchecked Sendable {
         onQueue {
             let c = book.counters
             return Statistics(regions: book.count, fixes: c.fixes, evaluations: c.evaluations,
-                              lastFixEvaluations: c.lastFixEvaluations, maximumFixEvaluations: c.maximumFixEvaluations)
+                              lastFixEvaluations: c.lastFixEvaluations, maximumFixEvaluations: c.maximumFixEvaluations,
+                              placemarksNormalized: c.placemarksNormalized)
         }
     }
 
