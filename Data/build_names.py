@@ -103,11 +103,27 @@ def iso1_names() -> dict[str, dict[str, str]]:
     return out
 
 
+# Translations in iso-codes' catalogues that name another unit, left out (a wrong name is worse than the
+# fallback to another language): (tag, iso-codes name) -> the wrong translation. Upstream's errors, not
+# this build's: iso-codes 4.15.0-1's nl catalogue (/usr/share/locale/nl/LC_MESSAGES/iso_3166-2.mo)
+# translates msgid "Taiwan Sheng" (CN-TW, which China's 台湾省 710000 is mapped to by its zh_CN name, as
+# every province is) as "Hainan, Provincie", its translation of "Hainan Sheng" (CN-HI); no other
+# catalogue gives two CN units one name. The build fails when an entry no longer reads so, to be looked
+# at again on a new iso-codes.
+WRONG_ISO2_TRANSLATIONS = {("nl", "Taiwan Sheng"): "Hainan, Provincie"}
+
+
 def iso2_names() -> tuple[dict[str, dict[str, str]], dict[str, str]]:
     """ISO 3166-2 code -> tag -> translated name; and code -> iso-codes' own (untagged) name."""
     with open(os.path.join(ISO_CODES_DIR, "iso_3166-2.json"), encoding="utf-8") as f:
         entries = json.load(f)["3166-2"]
     cats = catalogues("iso_3166-2")
+    for (tag, msgid), wrong in WRONG_ISO2_TRANSLATIONS.items():
+        found = cats.get(tag, {}).get(msgid)
+        if found != wrong:
+            raise ValueError(f"WRONG_ISO2_TRANSLATIONS: iso-codes' {tag} translation of {msgid!r} is {found!r}, "
+                             f"not {wrong!r}: check the entry against this iso-codes")
+        del cats[tag][msgid]
     out, own = {}, {}
     for e in entries:
         own[e["code"]] = e["name"]
