@@ -67,13 +67,7 @@ struct NormalizedPlacemarkCacheTests {
         #expect(withCache == expected)
 
         // The story: out of Beijing into Langfang (Hebei), out of it into Tianjin, and all the way back.
-        let transitions = withCache.compactMap { event -> String? in
-            switch event {
-            case .entered(let r, _): return "+" + r.identifier
-            case .exited(let r, _): return "-" + r.identifier
-            default: return nil
-            }
-        }
+        let transitions = withCache.transitions
         // (One fix's events come in the order the regions were added: entering Hebei before leaving Tianjin.)
         #expect(transitions == ["-tiananmen", "-dongcheng", "-beijing-de", "+hebei-en", "+langfang-zh",
                                 "-hebei-en", "-langfang-zh", "+tianjin-code", "+tianjin-uk",
@@ -81,18 +75,17 @@ struct NormalizedPlacemarkCacheTests {
                                 "+beijing-de", "-hebei-en", "-langfang-zh", "+dongcheng", "+tiananmen"],
                 "\(transitions)")
 
-        // The work: once per run of fixes with one placemark (the engine's thread copy of a unit's), where
-        // normalizing afresh did it for every fix.
-        var runs = 0
-        var previous: ObjectIdentifier?
-        for placemark in placemarks.compactMap({ $0 }) where placemark.storageIdentity != previous {
+        // The work: once per run of fixes in one unit (the placemarks have its names and codes, whichever
+        // engine thread's copy of them a fix brings), where normalizing afresh did it for every fix.
+        let found = placemarks.compactMap { $0 }
+        var runs = 1
+        for (a, b) in zip(found, found.dropFirst()) where !NormalizedPlacemark(a, names: false).hasSameNamesAndCodes(as: b) {
             runs += 1
-            previous = placemark.storageIdentity
         }
         let normalized = monitor.statistics.placemarksNormalized
-        #expect(uncached.counters.placemarksNormalized == placemarks.compactMap { $0 }.count)
+        #expect(uncached.counters.placemarksNormalized == found.count)
         #expect(normalized <= runs, "\(normalized) normalizations, \(runs) runs")
-        // (60 for 889 fixes: the drive crosses some 30 districts' placemarks each way.)
+        // (60 for 889 fixes: the drive crosses some 30 districts each way.)
         #expect(normalized * 10 < fixes.count, "\(normalized) normalizations for \(fixes.count) fixes")
     }
 
@@ -145,6 +138,29 @@ struct NormalizedPlacemarkCacheTests {
         out = RegionBookTests.summary(book.observe(fix(39.5, t: 3), placemark: chinese))
         #expect(out.isEmpty)
         // Each placemark's names normalized once, the original's kept while the English one was judged.
+        #expect(book.counters.placemarksNormalized == 2)
+    }
+
+    /// Each engine thread has its own copy of a unit's placemark (another storage, equal names): a copy
+    /// takes the names normalized for another, and an entry of its own. A placemark that differs in one
+    /// name in another language does not.
+    @Test func anotherCopyOfTheSamePlacemarkIsNotNormalizedAgain() {
+        let original = Placemark.haidian
+        let copy = original.unshared()
+        #expect(copy.storageIdentity != original.storageIdentity && copy == original)
+        var other = original
+        other[.district].names = ["de": "Haidian-Bezirk"]
+        var book = RegionBook(hysteresis: .off)
+        var reference = BruteForceRegions(hysteresis: .off)
+        for region: MonitoredRegion in [.administrative("haidian", .name("haidian-bezirk", level: .district)),
+                                        .administrative("beijing", .name("BEIJING"))] {
+            _ = book.add(region)
+            _ = reference.add(region)
+        }
+        for (i, placemark) in [original, copy, original, copy, other, copy, other].enumerated() {
+            let location = fix(39.5, t: Double(i))
+            #expect(book.observe(location, placemark: placemark) == reference.observe(location, placemark: placemark), "fix \(i)")
+        }
         #expect(book.counters.placemarksNormalized == 2)
     }
 

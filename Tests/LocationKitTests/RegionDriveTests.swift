@@ -62,13 +62,7 @@ struct RegionDriveTests {
         // 5 s dwell needs one more fix 10 s later); Beijing left and Langfang entered once, Langfang left
         // and Tianjin entered once, each one fix after shapely's crossing; the destination entered near the
         // end. Never a flap.
-        let transitions = actual.compactMap { event -> String? in
-            switch event {
-            case .entered(let r, _): return "+" + r.identifier
-            case .exited(let r, _): return "-" + r.identifier
-            default: return nil
-            }
-        }
+        let transitions = actual.transitions
         #expect(transitions == ["-tiananmen", "-beijing", "+langfang", "-langfang", "+tianjin", "+tianjin-depot"])
         let crossing = try #require(oracle.cities.firstIndex(of: "131000"))
         #expect(events.contains(.exited(file.regions[2], at: fixes[crossing + 1])))

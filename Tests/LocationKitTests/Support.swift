@@ -378,3 +378,16 @@ extension [LocationEvent] {
         return problems
     }
 }
+
+extension [RegionEvent] {
+    /// The entered and exited events as "+id" and "-id", in order (the story of a drive in words).
+    var transitions: [String] {
+        compactMap { event -> String? in
+            switch event {
+            case .entered(let r, _): return "+" + r.identifier
+            case .exited(let r, _): return "-" + r.identifier
+            default: return nil
+            }
+        }
+    }
+}

@@ -39,8 +39,27 @@ struct NormalizedPlacemark {
         names = all
     }
 
+    /// `placemark` with `other`'s normalized form: only for a placemark with the same names and codes
+    /// (``hasSameNamesAndCodes(as:)``).
+    init(_ placemark: Placemark, sharing other: NormalizedPlacemark) {
+        self.placemark = placemark
+        country = other.country
+        names = other.names
+    }
+
     /// The normalized names at `level` (every language's); `nil` when they were not normalized.
     func names(at level: AdminLevel) -> Set<String>? {
         names?[level.rank]
+    }
+
+    /// Whether `other` has this placemark's names (shown and in other languages) and codes at every level,
+    /// and so this normalized form: compared exactly, codes and shown names first (cheap, and where two
+    /// units differ), the other-language names last.
+    func hasSameNamesAndCodes(as other: Placemark) -> Bool {
+        for level in AdminLevel.allCases {
+            guard placemark.code(at: level) == other.code(at: level), placemark.name(at: level) == other.name(at: level)
+            else { return false }
+        }
+        return AdminLevel.allCases.allSatisfy { placemark[$0].names == other[$0].names }
     }
 }
