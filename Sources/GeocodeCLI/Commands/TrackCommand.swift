@@ -382,8 +382,7 @@ enum TrackCommand: Command {
         case .entered(let r, let l): o = ["event": "region_entered", "region": r.identifier, "time": time(l.timestamp)]
         case .exited(let r, let l): o = ["event": "region_exited", "region": r.identifier, "time": time(l.timestamp)]
         }
-        guard let data = try? JSONSerialization.data(withJSONObject: o, options: [.sortedKeys]) else { return nil }
-        return String(decoding: data, as: UTF8.self)
+        return jsonText(o)
     }
 
     /// The JSON line of the events `TrackEventJSON` leaves alone (errors, warnings and region events:
@@ -397,6 +396,13 @@ enum TrackCommand: Command {
         case .region(let e): return regionJSON(e)
         case .location, .placemark, .cityChanged, .stopped: return nil
         }
+        return jsonText(o)
+    }
+
+    /// One line of the events left to `JSONSerialization`, as ``TrackEventJSON`` writes the others:
+    /// sorted keys, and `/` as it is, not `\/` (region ids such as `eu/paris`, paths in messages; region
+    /// events were written with `\/`, unlike every other line).
+    private static func jsonText(_ o: [String: Any]) -> String? {
         guard let data = try? JSONSerialization.data(withJSONObject: o, options: [.sortedKeys, .withoutEscapingSlashes]) else { return nil }
         return String(decoding: data, as: UTF8.self)
     }

@@ -143,6 +143,28 @@ struct TrackAndInfoTests {
         #expect(mismatches == 0, "location events that are not the file's fixes in order")
     }
 
+    /// `--json` writes `/` as it is on every line, as `info --json` does: region events were written by
+    /// `JSONSerialization` without `.withoutEscapingSlashes` (`"region":"cn\/beijing"`), unlike the
+    /// location and placemark lines (`"timeZone":"Asia/Shanghai"`).
+    @Test func trackJSONWritesSlashesAsTheyAre() async throws {
+        let gpx = Self.root.appendingPathComponent("Tests/LocationKitTests/Fixtures/beijing-tianjin.gpx").path
+        let regions = TemporaryDirectory.shared.uniqueURL("regions", extension: "json")
+        try #"{"regions": [{"id": "cn/beijing", "area": "city 北京市"}]}"#.write(to: regions, atomically: true, encoding: .utf8)
+        let r = try await Self.run(["track", "--gpx", gpx, "--speed", "max", "--json", "--region", regions.path])
+        #expect(r.status == 0, "\(r.err)")
+        let lines = r.out.split(separator: "\n")
+        #expect(!lines.contains { $0.contains(#"\/"#) }, "\(lines.filter { $0.contains(#"\/"#) })")
+        // The drive starts in Beijing and leaves it: both region lines, and the zone of every placemark.
+        #expect(lines.filter { $0.contains(#""region":"cn/beijing""#) }.count == 2, "\(r.out.suffix(2000))")
+        let zoned = lines.filter { $0.contains(#""timeZone":"#) }
+        #expect(zoned.count >= lines.filter { $0.contains(#""event":"placemark""#) }.count && zoned.count > 400)
+        #expect(zoned.allSatisfy { $0.contains(#""timeZone":"Asia/Shanghai""#) })
+        for line in lines where line.contains(#""event":"region_"#) {
+            let o = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(o["region"] as? String == "cn/beijing")
+        }
+    }
+
     @Test func trackNMEAAsNDJSON() async throws {
         let log = Self.root.appendingPathComponent("Tests/LocationSourcesTests/Corpus/ublox-8.log").path
         let r = try await Self.run(["track", "--nmea", log, "--speed", "max", "--json"])
