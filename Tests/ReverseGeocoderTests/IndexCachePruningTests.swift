@@ -143,6 +143,37 @@ struct IndexCachePruningTests {
         }
     }
 
+    /// One rule for files of other format versions (they were removed by a second mechanism, which
+    /// followed links): the loaded dataset's go when its cache is written, however new; another
+    /// dataset's (here `x`, and `d-extra`, whose names start like `d`'s) wait for the age rule; a link
+    /// named like the dataset's file is never followed or removed.
+    @Test func theLoadedDatasetsOtherFormatsGoAtOnceAndOthersByAge() async throws {
+        try await offPool {
+            let s = Setup()
+            for name in ["a", "b", "c"] { try s.dataFolder(name) }
+            try s.load("a")
+            var bytes = try Data(contentsOf: try s.cacheFile("a"))
+            bytes[8] = 14  // an older format version
+            let own = s.cache.appendingPathComponent("d-00000000000000aa.geoidx")
+            let other = s.cache.appendingPathComponent("x-00000000000000aa.geoidx")
+            let alike = s.cache.appendingPathComponent("d-extra-00000000000000aa.geoidx")
+            let target = s.root.appendingPathComponent("old-format.geoidx")
+            let link = s.cache.appendingPathComponent("d-00000000000000dd.geoidx")
+            for file in [own, other, alike, target] { try bytes.write(to: file) }
+            try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+            try Self.backDate(other, days: 29)
+
+            try s.load("b")  // writes d's cache for folder b
+            #expect(!s.exists(own), "the loaded dataset's other format goes at once")
+            #expect(s.exists(other) && s.exists(alike), "other datasets' are not its own")
+            #expect(s.exists(target) && (try? FileManager.default.destinationOfSymbolicLink(atPath: link.path)) == target.path)
+            // Two days on, the other dataset's file is 31 days unused: the age rule takes it.
+            try s.load("c", now: Date().addingTimeInterval(2 * 86_400))
+            #expect(!s.exists(other))
+            #expect(s.exists(alike) && s.exists(target))
+        }
+    }
+
     /// "Used" is recorded in the file's modification time, at most once a day: a load that finds it
     /// older than a day sets it to the engine's now; loads within the day write nothing.
     @Test func aLoadMarksItsFileUsedAtMostOnceADay() async throws {

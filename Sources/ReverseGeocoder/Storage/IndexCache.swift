@@ -150,30 +150,16 @@ struct IndexCache {
         let location = manifestDirectory?.standardizedFileURL.path ?? manifest.layers.map(\.file).joined(separator: "\n")
         let key = "\(location)\n\(cellSize.map { "\($0)" } ?? "off")\n\(Self.formatVersion)"
         let hash = ContentHash.of(data: Data(key.utf8))
-        return directory.appendingPathComponent("\(Self.safeName(manifest))-\(String(hash, radix: 16)).geoidx")
+        return directory.appendingPathComponent("\(Self.filePrefix(manifest))\(String(hash, radix: 16)).geoidx")
     }
 
     private static func safeName(_ manifest: DatasetManifest) -> String {
         String(manifest.name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" }.prefix(40))
     }
 
-    /// Deletes this dataset's cache files written by another format version: their names differ from the
-    /// current one's (the key includes the version), so nothing else would ever replace them, and an
-    /// upgrade would leave tens of megabytes behind for good. Files of this version are left alone, even
-    /// under other keys: another data folder or cell size may still use them.
-    func removeOtherFormats(of manifest: DatasetManifest) {
-        let prefix = Self.safeName(manifest) + "-"
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
-        for name in names where name.hasPrefix(prefix) && name.hasSuffix(".geoidx") {
-            let path = directory.appendingPathComponent(name).path
-            guard let handle = FileHandle(forReadingAtPath: path) else { continue }
-            let head = (try? handle.read(upToCount: 12)) ?? Data()
-            try? handle.close()
-            // Not ours (no magic): keep.
-            guard let format = head.withUnsafeBytes(Self.format(ofHeader:)), format != Self.formatVersion else { continue }
-            try? FileManager.default.removeItem(atPath: path)
-        }
-    }
+    /// The start of a dataset's cache file names (`world-`), before the key's hash: how its files of
+    /// other format versions are told from other datasets' (``IndexCacheDirectory/Rule/otherFormats(filePrefix:)``).
+    static func filePrefix(_ manifest: DatasetManifest) -> String { safeName(manifest) + "-" }
 
     static func manifestHash(_ manifest: DatasetManifest) -> UInt64 {
         let encoder = JSONEncoder()
@@ -609,7 +595,7 @@ struct IndexCache {
                 }
             }
         }
-        removeOtherFormats(of: manifest)
+        IndexCacheDirectory(directory).removeOtherFormats(filePrefix: Self.filePrefix(manifest), now: now())
     }
 
 }

@@ -9,9 +9,11 @@ import Glibc
 /// Each data folder a dataset is loaded from gets its own cache file (its name hashes the folder), and
 /// nothing replaced a folder's file once the folder was gone: temporary checkouts, CI clones and moved
 /// installs each left 60-85 MB behind for good (4 GB in one user's cache). So:
-/// - **Automatically**, whenever the engine writes a cache file, it also removes the files in the same
-///   directory whose data folder no longer exists, and those not used for ``unusedLifetime``
-///   (a load marks its file used, see ``IndexCache``). The files the load itself uses are kept.
+/// - **Automatically**, whenever the engine writes a cache file, it removes at once that dataset's files
+///   of other format versions (``Rule/otherFormats(filePrefix:)``); and after the load's writes, the
+///   files in the same directory whose data folder no longer exists, and those not used for
+///   ``unusedLifetime`` (a load marks its file used, see ``IndexCache``). The files the load itself
+///   uses are kept.
 /// - **On request**, ``prune(now:)`` (`geocode index --prune`) removes every file that does not belong to
 ///   an existing data folder of this format version, whatever its age.
 ///
@@ -96,13 +98,37 @@ public struct IndexCacheDirectory: Sendable {
         return report
     }
 
-    /// Which files a prune removes.
+    /// Which files a prune removes. Every rule goes through the one pass of ``prune(_:now:into:)``: the
+    /// same files are never judged (not ours, links, temporaries), and a file is unlinked only while it
+    /// is still the one judged.
     enum Rule {
         /// ``prune(now:)``: every file that can never be loaded by this engine again.
         case unusable
-        /// After a cache write: files whose data folder is gone, and files unused for ``unusedLifetime``;
-        /// never the files named in `keeping` (the ones the load uses).
+        /// After a load's cache writes: files whose data folder is gone, and files unused for
+        /// ``unusedLifetime``; never the files named in `keeping` (the ones the load uses).
         case automatic(keeping: Set<String>)
+        /// When a dataset's cache file is written: that dataset's files of other format versions, at
+        /// once. Their names differ from the new one's (the name's key includes the version), so nothing
+        /// would ever replace them, and an upgrade would leave tens of megabytes behind for a month.
+        /// Other datasets' stay for the age rule: an install of another version may still load them.
+        /// `filePrefix`: the dataset's part of the file names (``IndexCache/filePrefix(_:)``, `world-`).
+        case otherFormats(filePrefix: String)
+    }
+
+    /// The write of a dataset's cache file: its files of other format versions go
+    /// (``Rule/otherFormats(filePrefix:)``). Never fails the write: what cannot be listed or removed
+    /// stays for the age rule, or for `geocode index --prune`, which reports it.
+    func removeOtherFormats(filePrefix: String, now: Date) {
+        var report = PruneReport()
+        try? prune(.otherFormats(filePrefix: filePrefix), now: now, into: &report)
+    }
+
+    /// Whether `name` is a cache file name of the dataset whose names start with `filePrefix`: the prefix,
+    /// then only the hash's hex digits (so `world-` does not take a dataset `world-extra`'s files).
+    static func isFile(_ name: String, of filePrefix: String) -> Bool {
+        guard name.hasPrefix(filePrefix), name.hasSuffix(".geoidx") else { return false }
+        let hash = name.dropFirst(filePrefix.count).dropLast(".geoidx".count)
+        return !hash.isEmpty && hash.allSatisfy(\.isHexDigit)
     }
 
     /// The automatic prune after a cache write (see ``Rule/automatic(keeping:)``). Never fails a load:
@@ -116,7 +142,11 @@ public struct IndexCacheDirectory: Sendable {
     func prune(_ rule: Rule, now: Date, into report: inout PruneReport) throws(GeocoderError) {
         guard let names = try names() else { return }
         for name in names where name.hasSuffix(".geoidx") && !name.hasPrefix(".") {
-            if case .automatic(let keeping) = rule, keeping.contains(name) { continue }
+            switch rule {
+            case .automatic(let keeping) where keeping.contains(name): continue
+            case .otherFormats(let prefix) where !Self.isFile(name, of: prefix): continue
+            default: break
+            }
             let path = url.appendingPathComponent(name).path
             // O_NOFOLLOW: a symbolic link is not ours to judge (ELOOP); O_NONBLOCK: a FIFO named like a
             // cache file must not hang the open.
@@ -137,6 +167,11 @@ public struct IndexCacheDirectory: Sendable {
 
     /// Why a file can go under `rule`, or nil to keep it.
     static func reason(_ origin: CacheFileOrigin, modified: timespec, rule: Rule, now: Date) -> String? {
+        if case .otherFormats = rule {
+            // Only older (or newer) formats: a file of this format is another data folder's or cell size's.
+            guard case .otherFormat(let format) = origin else { return nil }
+            return "written by index format \(format); the dataset's cache is now in format \(IndexCache.formatVersion)"
+        }
         let unused = now.timeIntervalSince1970 - Double(modified.tv_sec)
         let old: String? = if case .automatic = rule, unused > unusedLifetime {
             "unused for \(Int(unused / 86_400)) days"
