@@ -46,9 +46,11 @@ struct BatchSchema: Sendable {
     var lonKeysAreDefaults = true
 
     // MARK: JSON input → delimited output
-    /// Output columns, taken from the first record (GeoJSON: "id", "lat", "lon", renamed where a property
-    /// has the name, then its property names).
+    /// Output columns, taken from the first record (GeoJSON: ``featureNames``, then its property names).
     var jsonColumns: [[UInt8]] = []
+    /// A GeoJSON feature's own columns in CSV output and keys in NDJSON output, given way to the first
+    /// feature's properties (``OutputNames``).
+    var featureNames = OutputNames.Feature.plain
     /// The line of the record the carried columns come from (a CSV header, or the first JSON record with
     /// keys), for messages about them.
     var columnsLine: Int?
@@ -80,6 +82,21 @@ struct BatchSchema: Sendable {
     /// Added column/key names, in output order: the fields, then the error column.
     var addedNames: [String] { fields.map { prefix + $0.name } + [errorName] }
     var errorName: String { prefix + "geocode_error" }
+
+    /// ``addedNames`` as a JSON object that carries `carried` keys writes them: each one `carried` has
+    /// exactly gives way (``OutputNames/givenWay(_:taken:)``), since an object cannot hold a key twice.
+    func addedNames(inJSONBeside carried: [[UInt8]]) -> [[UInt8]] {
+        let added = addedNames.map { Array($0.utf8) }
+        let exact = Set(carried)
+        guard added.contains(where: exact.contains) else { return added }
+        var taken = Set((carried + added).map(OutputNames.folded))
+        return added.map { name in
+            guard exact.contains(name) else { return name }
+            let renamed = OutputNames.givenWay(name, taken: taken)
+            taken.insert(OutputNames.folded(renamed))
+            return renamed
+        }
+    }
     /// Key under which JSON output keeps an input record that could not be parsed at all.
     var rawInputName: String { prefix + "geocode_input" }
 

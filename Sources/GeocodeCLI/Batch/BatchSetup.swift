@@ -52,12 +52,11 @@ struct BatchSetup {
         return setup
     }
 
-    /// An added column whose name the input already uses: the output then has two columns of one name,
-    /// which pandas renames (`country.1`) and DuckDB or a database table refuses or renames, so it is said
-    /// once, before the rows, whatever the input format, with the remedy. The carried names are a delimited
-    /// input's header (any output: a JSON output's record then has the key twice), or the columns a JSON
-    /// input gives delimited output; JSON input with JSON output is told per key by ``RecordEncoder``,
-    /// since every record carries its own keys there.
+    /// An added column whose name the input already uses, exactly or in another case: said once, before
+    /// the rows, whatever the input format, with the remedy (``OutputNames`` has the rule). The carried
+    /// names are a delimited input's header (any output), or the columns a JSON input gives delimited
+    /// output; JSON input with JSON output is told per key by ``RecordEncoder``, since every record
+    /// carries its own keys there.
     static func clashNotice(_ schema: BatchSchema) -> String? {
         let carried: [String]
         switch schema.input {
@@ -69,12 +68,15 @@ struct BatchSetup {
             carried = schema.jsonColumns.map { String(decoding: $0, as: UTF8.self) }
         }
         let names = Set(carried)
-        let clashes = schema.addedNames.filter { names.contains($0) }
-        guard !clashes.isEmpty else { return nil }
+        let exact = schema.addedNames.filter { names.contains($0) }
+        let inJSON = schema.output.delimiter == nil
+            ? zip(schema.addedNames, schema.addedNames(inJSONBeside: carried.map { Array($0.utf8) })).compactMap { name, written in
+                names.contains(name) ? String(decoding: written, as: UTF8.self) : nil
+            }
+            : nil
+        let caseOnly = OutputNames.caseClashes(carried: carried, added: schema.addedNames)
         let place = schema.inputName + (schema.columnsLine.map { ":\($0)" } ?? "")
-        let one = clashes.count == 1
-        return "\(place): the input already has \(one ? "column" : "columns") \(clashes.map { "\"\($0)\"" }.joined(separator: ", ")); "
-            + "the output will have \(one ? "it" : "them") twice (use --prefix to tell them apart)"
+        return OutputNames.clashMessage(place: place, what: "column", exact: exact, writtenInJSON: inJSON, caseOnly: caseOnly)
     }
 
     // MARK: - CSV / TSV
@@ -322,17 +324,14 @@ struct BatchSetup {
         }
     }
 
-    /// Delimited output of GeoJSON: the feature's id, lat, lon (RecordEncoder.featureColumns), then the
-    /// property names of the first feature that has properties (read into `pending`).
-    ///
-    /// A property keeps its name, and the feature's own column is renamed when a property has its name,
-    /// so no two columns share one: `feature_id` beside a property `id`, and `geometry_lat`,
-    /// `geometry_lon` (both, so they read as a pair) beside a property `lat` or `lon`, as a collection
-    /// made from a CSV usually has. The property's values are the user's and may differ from the Point's.
+    /// The feature's own names (``OutputNames/Feature``) beside the properties of the first feature that
+    /// has properties (read into `pending`), for the outputs that write them: delimited output's columns
+    /// (then the property names) and NDJSON's `lat`/`lon` keys.
     private static func featureColumns(_ framer: any RecordFramer, schema: inout BatchSchema,
                                        pending: inout [RawChunk]) throws(CLIError) {
-        guard schema.output.delimiter != nil else { return }
-        schema.jsonColumns = [Array("id".utf8), Array("lat".utf8), Array("lon".utf8)]
+        let delimited = schema.output.delimiter != nil
+        guard delimited || schema.output == .ndjson else { return }
+        if delimited { schema.jsonColumns = [schema.featureNames.id, schema.featureNames.lat, schema.featureNames.lon] }
         while pending.count < lookahead, let chunk = try framer.nextChunk(targetBytes: 1, maxRecords: 1) {
             pending.append(chunk)
             let decoder = RecordDecoder(schema: schema)
@@ -344,27 +343,14 @@ struct BatchSetup {
                 return (try? scanner.objectMembers())?.map { JSONScanner.decodeString(b, $0.key) }
             }
             if let keys {
-                let taken = Set(keys)
-                if taken.contains(Array("id".utf8)) { schema.jsonColumns[0] = unused("feature_id", taken) }
-                if taken.contains(Array("lat".utf8)) || taken.contains(Array("lon".utf8)) {
-                    schema.jsonColumns[1] = unused("geometry_lat", taken)
-                    schema.jsonColumns[2] = unused("geometry_lon", taken)
+                schema.featureNames = OutputNames.Feature(beside: keys)
+                if delimited {
+                    schema.jsonColumns = [schema.featureNames.id, schema.featureNames.lat, schema.featureNames.lon] + distinct(keys)
                 }
-                schema.jsonColumns += distinct(keys)
                 schema.columnsLine = chunk.records[0].line
                 return
             }
         }
-    }
-
-    /// `name`, or `name_2`, `name_3`, … when a property already has it (a file made by an earlier run).
-    private static func unused(_ name: String, _ taken: Set<[UInt8]>) -> [UInt8] {
-        var candidate = Array(name.utf8), n = 1
-        while taken.contains(candidate) {
-            n += 1
-            candidate = Array("\(name)_\(n)".utf8)
-        }
-        return candidate
     }
 
     private static func geojson(input: ByteInput, schema: BatchSchema, options: BatchOptions) throws(CLIError) -> BatchSetup {

@@ -288,16 +288,7 @@ struct RecordDecoder: Sendable {
 
     /// Built-in key names match in any ASCII case ("Lat", "LATITUDE"); a key the user named matches exactly.
     private func keyMatches(_ b: UnsafeBufferPointer<UInt8>, _ member: JSONMember, _ key: [UInt8], anyCase: Bool) -> Bool {
-        guard anyCase else { return member.keyEquals(b, key) }
-        let raw = member.key
-        let inner = (raw.lowerBound + 1)..<(raw.upperBound - 1)
-        guard inner.count == key.count else { return member.keyHasEscape && JSONScanner.stringEquals(b, raw, key) }
-        for (offset, i) in inner.enumerated() {
-            var c = b[i]
-            if c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z") { c += 32 }
-            if c != key[offset] { return false }
-        }
-        return true
+        anyCase ? member.keyEqualsIgnoringCase(b, key) : member.keyEquals(b, key)
     }
 
     // MARK: - GeoJSON

@@ -8,16 +8,23 @@ import GeoModel
 struct RecordEncoder: Sendable {
     let schema: BatchSchema
     private let delimiter: UInt8
-    /// `"name":` for each added field, and for the error and raw-input keys.
+    /// `"name":` for each added field, and for the error and raw-input keys. JSON output of delimited
+    /// input: the names given way to the header's (``BatchSchema/addedNames(inJSONBeside:)``).
     private let fieldKeys: [[UInt8]]
     private let errorKey: [UInt8]
     private let rawInputKey: [UInt8]
     /// `"column":` for each header column of delimited input (or `"colN":` without a header).
     private let columnKeys: [[UInt8]]
-    /// The added keys' names (fields, then the error key), to find the input keys they repeat, and a bit
-    /// per name length (below 64) so that most input keys are passed over after one test.
-    private let addedNames: [[UInt8]]
-    private let addedLengths: UInt64
+    /// The added keys' names (fields, then the error key) in ASCII lower case, to find the input keys
+    /// that repeat them or differ from them only in case, and a bit per name length (below 64) so that
+    /// most input keys are passed over after one test.
+    let foldedAddedNames: [[UInt8]]
+    let addedLengths: UInt64
+    /// `"lat":` and `"lon":` of a GeoJSON feature in NDJSON output (``OutputNames/Feature``), and the
+    /// names folded, to find a property that takes them.
+    private let featureLatKey: [UInt8]
+    private let featureLonKey: [UInt8]
+    let foldedFeatureNames: [[UInt8]]
     /// Output rows end with CRLF (else LF); a flag rather than the schema's array, which every worker
     /// would otherwise retain per row (one shared reference count, bouncing between cores).
     private let crlf: Bool
@@ -35,26 +42,36 @@ struct RecordEncoder: Sendable {
     init(schema: BatchSchema) {
         self.schema = schema
         self.delimiter = schema.outputDelimiter
-        func key(_ name: String) -> [UInt8] {
-            var out: [UInt8] = []
-            JSONWriter.appendString(name, to: &out)
-            out.append(UInt8(ascii: ":"))
-            return out
+        let headerNames = (0..<schema.columnCount).map { i in
+            schema.header.flatMap { i < $0.count ? $0[i] : nil } ?? "col\(i + 1)"
         }
-        fieldKeys = schema.fields.map { key(schema.prefix + $0.name) }
-        errorKey = key(schema.errorName)
-        rawInputKey = key(schema.rawInputName)
-        addedNames = schema.addedNames.map { Array($0.utf8) }
-        addedLengths = addedNames.reduce(0) { $1.count < 64 ? $0 | 1 << UInt64($1.count) : $0 }
+        let key = Self.memberKey
+        // A header's names are every row's keys: the added ones give way once, here.
+        let added = schema.input.delimiter != nil ? schema.addedNames(inJSONBeside: headerNames.map { Array($0.utf8) })
+            : schema.addedNames.map { Array($0.utf8) }
+        fieldKeys = added.dropLast().map(key)
+        errorKey = key(added.last!)
+        rawInputKey = key(Array(schema.rawInputName.utf8))
+        foldedAddedNames = schema.addedNames.map { OutputNames.folded(Array($0.utf8)) }
+        addedLengths = foldedAddedNames.reduce(0) { $1.count < 64 ? $0 | 1 << UInt64($1.count) : $0 }
+        featureLatKey = key(schema.featureNames.lat)
+        featureLonKey = key(schema.featureNames.lon)
+        foldedFeatureNames = [schema.featureNames.lat, schema.featureNames.lon].map(OutputNames.folded)
         crlf = schema.lineEnding == [0x0D, 0x0A]
         singleFeature = schema.input == .geojson && schema.geojsonTopLevel != .collection
         recordSeparator = schema.recordSeparator
         hasFields = !schema.fields.isEmpty
         // Only an empty JSON first record leaves no carried cell.
         carriedCells = schema.input.delimiter != nil ? schema.columnCount : schema.jsonColumns.count
-        columnKeys = (0..<schema.columnCount).map { i in
-            key(schema.header.flatMap { i < $0.count ? $0[i] : nil } ?? "col\(i + 1)")
-        }
+        columnKeys = headerNames.map { key(Array($0.utf8)) }
+    }
+
+    /// `"name":`, as a JSON object's member starts.
+    static func memberKey(_ name: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        JSONWriter.appendString(name, to: &out)
+        out.append(UInt8(ascii: ":"))
+        return out
     }
 
     /// The header row of delimited output, or nil when the output has none (delimited input without one).
@@ -281,9 +298,10 @@ struct RecordEncoder: Sendable {
     // MARK: - JSON output
 
     /// The members of the record as they go into an NDJSON object or a feature's properties, without braces.
-    /// Returns whether anything was written (for comma placement).
+    /// Returns whether anything was written (for comma placement). `addedKeys` is set when the added
+    /// members must give way to a carried one (``addedKeys(_:_:beside:line:notices:)``).
     private func appendCarriedMembers(_ b: UnsafeBufferPointer<UInt8>, _ record: DecodedRecord, line: Int,
-                                      notices: inout [Notice], into out: inout [UInt8]) -> Bool {
+                                      notices: inout [Notice], addedKeys: inout AddedKeys?, into out: inout [UInt8]) -> Bool {
         var any = false
         func comma() {
             if any { out.append(UInt8(ascii: ",")) }
@@ -305,24 +323,30 @@ struct RecordEncoder: Sendable {
         case .plainRow:
             preconditionFailure("rows are carried verbatim only to delimited output")
         case .object(let members):
+            addedKeys = self.addedKeys(b, members, beside: [], line: line, notices: &notices)
             for member in members {
                 comma()
                 appendMember(b, member, &out)
-                noteRepeatedKey(b, member, line: line, notices: &notices)
             }
         case .feature(let members, let properties, let position):
-            comma()
-            out.append(contentsOf: "\"lat\":".utf8)
-            if let position { JSONWriter.appendMinified(b, position.lat, to: &out) } else { out.append(contentsOf: "null".utf8) }
-            out.append(contentsOf: ",\"lon\":".utf8)
-            if let position { JSONWriter.appendMinified(b, position.lon, to: &out) } else { out.append(contentsOf: "null".utf8) }
+            var inner: [JSONMember] = []
             if let properties, members[properties].kind == .object {
                 var scanner = JSONScanner(b, range: members[properties].value)
-                for member in (try? scanner.objectMembers()) ?? [] {
-                    comma()
-                    appendMember(b, member, &out)
-                    noteRepeatedKey(b, member, line: line, notices: &notices)
-                }
+                inner = (try? scanner.objectMembers()) ?? []
+            }
+            // The Point's lat and lon, under the names that give way to the properties' (OutputNames).
+            let names = featureNames(b, inner)
+            comma()
+            if let names { out += Self.memberKey(names.lat) } else { out += featureLatKey }
+            if let position { JSONWriter.appendMinified(b, position.lat, to: &out) } else { out.append(contentsOf: "null".utf8) }
+            out.append(UInt8(ascii: ","))
+            if let names { out += Self.memberKey(names.lon) } else { out += featureLonKey }
+            if let position { JSONWriter.appendMinified(b, position.lon, to: &out) } else { out.append(contentsOf: "null".utf8) }
+            let written = [names?.lat ?? schema.featureNames.lat, names?.lon ?? schema.featureNames.lon]
+            addedKeys = self.addedKeys(b, inner, beside: written, line: line, notices: &notices)
+            for member in inner {
+                comma()
+                appendMember(b, member, &out)
             }
         case .geometry(_, let position):
             comma()
@@ -338,20 +362,6 @@ struct RecordEncoder: Sendable {
         return any
     }
 
-    /// An input key that an added key repeats (`"country"` in the input and among the fields): the
-    /// object then has the key twice, and JSON readers keep one of the two, so the input's value would
-    /// be lost without a word. Said once per key, as CSV input's clash is (BatchSetup); `--prefix` keeps
-    /// both. (Only a key of an added name's length, or one with escapes, is compared.)
-    @inline(__always)
-    private func noteRepeatedKey(_ b: UnsafeBufferPointer<UInt8>, _ member: JSONMember, line: Int, notices: inout [Notice]) {
-        let length = member.key.count - 2
-        guard member.keyHasEscape || (length < 64 && addedLengths & 1 << UInt64(length) != 0) else { return }
-        guard let name = addedNames.first(where: { member.keyEquals(b, $0) }) else { return }
-        let key = String(decoding: name, as: UTF8.self)
-        notices.append(Notice(key: "repeated " + key, message: "\(schema.inputName):\(line): the input already has key \"\(key)\"; "
-                              + "the output will have it twice, and JSON readers keep only one (use --prefix to tell them apart)"))
-    }
-
     @inline(__always)
     private func appendMember(_ b: UnsafeBufferPointer<UInt8>, _ member: JSONMember, _ out: inout [UInt8]) {
         out.append(contentsOf: UnsafeBufferPointer(rebasing: b[member.key]))
@@ -360,21 +370,27 @@ struct RecordEncoder: Sendable {
     }
 
     /// `,"country":"…",…,"geocode_error":…`: every added key, null when empty (a found:false row has
-    /// the same keys as a found one); `leadingComma` when members precede.
-    private func appendAddedMembers(_ record: DecodedRecord, _ placemark: Placemark?, leadingComma: Bool,
+    /// the same keys as a found one); `leadingComma` when members precede. `keys`: the keys the added
+    /// members take in an object that has one of theirs already (nil: the usual ones, cached).
+    private func appendAddedMembers(_ record: DecodedRecord, _ placemark: Placemark?, leadingComma: Bool, keys: AddedKeys? = nil,
                                     cache: inout PlacemarkBytesCache, into out: inout [UInt8]) {
         if leadingComma && hasFields { out.append(UInt8(ascii: ",")) }
-        cache.append(placemark, to: &out)
+        if let keys {
+            Self.appendFieldMembers(schema.fields, keys.fields, placemark, to: &out)
+        } else {
+            cache.append(placemark, to: &out)
+        }
         if leadingComma || hasFields { out.append(UInt8(ascii: ",")) }
-        out += errorKey
+        out += keys?.error ?? errorKey
         if let error = record.error { JSONWriter.appendString(error, to: &out) } else { out.append(contentsOf: "null".utf8) }
     }
 
     private func encodeObject(_ b: UnsafeBufferPointer<UInt8>, _ record: DecodedRecord, _ placemark: Placemark?,
                               line: Int, notices: inout [Notice], cache: inout PlacemarkBytesCache, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "{"))
-        let any = appendCarriedMembers(b, record, line: line, notices: &notices, into: &out)
-        appendAddedMembers(record, placemark, leadingComma: any, cache: &cache, into: &out)
+        var keys: AddedKeys?
+        let any = appendCarriedMembers(b, record, line: line, notices: &notices, addedKeys: &keys, into: &out)
+        appendAddedMembers(record, placemark, leadingComma: any, keys: keys, cache: &cache, into: &out)
         out.append(contentsOf: [UInt8(ascii: "}"), 0x0A])
     }
 
@@ -402,8 +418,9 @@ struct RecordEncoder: Sendable {
                 out.append(contentsOf: "null".utf8)
             }
             out.append(contentsOf: ",\"properties\":{".utf8)
-            let any = appendCarriedMembers(b, record, line: line, notices: &notices, into: &out)
-            appendAddedMembers(record, placemark, leadingComma: any, cache: &cache, into: &out)
+            var keys: AddedKeys?
+            let any = appendCarriedMembers(b, record, line: line, notices: &notices, addedKeys: &keys, into: &out)
+            appendAddedMembers(record, placemark, leadingComma: any, keys: keys, cache: &cache, into: &out)
             out.append(contentsOf: "}}".utf8)
             return
         }
@@ -445,14 +462,16 @@ struct RecordEncoder: Sendable {
                                   into out: inout [UInt8]) {
         out.append(UInt8(ascii: "{"))
         var any = false
+        var keys: AddedKeys?
         if let member {
             switch member.kind {
             case .object:
                 var scanner = JSONScanner(b, range: member.value)
-                for (i, inner) in ((try? scanner.objectMembers()) ?? []).enumerated() {
+                let members = (try? scanner.objectMembers()) ?? []
+                keys = addedKeys(b, members, beside: [], line: line, notices: &notices)
+                for (i, inner) in members.enumerated() {
                     if i > 0 { out.append(UInt8(ascii: ",")) }
                     appendMember(b, inner, &out)
-                    noteRepeatedKey(b, inner, line: line, notices: &notices)
                     any = true
                 }
             case .null:
@@ -464,7 +483,7 @@ struct RecordEncoder: Sendable {
                 any = true
             }
         }
-        appendAddedMembers(record, placemark, leadingComma: any, cache: &cache, into: &out)
+        appendAddedMembers(record, placemark, leadingComma: any, keys: keys, cache: &cache, into: &out)
         out.append(UInt8(ascii: "}"))
     }
 }

@@ -87,11 +87,14 @@ enum BatchCommand: Command {
                      asking for --output-format geojson or ndjson.
           Converting (e.g. --output-format ndjson from CSV) maps columns to keys (CSV values become
           JSON strings; a row becomes a Feature of a FeatureCollection or a sequence); a GeoJSON
-          feature's id and position become id, lat, lon columns (feature_id, geometry_lat and
-          geometry_lon when a property has the name; NDJSON: lat, lon keys); JSON output
-          has every key on every row (null when empty); CSV columns come from the first
-          record (keys that later records add are reported and dropped). An added column that
-          the input already has (country) is warned about once, whatever the input format:
+          feature's id and position become id, lat, lon columns (NDJSON: lat, lon keys),
+          or feature_id, geometry_lat and geometry_lon when a property has the name in any
+          case; JSON output has every key on every row (null when empty); CSV columns come
+          from the first record (keys that later records add are reported and dropped).
+          An added column that the input already has (country) is warned about once,
+          whatever the input format; CSV output has it twice, JSON output (which cannot hold
+          a key twice) writes the added one as geocode_country. So is one that differs only
+          in case (Country), which DuckDB, PostgreSQL, BigQuery and Spark SQL fold together.
           --prefix geo_ names the added columns geo_country, ..., geo_geocode_error.
 
         Fields (--fields): \(PlacemarkField.allCases.map(\.column).joined(separator: ", "));

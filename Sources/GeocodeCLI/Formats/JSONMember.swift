@@ -20,6 +20,21 @@ struct JSONMember: Sendable, Equatable {
         guard keyHasEscape else { return JSONScanner.plainStringEquals(b, key, name) }
         return JSONScanner.stringEquals(b, key, name)
     }
+
+    /// Whether the key, decoded, is `folded` in any ASCII case (`folded` is lower case: the built-in
+    /// coordinate names, ``OutputNames/folded(_:)``).
+    @inline(__always)
+    func keyEqualsIgnoringCase(_ b: UnsafeBufferPointer<UInt8>, _ folded: [UInt8]) -> Bool {
+        guard !keyHasEscape else { return OutputNames.folded(JSONScanner.decodeString(b, key)) == folded }
+        let inner = (key.lowerBound + 1)..<(key.upperBound - 1)
+        guard inner.count == folded.count else { return false }
+        for (offset, i) in inner.enumerated() {
+            var c = b[i]
+            if c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z") { c += 32 }
+            if c != folded[offset] { return false }
+        }
+        return true
+    }
 }
 
 extension Array where Element == JSONMember {

@@ -204,16 +204,17 @@ import Testing
         #expect(names.suffix(3) == ["geo_country", "geo_city", "geo_geocode_error"], "\(format)")
     }
 
-    /// An NDJSON or GeoJSON record that already has an added key gets it twice, and JSON readers keep one
-    /// of the two: said once per key, as CSV's clash is (QA found `"country":"XX","country":"France"`
-    /// written without a word). --prefix keeps both.
+    /// An NDJSON or GeoJSON record that already has an added key got it twice (QA found
+    /// `"country":"XX","country":"France"` written without a word), and JSON readers keep one of the two:
+    /// the added one gives way (`geocode_country`, OutputNames), said once per key, as CSV's clash is.
+    /// --prefix names them all apart.
     @Test func jsonKeysTheFieldsRepeatAreSaid() async throws {
         let ndjson = "{\"lat\":45.5,\"lon\":12.25,\"country\":\"XX\"}\n{\"lat\":45.5,\"lon\":12.25,\"country\":\"YY\"}\n"
         let r = try await batch(["--format", "ndjson"], ndjson)
         #expect(r.status == 0)
-        #expect(r.out.hasPrefix("{\"lat\":45.5,\"lon\":12.25,\"country\":\"XX\",\"country\":\"Testland\""))
-        #expect(r.err == "geocode: warning: <stdin>:1: the input already has key \"country\"; the output will have it twice, "
-                + "and JSON readers keep only one (use --prefix to tell them apart)\n")
+        #expect(r.out.hasPrefix("{\"lat\":45.5,\"lon\":12.25,\"country\":\"XX\",\"geocode_country\":\"Testland\""))
+        #expect(r.err == "geocode: warning: <stdin>:1: the input already has key \"country\"; a JSON object cannot hold a key twice, "
+                + "so the added one is \"geocode_country\" (use --prefix to tell them apart)\n")
         let prefixed = try await batch(["--format", "ndjson", "--prefix", "geo_"], ndjson)
         #expect(prefixed.err.isEmpty)
         let feature = "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\","

@@ -15,6 +15,8 @@ import Testing
         var problems: [RowProblem]
         /// Warnings found before the rows (BatchSetup.notices).
         var notices: [String] = []
+        /// Warnings of the workers, as found (the pipeline shows each key's first).
+        var rowNotices: [String] = []
         var text: String { String(decoding: preamble + rows.joined(), as: UTF8.self) }
     }
 
@@ -49,6 +51,7 @@ import Testing
                 start = end
             }
             run.problems += done.problems
+            run.rowNotices += done.notices.map(\.message)
         }
         for chunk in setup.pending { take(chunk) }
         while let chunk = try setup.framer.nextChunk(targetBytes: 1 << 20, maxRecords: chunkRecords) { take(chunk) }

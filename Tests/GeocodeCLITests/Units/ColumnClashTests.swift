@@ -96,4 +96,79 @@ import Testing
         let csv = try BatchOutputShapeTests.run(Self.inputs[0].1, format: .csv, output: .ndjson)
         #expect(csv.notices.count == 1 && csv.notices[0].contains("already has column \"country\""), "\(csv.notices)")
     }
+
+    // MARK: Names that differ only in case
+
+    /// `Country` beside our `country`: two distinct names to pandas, one to the tools that fold case.
+    static let caseInputs: [(BatchFormat, String)] = [
+        (.csv, "id,lat,lon,Country,City\n1,45.5,12.25,x,a\n"),
+        (.tsv, "id\tlat\tlon\tCountry\tCity\n1\t45.5\t12.25\tx\ta\n"),
+        (.ndjson, #"{"id":1,"lat":45.5,"lon":12.25,"Country":"x","City":"a"}"# + "\n"),
+        (.geojson, #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[12.25,45.5]},"#
+            + #""properties":{"Country":"x","City":"a"}}]}"#),
+        (.geojsonseq, #"{"type":"Feature","geometry":{"type":"Point","coordinates":[12.25,45.5]},"properties":{"Country":"x","City":"a"}}"# + "\n"),
+    ]
+
+    static let caseWarning = ":1: the input's columns \"Country\", \"City\" and the added \"country\", \"city\" differ only in case, "
+        + "which DuckDB, PostgreSQL (unquoted), BigQuery, Spark SQL and Power Query fold: loading the output there fails or "
+        + "drops one of each pair (use --prefix to tell them apart)"
+
+    @Test(arguments: caseInputs)
+    func aNameThatDiffersOnlyInCaseIsSaidOnceAndKept(_ format: BatchFormat, _ input: String) throws {
+        let run = try BatchOutputShapeTests.run(input, format: format, output: .csv)
+        let header = BatchOutputShapeTests.fields(run.preamble)
+        // Distinct bytes: both kept as they are, nothing renamed.
+        #expect(header.filter { $0.lowercased() == "country" } == ["Country", "country"], "\(format): \(header)")
+        #expect(header.filter { $0.lowercased() == "city" } == ["City", "city"], "\(format): \(header)")
+        #expect(run.notices.count == 1, "\(format): \(run.notices)")
+        let notice = try #require(run.notices.first)
+        #expect(notice == run.schema.inputName + Self.caseWarning, "\(format): \(notice)")
+        let row = Dictionary(zip(header, BatchOutputShapeTests.fields(run.rows[0])), uniquingKeysWith: { a, _ in a })
+        #expect(row["Country"] == "x" && row["country"] == "Testland", "\(format): \(row)")
+        // The cure the warning names.
+        let prefixed = try BatchOutputShapeTests.run(input, format: format, output: .csv, prefix: "geo_")
+        #expect(prefixed.notices.isEmpty, "\(format): \(prefixed.notices)")
+        // JSON output: the same, before the rows from a header, else per key as the records show them.
+        for output in [BatchFormat.ndjson, .geojson, .geojsonseq] {
+            let json = try BatchOutputShapeTests.run(input, format: format, output: output)
+            let said = json.notices + json.rowNotices
+            if format.delimiter != nil {
+                #expect(said == [json.schema.inputName + Self.caseWarning], "\(format) → \(output): \(said)")
+            } else {
+                let key = { (carried: String, added: String) in
+                    json.schema.inputName + ":1: the input's key \"\(carried)\" and the added \"\(added)\" differ only in case, "
+                        + "which DuckDB, PostgreSQL (unquoted), BigQuery, Spark SQL and Power Query fold: loading the output there "
+                        + "fails or drops one of the two (use --prefix to tell them apart)"
+                }
+                #expect(said == [key("Country", "country"), key("City", "city")], "\(format) → \(output): \(said)")
+            }
+            let row = json.text
+            #expect(row.contains(#""Country":"x""#) && row.contains(#""country":"Testland""#), "\(format) → \(output): \(row)")
+        }
+    }
+
+    /// An exact clash and one of case only: still the one warning, saying both.
+    @Test func anExactAndACaseClashAreOneWarning() throws {
+        let run = try BatchOutputShapeTests.run("lat,lon,country,City\n45.5,12.25,x,a\n", format: .csv, output: .csv)
+        #expect(run.notices == [run.schema.inputName + ":1: the input already has column \"country\"; the output will have it twice; "
+                                + "the input's column \"City\" and the added \"city\" differ only in case, which DuckDB, PostgreSQL "
+                                + "(unquoted), BigQuery, Spark SQL and Power Query fold: loading the output there fails or drops one "
+                                + "of the two (use --prefix to tell them apart)"], "\(run.notices)")
+    }
+
+    /// Names near ours but not ours in any case say nothing, whatever the formats.
+    @Test(arguments: [BatchFormat.csv, .ndjson, .geojson])
+    func namesThatOnlyResembleOursSayNothing(_ output: BatchFormat) throws {
+        let inputs: [(BatchFormat, String)] = [
+            (.csv, "lat,lon,COUNTRY_NAME,Countries,citycode\n45.5,12.25,x,y,z\n"),
+            (.ndjson, #"{"lat":45.5,"lon":12.25,"COUNTRY_NAME":"x","Countries":"y","citycode":"z"}"# + "\n"),
+            (.geojson, #"{"type":"Feature","geometry":{"type":"Point","coordinates":[12.25,45.5]},"#
+                + #""properties":{"COUNTRY_NAME":"x","Countries":"y","citycode":"z"}}"#),
+        ]
+        for (format, input) in inputs {
+            let run = try BatchOutputShapeTests.run(input, format: format, output: output)
+            #expect(run.notices.isEmpty && run.rowNotices.isEmpty, "\(format) → \(output): \(run.notices + run.rowNotices)")
+            #expect(run.rows.count == 1)
+        }
+    }
 }

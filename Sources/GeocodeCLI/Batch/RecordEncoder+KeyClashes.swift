@@ -1,0 +1,58 @@
+/// JSON output's half of ``OutputNames``: per record, since each JSON record carries its own keys.
+extension RecordEncoder {
+    /// The keys (`"name":`) the added members take in one JSON object.
+    struct AddedKeys: Sendable {
+        var fields: [[UInt8]]
+        var error: [UInt8]
+    }
+
+    /// The added members' keys in an object that carries `members` and the output's own `written` names:
+    /// nil (the usual keys) unless a member has an added name, in any case. Then the one that has it
+    /// exactly gives way (`geocode_country`), and each clash is warned about once per key, with
+    /// `--prefix` as the cure. (Only keys of an added name's length, or with escapes, are compared.)
+    @inline(__always)
+    func addedKeys(_ b: UnsafeBufferPointer<UInt8>, _ members: [JSONMember], beside written: [[UInt8]],
+                   line: Int, notices: inout [Notice]) -> AddedKeys? {
+        for member in members {
+            let length = member.key.count - 2
+            guard member.keyHasEscape || (length < 64 && addedLengths & 1 << UInt64(length) != 0) else { continue }
+            if foldedAddedNames.contains(where: { member.keyEqualsIgnoringCase(b, $0) }) {
+                return givenWayKeys(b, members, beside: written, line: line, notices: &notices)
+            }
+        }
+        return nil
+    }
+
+    /// ``addedKeys(_:_:beside:line:notices:)`` for the rare object that meets an added name.
+    private func givenWayKeys(_ b: UnsafeBufferPointer<UInt8>, _ members: [JSONMember], beside written: [[UInt8]],
+                              line: Int, notices: inout [Notice]) -> AddedKeys? {
+        let keys = members.map { JSONScanner.decodeString(b, $0.key) }
+        let carried = Set(keys)
+        let place = "\(schema.inputName):\(line)"
+        let names = schema.addedNames(inJSONBeside: keys + written)
+        var renamed = false
+        for (name, now) in zip(schema.addedNames, names) where carried.contains(Array(name.utf8)) {
+            renamed = true
+            if let message = OutputNames.clashMessage(place: place, what: "key", exact: [name],
+                                                      writtenInJSON: [String(decoding: now, as: UTF8.self)], caseOnly: []) {
+                notices.append(Notice(key: "repeated " + name, message: message))
+            }
+        }
+        let clashes = OutputNames.caseClashes(carried: keys.map { String(decoding: $0, as: UTF8.self) }, added: schema.addedNames)
+        for clash in clashes {
+            if let message = OutputNames.clashMessage(place: place, what: "key", exact: [], writtenInJSON: nil, caseOnly: [clash]) {
+                notices.append(Notice(key: "case " + clash.carried, message: message))
+            }
+        }
+        guard renamed else { return nil }
+        return AddedKeys(fields: names.dropLast().map(Self.memberKey), error: Self.memberKey(names[names.count - 1]))
+    }
+
+    /// A feature's `lat`/`lon` names in NDJSON output beside its `properties`: nil (the schema's, from
+    /// the first feature) unless a property has one of them in any case; then this record's own.
+    @inline(__always)
+    func featureNames(_ b: UnsafeBufferPointer<UInt8>, _ properties: [JSONMember]) -> OutputNames.Feature? {
+        let meets = properties.contains { member in foldedFeatureNames.contains { member.keyEqualsIgnoringCase(b, $0) } }
+        return meets ? OutputNames.Feature(beside: properties.map { JSONScanner.decodeString(b, $0.key) }) : nil
+    }
+}
