@@ -115,7 +115,7 @@ public enum BatchFormat: String, Sendable, CaseIterable {
     private static func leadingBlanksDropped(_ head: [UInt8]) -> ArraySlice<UInt8> {
         var bytes = head[...]
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
-        return bytes.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
+        return bytes.drop(while: JSONScanner.isWhitespace)
     }
 
     /// Guesses the format from the first bytes of the input (for stdin or an unknown extension), from
@@ -134,7 +134,7 @@ public enum BatchFormat: String, Sendable, CaseIterable {
             if bytes.first == UInt8(ascii: "{") {
                 let shape = JSONScanner.sniffObjectLine(Array(firstLine))
                 let rest = bytes.dropFirst(firstLine.count)
-                let alone = rest.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
+                let alone = rest.allSatisfy(JSONScanner.isWhitespace)
                 let document = shape.type == "FeatureCollection" || (alone && shape.type.map(geoJSONTypes.contains) == true)
                 if shape.isObject && !document { return startsSequence(head) ? .geojsonseq : .ndjson }
             }

@@ -19,7 +19,7 @@ struct JSONScanner {
 
     /// JSON's insignificant white space (RFC 8259 §2): space, tab, LF, CR. The one spelling of it for
     /// code that looks at bytes around JSON text without a scanner (``GeoJSONSeqFramer``,
-    /// ``RecordDecoder/decodeSequenceRecord(_:_:)``).
+    /// ``RecordDecoder/decodeSequenceRecord(_:_:)``, ``BatchFormat/sniff(_:)``).
     @inline(__always)
     static func isWhitespace(_ c: UInt8) -> Bool {
         c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D
