@@ -65,13 +65,6 @@ enum OutputNames {
         name.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 + 32 : $0 }
     }
 
-    /// Folded(a) == folded(b), without building either.
-    static func equalIgnoringCase(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        a.count == b.count && zip(a, b).allSatisfy { x, y in
-            x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= UInt8(ascii: "a") && (x | 0x20) <= UInt8(ascii: "z"))
-        }
-    }
-
     /// The tools named when names differ only in case.
     static let caseFoldingTools = "DuckDB, PostgreSQL (unquoted), BigQuery, Spark SQL and Power Query"
 
@@ -86,8 +79,8 @@ enum OutputNames {
         let exact = Set(added)
         var clashes: [CaseClash] = []
         for name in carried where !exact.contains(name) {
-            let bytes = Array(name.utf8)
-            if let match = added.first(where: { equalIgnoringCase(bytes, Array($0.utf8)) }) {
+            let folded = folded(Array(name.utf8))
+            if let match = added.first(where: { Self.folded(Array($0.utf8)) == folded }) {
                 clashes.append(CaseClash(carried: name, added: match))
             }
         }

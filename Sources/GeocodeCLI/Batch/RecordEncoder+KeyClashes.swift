@@ -6,24 +6,28 @@ extension RecordEncoder {
         var error: [UInt8]
     }
 
-    /// The added members' keys in an object that carries `members` and the output's own `written` names:
-    /// nil (the usual keys) unless a member has an added name, in any case. Then the one that has it
-    /// exactly gives way (`geocode_country`), and each clash is warned about once per key, with
-    /// `--prefix` as the cure. (Only keys of an added name's length, or with escapes, are compared.)
+    /// The added members' keys in an object that carries `members`: nil (the usual keys) unless a
+    /// member has an added name, in any case. Then the one it has exactly gives way (`geocode_country`),
+    /// and each clash is warned about once per key, with `--prefix` as the cure. `feature`: the object
+    /// also holds a feature's `lat`/`lon` (NDJSON output), under this record's `names` or the schema's.
+    /// Per record, so: only keys of an added name's length (or with escapes) are compared, and no
+    /// closure or array is made (a closure capturing the encoder copied it, a retain per array, per row).
     @inline(__always)
-    func addedKeys(_ b: UnsafeBufferPointer<UInt8>, _ members: [JSONMember], beside written: [[UInt8]],
+    func addedKeys(_ b: UnsafeBufferPointer<UInt8>, _ members: [JSONMember], feature: Bool, names: OutputNames.Feature?,
                    line: Int, notices: inout [Notice]) -> AddedKeys? {
         for member in members {
             let length = member.key.count - 2
             guard member.keyHasEscape || (length < 64 && addedLengths & 1 << UInt64(length) != 0) else { continue }
-            if foldedAddedNames.contains(where: { member.keyEqualsIgnoringCase(b, $0) }) {
-                return givenWayKeys(b, members, beside: written, line: line, notices: &notices)
+            for name in foldedAddedNames where name.count == length || member.keyHasEscape {
+                guard member.keyEqualsIgnoringCase(b, name) else { continue }
+                let own = names ?? schema.featureNames
+                return givenWayKeys(b, members, beside: feature ? [own.lat, own.lon] : [], line: line, notices: &notices)
             }
         }
         return nil
     }
 
-    /// ``addedKeys(_:_:beside:line:notices:)`` for the rare object that meets an added name.
+    /// ``addedKeys(_:_:feature:names:line:notices:)`` for the rare object that meets an added name.
     private func givenWayKeys(_ b: UnsafeBufferPointer<UInt8>, _ members: [JSONMember], beside written: [[UInt8]],
                               line: Int, notices: inout [Notice]) -> AddedKeys? {
         let keys = members.map { JSONScanner.decodeString(b, $0.key) }
@@ -52,7 +56,13 @@ extension RecordEncoder {
     /// the first feature) unless a property has one of them in any case; then this record's own.
     @inline(__always)
     func featureNames(_ b: UnsafeBufferPointer<UInt8>, _ properties: [JSONMember]) -> OutputNames.Feature? {
-        let meets = properties.contains { member in foldedFeatureNames.contains { member.keyEqualsIgnoringCase(b, $0) } }
-        return meets ? OutputNames.Feature(beside: properties.map { JSONScanner.decodeString(b, $0.key) }) : nil
+        for member in properties {
+            let length = member.key.count - 2
+            guard member.keyHasEscape || (length < 64 && featureNameLengths & 1 << UInt64(length) != 0) else { continue }
+            if foldedFeatureNames.contains(where: { member.keyEqualsIgnoringCase(b, $0) }) {
+                return OutputNames.Feature(beside: properties.map { JSONScanner.decodeString(b, $0.key) })
+            }
+        }
+        return nil
     }
 }

@@ -21,10 +21,11 @@ struct RecordEncoder: Sendable {
     let foldedAddedNames: [[UInt8]]
     let addedLengths: UInt64
     /// `"lat":` and `"lon":` of a GeoJSON feature in NDJSON output (``OutputNames/Feature``), and the
-    /// names folded, to find a property that takes them.
+    /// names folded with a bit per length, to find a property that takes them.
     private let featureLatKey: [UInt8]
     private let featureLonKey: [UInt8]
     let foldedFeatureNames: [[UInt8]]
+    let featureNameLengths: UInt64
     /// Output rows end with CRLF (else LF); a flag rather than the schema's array, which every worker
     /// would otherwise retain per row (one shared reference count, bouncing between cores).
     private let crlf: Bool
@@ -57,6 +58,7 @@ struct RecordEncoder: Sendable {
         featureLatKey = key(schema.featureNames.lat)
         featureLonKey = key(schema.featureNames.lon)
         foldedFeatureNames = [schema.featureNames.lat, schema.featureNames.lon].map(OutputNames.folded)
+        featureNameLengths = foldedFeatureNames.reduce(0) { $1.count < 64 ? $0 | 1 << UInt64($1.count) : $0 }
         crlf = schema.lineEnding == [0x0D, 0x0A]
         singleFeature = schema.input == .geojson && schema.geojsonTopLevel != .collection
         recordSeparator = schema.recordSeparator
@@ -299,7 +301,7 @@ struct RecordEncoder: Sendable {
 
     /// The members of the record as they go into an NDJSON object or a feature's properties, without braces.
     /// Returns whether anything was written (for comma placement). `addedKeys` is set when the added
-    /// members must give way to a carried one (``addedKeys(_:_:beside:line:notices:)``).
+    /// members must give way to a carried one (``addedKeys(_:_:feature:names:line:notices:)``).
     private func appendCarriedMembers(_ b: UnsafeBufferPointer<UInt8>, _ record: DecodedRecord, line: Int,
                                       notices: inout [Notice], addedKeys: inout AddedKeys?, into out: inout [UInt8]) -> Bool {
         var any = false
@@ -323,7 +325,7 @@ struct RecordEncoder: Sendable {
         case .plainRow:
             preconditionFailure("rows are carried verbatim only to delimited output")
         case .object(let members):
-            addedKeys = self.addedKeys(b, members, beside: [], line: line, notices: &notices)
+            addedKeys = self.addedKeys(b, members, feature: false, names: nil, line: line, notices: &notices)
             for member in members {
                 comma()
                 appendMember(b, member, &out)
@@ -342,8 +344,7 @@ struct RecordEncoder: Sendable {
             out.append(UInt8(ascii: ","))
             if let names { out += Self.memberKey(names.lon) } else { out += featureLonKey }
             if let position { JSONWriter.appendMinified(b, position.lon, to: &out) } else { out.append(contentsOf: "null".utf8) }
-            let written = [names?.lat ?? schema.featureNames.lat, names?.lon ?? schema.featureNames.lon]
-            addedKeys = self.addedKeys(b, inner, beside: written, line: line, notices: &notices)
+            addedKeys = self.addedKeys(b, inner, feature: true, names: names, line: line, notices: &notices)
             for member in inner {
                 comma()
                 appendMember(b, member, &out)
@@ -468,7 +469,7 @@ struct RecordEncoder: Sendable {
             case .object:
                 var scanner = JSONScanner(b, range: member.value)
                 let members = (try? scanner.objectMembers()) ?? []
-                keys = addedKeys(b, members, beside: [], line: line, notices: &notices)
+                keys = addedKeys(b, members, feature: false, names: nil, line: line, notices: &notices)
                 for (i, inner) in members.enumerated() {
                     if i > 0 { out.append(UInt8(ascii: ",")) }
                     appendMember(b, inner, &out)
