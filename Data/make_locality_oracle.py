@@ -47,10 +47,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import build  # noqa: E402
 import build_localities  # noqa: E402  (name_parts: ISO names split as the build splits them)
 import geonames_places as gp  # noqa: E402
+import sparse_places  # noqa: E402
+
 
 SEED = 20261202
 N_PLACES = 2000
 N_RANDOM = 2000
+N_SPARSE = 500  # places GeoNames' cities15000 leaves without a town of their country within the fill distance
 
 
 class Cells:
@@ -170,6 +173,15 @@ def main():
     want_code = [mapped(p, st) for p, st in zip(places, stale)]
     has_map = np.array([w is not None for w in want_code])
     code_ok = np.array([w is not None and a >= 0 and recs[a]["admin1code"] == w for w, a in zip(want_code, ans)])
+    # the ground distance from each answered place to its cell's place (what the engine gives as the
+    # locality's distance); the places cities15000 leaves far from any town of their country (decided from
+    # GeoNames alone), which the build fills (sparse_places.py)
+    fill_km = build_localities.FILL_KM
+    cell_lat = np.array([float(recs[a]["place_lat"]) if a >= 0 else np.nan for a in ans])
+    cell_lon = np.array([float(recs[a]["place_lon"]) if a >= 0 else np.nan for a in ans])
+    km = sparse_places.ground_km(lat, lon, cell_lat, cell_lon)
+    within = answered & (km <= fill_km)
+    sparse = sparse_places.far_from_kept([p for p in gp.load_places(15000) if p["cc"] != "CN"], places, fill_km)
     sub_name = np.array([a >= 0 and bool(recs[a]["admin2"]) for a in ans])
     sub_code = np.array([a >= 0 and bool(recs[a]["admin2code"]) for a in ans])
     figures = {
@@ -193,7 +205,14 @@ def main():
         "admin1CodeAgrees": int(code_ok.sum()),
         "subAdministrativeAreaNamed": int(sub_name.sum()),
         "subAdministrativeAreaCoded": int(sub_code.sum()),
+        "answeredWithinFillKm": int(within.sum()),
+        "sparsePlaces": int(sparse.sum()),
+        "sparseAnswered": int((sparse & answered).sum()),
+        "sparseAnsweredWithinFillKm": int((sparse & within).sum()),
     }
+    figures_km = {"fillKm": fill_km, "placeToCellPlaceKm": {
+        q: round(float(np.nanpercentile(km[answered], q)), 1) for q in (50, 90, 99, 100)}}
+    print("distance from a place to its answer's place (km, answered places):", figures_km)
     cells_figures = {"cells": len(recs), "sections": sum(1 for r in recs if r["section"]),
                      "citiesWithSections": len({r["cityid"] for r in recs if r["section"]}), "withAdmin1Code": sum(1 for r in recs if r["admin1code"]),
                      "withSubAdministrativeArea": sum(1 for r in recs if r["admin2"]),
@@ -207,7 +226,10 @@ def main():
                 "admin1SameUnit": figures["placesWithGeoNamesAdmin1Code"],
                 "answeredWithAdmin1Code": figures["answered"],
                 "staleAnsweredWithAdmin1Code": figures["placesWithStaleAdmin1Name"],
-                "admin1CodeAgrees": figures["placesWithAdmin1IsoMapping"]}.get(k, n)
+                "admin1CodeAgrees": figures["placesWithAdmin1IsoMapping"],
+                "answeredWithinFillKm": figures["answered"],
+                "sparseAnswered": figures["sparsePlaces"],
+                "sparseAnsweredWithinFillKm": figures["sparseAnswered"]}.get(k, n)
         print(f"{k}: {v} ({100.0 * v / base:.3f} %)" if k != "places" else f"places: {n}")
     by_cc = {}
     for p, ok in zip(places, country):
@@ -229,6 +251,13 @@ def main():
                     **({"geonamesAdmin1Stale": p["admin1"]} if stale[i] else {}),
                     "geonamesAdmin1Iso": want_code[i],
                     "expect": expect(recs[a] if a >= 0 else None)})
+    # places the fill is for: answered, clear of borders
+    cand = np.flatnonzero(sparse & answered & ~near)
+    pick = np.sort(rng.choice(cand, size=min(N_SPARSE, len(cand)), replace=False))
+    for i in pick:
+        p, a = places[i], ans[i]
+        pts.append({"kind": "sparse", "geonameid": p["geonameid"], "lat": p["lat"], "lon": p["lon"],
+                    "geonamesCountry": p["cc"], "expect": expect(recs[a])})
     # random points over land latitudes, in and out of the dataset
     got = 0
     while got < N_RANDOM:
@@ -246,6 +275,10 @@ def main():
                         "expect": expect(recs[a] if a >= 0 else None)})
             got += 1
     fp = [q for q in pts if q["kind"] == "place"]
+    sp = [q for q in pts if q["kind"] == "sparse"]
+    sp_km = sparse_places.ground_km(np.array([q["lat"] for q in sp]), np.array([q["lon"] for q in sp]),
+                                    np.array([q["expect"]["placeLatitude"] for q in sp]),
+                                    np.array([q["expect"]["placeLongitude"] for q in sp]))
     sample = {
         "places": len(fp),
         "countryAgrees": sum(1 for q in fp if q["expect"] and q["expect"]["isoCountryCode"] == q["geonamesCountry"]),
@@ -257,6 +290,9 @@ def main():
                                 and q["expect"]["administrativeAreaCode"] == q["geonamesAdmin1Iso"]),
         "subAdministrativeAreaNamed": sum(1 for q in fp if q["expect"] and q["expect"]["subAdministrativeArea"]),
         "subAdministrativeAreaCoded": sum(1 for q in fp if q["expect"] and q["expect"]["subAdministrativeAreaCode"]),
+        "sparsePlaces": len(sp),
+        "sparseWithinFillKm": int((sp_km <= fill_km).sum()),
+        "sparseCountryAgrees": sum(1 for q in sp if q["expect"]["isoCountryCode"] == q["geonamesCountry"]),
     }
     iso_codes = sorted({c for q in pts if q["expect"] for c in (q["expect"]["administrativeAreaCode"],
                                                                 q["expect"]["subAdministrativeAreaCode"])
@@ -280,6 +316,7 @@ def main():
                  "border are not sampled."),
         "licence": "GeoNames data (names, codes, coordinates), CC BY 4.0: see Data/LICENSES/GeoNames-CC-BY-4.0.md",
         "allPlacesOutsideChina": figures,
+        "distances": figures_km,
         "cells": cells_figures,
         "sample": sample,
         "isoSource": f"Debian iso-codes {build.deb_version('iso-codes')} iso_3166-2.json (ISO 3166-2 parents and names)",
