@@ -68,10 +68,22 @@ struct LocalityOracleTests: Sendable {
         var admin1CodeAgrees: Int
         var subAdministrativeAreaNamed: Int
         var subAdministrativeAreaCoded: Int
+        /// The sampled places GeoNames' cities15000 leaves without a town of their own country within the
+        /// fill distance (`kind` "sparse"), how many of them shapely answers with a town that near, and how
+        /// many with the place's own country.
+        var sparsePlaces: Int
+        var sparseWithinFillKm: Int
+        var sparseCountryAgrees: Int
+    }
+
+    struct Distances: Decodable {
+        /// The build's fill distance (Data/build_localities.py FILL_KM), in kilometres.
+        var fillKm: Double
     }
 
     struct About: Decodable {
         var sample: Sample
+        var distances: Distances
         /// Countries where ISO 3166-2's top level groups the units GeoNames calls admin-1 (Indonesia's
         /// geographical units over its provinces): there admin-1 is ISO's second level.
         var groupedCountries: [String]
@@ -135,6 +147,51 @@ struct LocalityOracleTests: Sendable {
 
     @Test func everyRandomPointGetsShapelysLocality() async throws {
         try await offPool { try LocalityOracleTests().checkShapely(kind: "random", minimum: 2000) }
+    }
+
+    @Test func everySparsePlaceGetsShapelysLocality() async throws {
+        try await offPool { try LocalityOracleTests().checkShapely(kind: "sparse", minimum: 400) }
+    }
+
+    /// Where GeoNames' cities15000 has no town of a place's country within the fill distance (75 km:
+    /// northern Canada, Siberia, the outback, remote islands; decided by the oracle from GeoNames alone),
+    /// the build adds the most populous cities1000 places there (Data/sparse_places.py). The engine's
+    /// locality for such a place is then a town of its own country within that distance, the distance as
+    /// the engine measures it. Before the fill none of them was (by their definition): a point in northern
+    /// Ontario answered Timmins, 518 km away.
+    @Test func sparsePlacesGetATownOfTheirCountryNearby() async throws {
+        try await offPool {
+            let g = try Self.geocoder.get()
+            let about = try Self.fixture.get().about
+            let points = try Self.fixture.get().points.filter { $0.kind == "sparse" }
+            var near = 0, country = 0, farthest = 0.0
+            for p in points {
+                guard let m = try g.placemark(for: Coordinate(latitude: p.lat, longitude: p.lon), datum: .wgs84) else { continue }
+                let metres = try #require(m.provenance(at: .city)?.distance, "(\(p.lat), \(p.lon)) has no locality distance")
+                if metres <= about.distances.fillKm * 1000 { near += 1 }
+                farthest = max(farthest, metres)
+                if m.isoCountryCode == p.geonamesCountry { country += 1 }
+            }
+            #expect(points.count == about.sample.sparsePlaces && points.count >= 400)
+            #expect(near >= about.sample.sparseWithinFillKm && Double(near) >= 0.95 * Double(points.count),
+                    "\(near) of \(points.count) within \(about.distances.fillKm) km; farthest \(Int(farthest)) m")
+            #expect(country >= about.sample.sparseCountryAgrees && Double(country) >= 0.97 * Double(points.count))
+        }
+    }
+
+    /// Kiritimati (Christmas Island) is in Kiribati's Line Islands, 3,300 km east of Tarawa. With
+    /// cities15000 alone Kiribati had one place, Tarawa, whose cell was the whole country: the island
+    /// answered "Gilbert Islands (KI-G), Tarawa, 3,290 km". GeoNames puts its villages (London, Tabwakea,
+    /// Banana) in admin-1 "Line Islands"; ISO 3166-2 (iso-codes) codes that KI-L.
+    /// London Village's own GeoNames coordinates lie off the generalized coast, so the coast fallback
+    /// (on, as users have it) answers there.
+    @Test func kiritimatiIsInTheLineIslands() throws {
+        let g = try BundledData.geocoder("localities")
+        let m = try #require(try g.placemark(for: Coordinate(latitude: 1.98487, longitude: -157.47502), datum: .wgs84))
+        #expect(m.isoCountryCode == "KI")
+        #expect(m.administrativeArea == "Line Islands" && m.administrativeAreaCode == "KI-L")
+        let metres = try #require(m.provenance(at: .city)?.distance)
+        #expect(metres < 20_000, "locality \(m.locality ?? "nil") at \(metres) m")
     }
 
     /// Country and admin-1 agreement with GeoNames (an outside oracle: the place's own attributes) on
