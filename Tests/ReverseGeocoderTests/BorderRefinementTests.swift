@@ -96,8 +96,11 @@ struct BorderRefinementTests: Sendable {
             }
             // Measured when the refinement was written: 409 → 235 places in another country than GeoNames'
             // over all 144,435 answered cities1000 places, 188 put right and 14 put wrong (villages on the
-            // Moselle that the zones draw in Luxembourg, and a few others).
-            #expect(wrongBefore >= 380, "the polygons put \(wrongBefore) places in the wrong country")
+            // Moselle that the zones draw in Luxembourg, and a few others). The first bound says the fixture
+            // still holds the problem: at least 380 of its places with the polygons alone then, 379 since
+            // the localities' sparse-region villages (a border place answered by a new cell of its own
+            // country); refined 206, 201 moved, 14 put wrong.
+            #expect(wrongBefore >= 370, "the polygons put \(wrongBefore) places in the wrong country")
             #expect(wrongAfter <= wrongBefore - 150, "refined: \(wrongAfter) in the wrong country, polygons \(wrongBefore)")
             #expect(broken.count <= 20, "put wrong: \(broken)")
             #expect(moved >= 150)
