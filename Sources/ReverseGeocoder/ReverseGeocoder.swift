@@ -515,61 +515,16 @@ public final class ReverseGeocoder: Sendable {
             }
             if k != 0 { return hotOverlays.isEmpty ? nil : try farPlacemark(k, far, context: threadContext()) }
         }
-        var missedChina = false
-        for s in 0..<hotDatasets.count {
-            let set = hotDatasets[s]
-            if set.reach.excludes(x: coordinate.longitude, y: coordinate.latitude) {
-                if set.datum != .wgs84 { missedChina = true }  // outside China's data, as surely as a miss
-                continue
-            }
-            // A WGS-84 point where the whole neighbourhood lands in one unit (or none) of this GCJ-02
-            // dataset: answered without the conversion (see WGS84Grid).
-            if datum == .wgs84, let grid = set.grid {
-                if let check = set.firstUse, let damage = check._withUnsafeGuaranteedRef({ c in
-                    grid._withUnsafeGuaranteedRef { c.prepareGrid($0, x: coordinate.longitude, y: coordinate.latitude) }
-                }) {
-                    return try recover(from: damage, dataset: set.loaded, coordinate: coordinate, datum: datum)
-                }
-                let entry = grid._withUnsafeGuaranteedRef { $0.lookup(x: coordinate.longitude, y: coordinate.latitude) }
-                if entry == .none {
-                    missedChina = true
-                    continue
-                }
-                if entry != .unknown {
-                    if let damage = preparePlacemark(set, layer: entry.layer, unit: entry.unit) {
-                        return try recover(from: damage, dataset: set.loaded, coordinate: coordinate, datum: datum)
-                    }
-                    return try answer(layer: set.layers.lowerBound + entry.layer, unit: entry.unit, at: coordinate, in: .wgs84,
-                                      query: coordinate, datum: datum, context: threadContext())
-                }
-            }
-            let c = datum == set.datum ? coordinate : convert(coordinate, from: datum, to: set.datum, missedChina: missedChina)
-            // Most points in the box but in no unit: one bit says so for every layer (see EmptyMask).
-            if let check = set.firstUse, let mask = set.mask, let damage = check._withUnsafeGuaranteedRef({ f in
-                mask._withUnsafeGuaranteedRef { f.prepareMask($0, x: c.longitude, y: c.latitude) }
-            }) {
-                return try recover(from: damage, dataset: set.loaded, coordinate: coordinate, datum: datum)
-            }
-            let empty = set.mask?._withUnsafeGuaranteedRef { $0.isEmpty(x: c.longitude, y: c.latitude) } ?? false
-            if !empty {
-                let context = try threadContext()
-                // Finest layer first: the first that has a unit answers.
-                for l in set.layers {
-                    if let check = set.firstUse, let damage = check._withUnsafeGuaranteedRef({ f in
-                        hotLayers[l].layer._withUnsafeGuaranteedRef { f.prepareLayer(l - set.layers.lowerBound, $0, x: c.longitude, y: c.latitude) }
-                    }) {
-                        return try recover(from: damage, dataset: set.loaded, coordinate: coordinate, datum: datum)
-                    }
-                    let unit = try locate(c, layer: l, context: context)
-                    if let unit {
-                        if let damage = preparePlacemark(set, layer: l - set.layers.lowerBound, unit: unit) {
-                            return try recover(from: damage, dataset: set.loaded, coordinate: coordinate, datum: datum)
-                        }
-                        return try answer(layer: l, unit: unit, at: c, in: set.datum, query: coordinate, datum: datum, context: context)
-                    }
-                }
-            }
-            if set.datum != .wgs84 { missedChina = true }
+        switch try AdminUnit.first(in: self, from: 0, coordinate, datum: datum, context: threadContext) {
+        case .inGrid(let l, let unit):
+            return try answer(layer: l, unit: unit, at: coordinate, in: .wgs84, query: coordinate, datum: datum, context: threadContext())
+        case .inLayer(let found):
+            return try answer(layer: found.layer, unit: found.unit, at: found.point, in: found.datum,
+                              query: coordinate, datum: datum, context: found.context)
+        case .damaged(let damage, let dataset):
+            return try recover(from: damage, dataset: dataset, coordinate: coordinate, datum: datum)
+        case .none:
+            break
         }
         // In no unit of any admin dataset: the nearest unit within reach, out of line (the inside path pays
         // a compare for it; see ReverseGeocoder+NearestUnit.swift), with what the overlays say of the point.
@@ -720,100 +675,145 @@ public final class ReverseGeocoder: Sendable {
         let own = try answerWithExtras(layer: l, unit: unit, at: c, in: cDatum, query: query, datum: datum, context: context)
         guard let (level, codes) = layerCompletion[l], let code = own.code(at: level), codes.contains(code),
               let s = (0..<hotDatasets.count).first(where: { hotDatasets[$0].layers.contains(l) }) else { return own }
-        switch try lowerUnit(after: s, query: query, datum: datum, context: context) {
+        switch try AdminUnit.first(in: self, from: s + 1, query, datum: datum, context: { context }) {
         case .none:
             return own
         case .damaged(let damage, let dataset):
             return try recover(from: damage, dataset: dataset, coordinate: query, datum: datum) ?? own
-        case .found(let lower, let unit, let lc, let lcDatum):
-            let place = hotLayers[lower].places.map { places in places._withUnsafeGuaranteedRef { $0.place(unit) } }
-            let point = place == nil ? lc : (lcDatum == .wgs84 ? lc : Datum.convert(lc, from: lcDatum, to: .wgs84))
-            // Kept per thread when the distances can be measured when read: the merged placemark carries
-            // the lower unit's place, the answer the point. Not when this answer measures a place of its
-            // own (a listed unit of a layer of places): then made per query, its distances measured now.
-            let keep = !own.hasQueryDistance && !AdminLevel.allCases.contains {
-                $0 <= level && own.provenance(at: $0)?.kind == .nearestPlace
-            }
-            let key = QueryContext.CompletedKey(own: own.storageIdentity, lower: hotLayers[lower].placemarkBase + unit)
-            if keep, var made = context._withUnsafeGuaranteedRef({ $0.completed[key] }) {
-                if place != nil { made.setNearestPlaceQuery(point) }
-                return made
-            }
-            var below = ownPlacemark(layer: lower, unit: unit, context: context)
-            if !keep && place != nil { below.setNearestPlaceQuery(point) }
-            var p = own
-            for finer in AdminLevel.allCases where finer > level { p[finer] = below[finer] }
-            guard keep else { return p }
-            if let place { p.setNearestPlace(place) }
-            p = p.unshared()
-            context._withUnsafeGuaranteedRef { $0.completed[key] = p }
-            if place != nil { p.setNearestPlaceQuery(point) }
-            return p
+        case .inGrid(let lower, let unit):
+            return completed(own, level: level, with: FoundUnit(layer: lower, unit: unit, point: query, datum: .wgs84, context: context))
+        case .inLayer(let found):
+            return completed(own, level: level, with: found)
         }
     }
 
-    /// What ``lowerUnit(after:query:datum:context:)`` found.
-    private enum LowerUnit {
-        case none
-        /// Hot layer, unit, and the point in that layer's datum.
-        case found(layer: Int, unit: Int, at: Coordinate, in: Datum)
-        /// A dataset checked on first use is damaged where the lookup would read (its index in `loaded`).
-        case damaged(IndexCache.CacheDamage, dataset: Int)
+    /// ``completedAnswer(layer:unit:at:in:query:datum:context:)``'s answer `own` (of a unit listed at
+    /// `level`) with the levels below `level` from the unit `found` of a dataset below.
+    private func completed(_ own: Placemark, level: AdminLevel, with found: FoundUnit) -> Placemark {
+        let lower = found.layer, unit = found.unit, lc = found.point, lcDatum = found.datum, context = found.context
+        let place = hotLayers[lower].places.map { places in places._withUnsafeGuaranteedRef { $0.place(unit) } }
+        let point = place == nil ? lc : (lcDatum == .wgs84 ? lc : Datum.convert(lc, from: lcDatum, to: .wgs84))
+        // Kept per thread when the distances can be measured when read: the merged placemark carries
+        // the lower unit's place, the answer the point. Not when this answer measures a place of its
+        // own (a listed unit of a layer of places): then made per query, its distances measured now.
+        let keep = !own.hasQueryDistance && !AdminLevel.allCases.contains {
+            $0 <= level && own.provenance(at: $0)?.kind == .nearestPlace
+        }
+        let key = QueryContext.CompletedKey(own: own.storageIdentity, lower: hotLayers[lower].placemarkBase + unit)
+        if keep, var made = context._withUnsafeGuaranteedRef({ $0.completed[key] }) {
+            if place != nil { made.setNearestPlaceQuery(point) }
+            return made
+        }
+        var below = ownPlacemark(layer: lower, unit: unit, context: context)
+        if !keep && place != nil { below.setNearestPlaceQuery(point) }
+        var p = own
+        for finer in AdminLevel.allCases where finer > level { p[finer] = below[finer] }
+        guard keep else { return p }
+        if let place { p.setNearestPlace(place) }
+        p = p.unshared()
+        context._withUnsafeGuaranteedRef { $0.completed[key] = p }
+        if place != nil { p.setNearestPlaceQuery(point) }
+        return p
     }
 
-    /// The first unit, of the admin datasets after `s` (by priority), that contains the point: the
-    /// lookup of ``placemark(for:datum:)`` from dataset `s + 1` on (each dataset's reach, grid, empty
-    /// mask and layers, finest first; on-first-use checks before each read), without the coast fallback.
-    @inline(never)
-    private func lowerUnit(after s: Int, query: Coordinate, datum: Datum,
-                           context: Unmanaged<QueryContext>) throws(GeocoderError) -> LowerUnit {
-        var missedChina = false
-        for t in (s + 1)..<max(s + 1, hotDatasets.count) {
-            let set = hotDatasets[t]
-            if set.reach.excludes(x: query.longitude, y: query.latitude) {
-                if set.datum != .wgs84 { missedChina = true }
-                continue
-            }
-            if datum == .wgs84, let grid = set.grid {
-                if let check = set.firstUse, let damage = check._withUnsafeGuaranteedRef({ c in
-                    grid._withUnsafeGuaranteedRef { c.prepareGrid($0, x: query.longitude, y: query.latitude) }
-                }) {
-                    return .damaged(damage, dataset: set.loaded)
-                }
-                let entry = grid._withUnsafeGuaranteedRef { $0.lookup(x: query.longitude, y: query.latitude) }
-                if entry == .none {
-                    missedChina = true
+    /// A unit an admin dataset has for the point.
+    private struct FoundUnit {
+        /// Hot layer and unit.
+        var layer: Int
+        var unit: Int
+        /// The point in the layer's datum `datum` (for the answer's distance and the overlays).
+        var point: Coordinate
+        var datum: Datum
+        /// The thread's context, fetched by the walk (the answer uses it).
+        var context: Unmanaged<QueryContext>
+    }
+
+    /// What the walk over the admin datasets (``AdminUnit/first(in:from:_:datum:context:)``) found. A
+    /// grid's unit is its own case, not a ``FoundUnit`` with the query as its point: so each caller has an
+    /// answer path for it with the point and datum constant, as the loop had before it was shared. One
+    /// merged path cost 3 (China, GCJ-02) to 4 (world) instructions a query in spilled registers (callgrind).
+    private enum AdminUnit {
+        case none
+        /// A unit a dataset's WGS-84 grid gives (hot layer and unit): the point is the query, in WGS-84.
+        case inGrid(layer: Int, unit: Int)
+        /// A unit a layer's lookup found.
+        case inLayer(FoundUnit)
+        /// A dataset checked on first use is damaged where the lookup would read (its index in `loaded`).
+        case damaged(IndexCache.CacheDamage, dataset: Int)
+
+        /// The first unit containing the point of the admin datasets from `first` on (by priority): each
+        /// dataset's reach, WGS-84 grid, empty mask and layers, finest first, with the on-first-use checks
+        /// before each read. Without the coast fallback. ``placemark(for:datum:)`` walks from 0,
+        /// ``completedAnswer(layer:unit:at:in:query:datum:context:)`` from the dataset after the one that
+        /// answered. `context` fetches the thread's context; called only by the paths that use it (a
+        /// pthread key lookup, 24 of a query's ~300 instructions, callgrind): a point the empty mask
+        /// answers never needs it.
+        ///
+        /// Inlined into both callers: the query path itself, not a call. `@_transparent`, not
+        /// `@inline(__always)`: the optimizer drops the latter for a callee of more than 64 blocks called
+        /// from a caller of more than 64, as here (a call: +73 instructions a query on the China districts,
+        /// callgrind); `@_transparent` is inlined before optimization, and is not allowed on a class's own
+        /// methods: hence a static function here, given the engine.
+        @_transparent
+        static func first(in g: ReverseGeocoder, from first: Int, _ coordinate: Coordinate, datum: Datum,
+                          context threadContext: () throws(GeocoderError) -> Unmanaged<QueryContext>) throws(GeocoderError) -> AdminUnit {
+            var missedChina = false
+            for s in first..<g.hotDatasets.count {
+                let set = g.hotDatasets[s]
+                if set.reach.excludes(x: coordinate.longitude, y: coordinate.latitude) {
+                    if set.datum != .wgs84 { missedChina = true }  // outside China's data, as surely as a miss
                     continue
                 }
-                if entry != .unknown {
-                    if let damage = preparePlacemark(set, layer: entry.layer, unit: entry.unit) { return .damaged(damage, dataset: set.loaded) }
-                    return .found(layer: set.layers.lowerBound + entry.layer, unit: entry.unit, at: query, in: .wgs84)
-                }
-            }
-            let c = datum == set.datum ? query : convert(query, from: datum, to: set.datum, missedChina: missedChina)
-            if let check = set.firstUse, let mask = set.mask, let damage = check._withUnsafeGuaranteedRef({ f in
-                mask._withUnsafeGuaranteedRef { f.prepareMask($0, x: c.longitude, y: c.latitude) }
-            }) {
-                return .damaged(damage, dataset: set.loaded)
-            }
-            if !(set.mask?._withUnsafeGuaranteedRef { $0.isEmpty(x: c.longitude, y: c.latitude) } ?? false) {
-                for l in set.layers {
-                    if let check = set.firstUse, let damage = check._withUnsafeGuaranteedRef({ f in
-                        hotLayers[l].layer._withUnsafeGuaranteedRef { f.prepareLayer(l - set.layers.lowerBound, $0, x: c.longitude, y: c.latitude) }
+                // A WGS-84 point where the whole neighbourhood lands in one unit (or none) of this GCJ-02
+                // dataset: answered without the conversion (see WGS84Grid).
+                if datum == .wgs84, let grid = set.grid {
+                    if let check = set.firstUse, let damage = check._withUnsafeGuaranteedRef({ c in
+                        grid._withUnsafeGuaranteedRef { c.prepareGrid($0, x: coordinate.longitude, y: coordinate.latitude) }
                     }) {
                         return .damaged(damage, dataset: set.loaded)
                     }
-                    if let unit = try locate(c, layer: l, context: context) {
-                        if let damage = preparePlacemark(set, layer: l - set.layers.lowerBound, unit: unit) {
+                    let entry = grid._withUnsafeGuaranteedRef { $0.lookup(x: coordinate.longitude, y: coordinate.latitude) }
+                    if entry == .none {
+                        missedChina = true
+                        continue
+                    }
+                    if entry != .unknown {
+                        if let damage = g.preparePlacemark(set, layer: entry.layer, unit: entry.unit) {
                             return .damaged(damage, dataset: set.loaded)
                         }
-                        return .found(layer: l, unit: unit, at: c, in: set.datum)
+                        return .inGrid(layer: set.layers.lowerBound + entry.layer, unit: entry.unit)
                     }
                 }
+                let c = datum == set.datum ? coordinate : g.convert(coordinate, from: datum, to: set.datum, missedChina: missedChina)
+                // Most points in the box but in no unit: one bit says so for every layer (see EmptyMask).
+                if let check = set.firstUse, let mask = set.mask, let damage = check._withUnsafeGuaranteedRef({ f in
+                    mask._withUnsafeGuaranteedRef { f.prepareMask($0, x: c.longitude, y: c.latitude) }
+                }) {
+                    return .damaged(damage, dataset: set.loaded)
+                }
+                let empty = set.mask?._withUnsafeGuaranteedRef { $0.isEmpty(x: c.longitude, y: c.latitude) } ?? false
+                if !empty {
+                    let context = try threadContext()
+                    // Finest layer first: the first that has a unit answers.
+                    for l in set.layers {
+                        if let check = set.firstUse, let damage = check._withUnsafeGuaranteedRef({ f in
+                            g.hotLayers[l].layer._withUnsafeGuaranteedRef { f.prepareLayer(l - set.layers.lowerBound, $0, x: c.longitude, y: c.latitude) }
+                        }) {
+                            return .damaged(damage, dataset: set.loaded)
+                        }
+                        let unit = try g.locate(c, layer: l, context: context)
+                        if let unit {
+                            if let damage = g.preparePlacemark(set, layer: l - set.layers.lowerBound, unit: unit) {
+                                return .damaged(damage, dataset: set.loaded)
+                            }
+                            return .inLayer(FoundUnit(layer: l, unit: unit, point: c, datum: set.datum, context: context))
+                        }
+                    }
+                }
+                if set.datum != .wgs84 { missedChina = true }
             }
-            if set.datum != .wgs84 { missedChina = true }
+            return .none
         }
-        return .none
     }
 
     /// ``answer(layer:unit:at:in:query:datum:context:)`` with overlays or places.
