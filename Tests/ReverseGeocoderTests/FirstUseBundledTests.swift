@@ -149,6 +149,29 @@ struct FirstUseBundledTests {
         try await offPool { try damageIsFoundByTheQueries("world", section: "layer 0 vertices") }
     }
 
+    /// Taiwan's city comes from the localities (the China manifest's `completedBelow`), through the walk
+    /// over the admin datasets below China: that walk checks what it reads (the localities' empty mask word,
+    /// cells, the unit's placemark) as the main one does. China answers a Taiwan point first, so the main
+    /// walk never reads the localities there: the damage is met by the completion walk alone, on the first
+    /// Taiwan query, which reports it, rebuilds the localities and answers as the checked load: GeoNames'
+    /// Taipei (geonameid 1668341, cities15000).
+    @Test(arguments: ["empty mask", "layer 0 cell grid", "layer 0 placemarks"])
+    func damageTheCompletionWalkReadsIsFound(section: String) async throws {
+        try await offPool {
+            let taipei = (latitude: 25.05306, longitude: 121.52639)
+            let expected = try BundledData.geocoder().placemark(latitude: taipei.latitude, longitude: taipei.longitude)
+            #expect(expected?.localityCode == "1668341" && expected?.dataset == "china")
+            let g = try Self.lazyEngine(cache: try Self.damagedCopy("localities", section: section))
+            let status = { g.datasets.first { $0.name == "localities" }?.cacheStatus ?? "" }
+            #expect(status() == "loaded")
+            let got = try g.placemark(latitude: taipei.latitude, longitude: taipei.longitude)
+            #expect(status().hasPrefix("rebuilt (damaged: checksum mismatch in ") && status().contains(section), "\(status())")
+            #expect(g.warnings.contains { $0.contains("was damaged") && $0.hasSuffix("dataset localities rebuilt") }, "\(g.warnings)")
+            #expect(g.datasets.filter { $0.name != "localities" }.allSatisfy { $0.cacheStatus == "loaded" })
+            #expect(got == expected, "\(String(describing: got)) vs \(String(describing: expected))")
+        }
+    }
+
     /// The localities' places (every answer's distance): checked whole at load, even a lazy one.
     @Test func damageInThePlacesIsFoundAtLoad() async throws {
         try await offPool { try damageIsFoundByTheQueries("localities", section: "places", atLoad: true) }
