@@ -892,9 +892,9 @@ public final class ReverseGeocoder: Sendable {
             if slot >= 0 { any = true }
         }
         guard any else { return nil }
-        let i = table._withUnsafeGuaranteedRef { $0.lookup() }
-        if i >= 0 {
-            let (found, country) = table._withUnsafeGuaranteedRef { ($0.value(at: i), $0.flag(at: i)) }
+        if let entry = table._withUnsafeGuaranteedRef({ $0.lookup() }) {
+            let found = table._withUnsafeGuaranteedRef { $0.value(of: entry) }
+            let country = table._withUnsafeGuaranteedRef { $0.flag(of: entry) }
             if country == 0 { return found }
             return try movedAcrossBorder(to: country, otherwise: found, query: query, datum: datum, context: context)
         }

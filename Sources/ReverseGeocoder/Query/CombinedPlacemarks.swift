@@ -7,7 +7,7 @@
 /// probing at most half full; the table doubles when it fills (allocation then, amortised and rare:
 /// combinations are few, since a unit overlaps only the zones near it).
 ///
-/// Each entry also keeps a flag word of the combination (``flag(at:)``): nonzero where the admin unit's
+/// Each entry also keeps a flag word of the combination (``flag(of:)``): nonzero where the admin unit's
 /// country is not the time zone's, so that the query path learns it with the placemark, on the same
 /// cache line, instead of comparing countries on every query (see `ReverseGeocoder.withOverlays`).
 ///
@@ -96,32 +96,36 @@ final class CombinedPlacemarks {
     /// The placemark stored for ``key``, if any.
     @inline(__always)
     func find() -> Placemark? {
-        let i = lookup()
-        return i < 0 ? nil : value(at: i)
+        guard let entry = lookup() else { return nil }
+        return value(of: entry)
     }
 
-    /// The entry stored for ``key`` (for ``value(at:)`` and ``flag(at:)``), or -1. Valid until the
-    /// next ``insert(_:flag:)``.
+    /// The entry stored for ``key`` (its slots, for ``value(of:)`` and ``flag(of:)``), or nil. Valid until
+    /// the next ``insert(_:flag:)``. The entry itself, not its index: reading its flag and placemark then
+    /// takes neither the table again nor the index times the stride (callgrind, localities + time zones,
+    /// `placemark(for:)` per query: 50 k uniform points 604.4 → 599.8, 50 k GeoNames places 514.5 → 510.5).
     @inline(__always)
-    func lookup() -> Int {
+    func lookup() -> UnsafeMutablePointer<Int32>? {
         let t = table.pointee
         let mask = t.capacity - 1
         var i = hash(key) & mask
         while true {
             let entry = keyOf(t, i)
-            if entry[0] == Self.unused { return -1 }
-            if matches(entry, key) { return i }
+            if entry[0] == Self.unused { return nil }
+            if matches(entry, key) { return entry }
             i = (i + 1) & mask
         }
     }
 
-    /// The placemark of entry `i` (from ``lookup()``).
+    /// The placemark of an entry (from ``lookup()``).
     @inline(__always)
-    func value(at i: Int) -> Placemark? { valueOf(table.pointee, i).pointee }
+    func value(of entry: UnsafeMutablePointer<Int32>) -> Placemark? {
+        (UnsafeMutableRawPointer(entry) + valueOffset).assumingMemoryBound(to: Placemark?.self).pointee
+    }
 
-    /// The flag stored with entry `i` (from ``lookup()``).
+    /// The flag stored with an entry (from ``lookup()``).
     @inline(__always)
-    func flag(at i: Int) -> Int32 { keyOf(table.pointee, i)[width] }
+    func flag(of entry: UnsafeMutablePointer<Int32>) -> Int32 { entry[width] }
 
     /// Stores `placemark` and `flag` under ``key`` (which ``lookup()`` did not have).
     @inline(never)
