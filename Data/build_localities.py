@@ -528,12 +528,6 @@ SECTION_RADIUS_KM = 3.0            # ... and at most this many km from it per sq
 # A place named as the parent's numbered part ("Lyon 03", "Marseille 08", "Paris 16 Passy"): a section of
 # any city of this many people, within twice the radius.
 SECTION_NAMED_MIN_PARENT_POP = 100_000
-EARTH_KM = 6371.0088
-
-
-def _unit_vectors(lat, lon):
-    la, lo = np.radians(lat), np.radians(lon)
-    return np.c_[np.cos(la) * np.cos(lo), np.cos(la) * np.sin(lo), np.sin(la)]
 
 
 def find_sections(places, min_parent_pop=SECTION_MIN_PARENT_POP, ratio=SECTION_RATIO,
@@ -554,10 +548,10 @@ def find_sections(places, min_parent_pop=SECTION_MIN_PARENT_POP, ratio=SECTION_R
         return {}
     lat = np.array([places[i]["lat"] for i in big])
     lon = np.array([places[i]["lon"] for i in big])
-    tree = cKDTree(_unit_vectors(lat, lon))
+    tree = cKDTree(sparse_places.unit_vectors(lat, lon))
     rmax = 2 * radius_km * math.sqrt(max(places[i]["pop"] for i in big) / 1e6)
-    chord = 2 * math.sin(rmax / EARTH_KM / 2)
-    allv = _unit_vectors(np.array([p["lat"] for p in places]), np.array([p["lon"] for p in places]))
+    chord = sparse_places.chord(rmax)
+    allv = sparse_places.unit_vectors(np.array([p["lat"] for p in places]), np.array([p["lon"] for p in places]))
     out = {}
     for i in order:
         p = places[i]
@@ -568,7 +562,7 @@ def find_sections(places, min_parent_pop=SECTION_MIN_PARENT_POP, ratio=SECTION_R
                 continue
             if q["cc"] != p["cc"] or q["admin1code"] != p["admin1code"]:
                 continue
-            d = EARTH_KM * 2 * math.asin(min(1.0, np.linalg.norm(allv[i] - allv[big[j]]) / 2))
+            d = sparse_places.arc_km(np.linalg.norm(allv[i] - allv[big[j]]))
             r = radius_km * math.sqrt(q["pop"] / 1e6)
             named = (q["pop"] >= named_min_parent_pop and d <= 2 * r
                      and re.match(re.escape(q["name"]) + r" [0-9]", p["name"]) is not None)

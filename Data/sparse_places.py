@@ -23,15 +23,40 @@ from scipy.spatial import cKDTree
 EARTH_RADIUS_KM = 6371.0088  # the mean radius (IUGG), as the engine's haversine uses
 
 
-def unit_vectors(places: list[dict]) -> np.ndarray:
-    lat = np.radians([p["lat"] for p in places])
-    lon = np.radians([p["lon"] for p in places])
-    return np.c_[np.cos(lat) * np.cos(lon), np.cos(lat) * np.sin(lon), np.sin(lat)]
+def unit_vectors(lat, lon) -> np.ndarray:
+    """Points on the unit sphere, one row per latitude/longitude (degrees, arrays)."""
+    la, lo = np.radians(lat), np.radians(lon)
+    return np.c_[np.cos(la) * np.cos(lo), np.cos(la) * np.sin(lo), np.sin(la)]
+
+
+def places_xyz(places: list[dict]) -> np.ndarray:
+    return unit_vectors(np.array([p["lat"] for p in places]), np.array([p["lon"] for p in places]))
 
 
 def chord(km: float) -> float:
     """The straight-line distance between two unit vectors `km` apart on the sphere."""
-    return 2 * math.sin(km / (2 * EARTH_RADIUS_KM))
+    return 2 * math.sin(km / EARTH_RADIUS_KM / 2)
+
+
+def arc_km(c: float) -> float:
+    """The great-circle kilometres between two unit vectors `c` apart (chord's inverse)."""
+    return EARTH_RADIUS_KM * 2 * math.asin(min(1.0, c / 2))
+
+
+def nearest_kept(kept: list[dict], candidates: list[dict]) -> np.ndarray:
+    """Per candidate: the chord to the nearest place of its own country in `kept` (inf where the country
+    has none)."""
+    by_country = collections.defaultdict(list)
+    for p in kept:
+        by_country[p["cc"]].append(p)
+    groups = collections.defaultdict(list)
+    for i, p in enumerate(candidates):
+        groups[p["cc"]].append(i)
+    out = np.full(len(candidates), np.inf)
+    for cc, idx in groups.items():
+        if by_country[cc]:
+            out[idx], _ = cKDTree(places_xyz(by_country[cc])).query(places_xyz([candidates[i] for i in idx]))
+    return out
 
 
 def fill(kept: list[dict], candidates: list[dict], km: float) -> list[dict]:
@@ -41,24 +66,16 @@ def fill(kept: list[dict], candidates: list[dict], km: float) -> list[dict]:
         return []
     r = chord(km)
     ids = {p["geonameid"] for p in kept}
-    by_country = collections.defaultdict(list)
-    for p in kept:
-        by_country[p["cc"]].append(p)
+    far = [p for p, d in zip(candidates, nearest_kept(kept, candidates)) if d > r and p["geonameid"] not in ids]
     pending = collections.defaultdict(list)
-    for p in candidates:
-        if p["geonameid"] not in ids:
-            pending[p["cc"]].append(p)
+    for p in far:
+        pending[p["cc"]].append(p)
     chosen = []
     for cc in sorted(pending):
         cands = sorted(pending[cc], key=lambda p: (-p["pop"], p["geonameid"]))
-        xyz = unit_vectors(cands)
-        if by_country[cc]:
-            near, _ = cKDTree(unit_vectors(by_country[cc])).query(xyz, distance_upper_bound=r)
-            far = near > r
-        else:
-            far = np.ones(len(cands), dtype=bool)
+        xyz = places_xyz(cands)
         mine = np.empty((0, 3))
-        for i in np.flatnonzero(far):
+        for i in range(len(cands)):
             if len(mine) and np.min(np.linalg.norm(mine - xyz[i], axis=1)) <= r:
                 continue
             mine = np.vstack([mine, xyz[i]])
@@ -69,35 +86,17 @@ def fill(kept: list[dict], candidates: list[dict], km: float) -> list[dict]:
 def far_from_kept(kept: list[dict], candidates: list[dict], km: float) -> np.ndarray:
     """Per candidate: whether no place of its country in `kept` lies within `km` (true where the country
     has none)."""
-    by_country = collections.defaultdict(list)
-    for p in kept:
-        by_country[p["cc"]].append(p)
-    out = np.zeros(len(candidates), dtype=bool)
-    groups = collections.defaultdict(list)
-    for i, p in enumerate(candidates):
-        groups[p["cc"]].append(i)
-    r = chord(km)
-    for cc, idx in groups.items():
-        if not by_country[cc]:
-            out[idx] = True
-            continue
-        d, _ = cKDTree(unit_vectors(by_country[cc])).query(unit_vectors([candidates[i] for i in idx]))
-        out[idx] = d > r
-    return out
+    return nearest_kept(kept, candidates) > chord(km)
 
 
 def beyond(kept: list[dict], candidates: list[dict], km: float) -> tuple[int, float, int]:
     """How many candidates are farther than `km` from every kept place of their country; the largest
     distance of a candidate to its country's nearest kept place (km), among countries with a kept place;
     and how many of the candidates' countries have none: the build log's before/after figures."""
-    countries = {p["cc"] for p in kept}
-    worst = 0.0
-    for cc in sorted({p["cc"] for p in candidates} & countries):
-        mine = [p for p in candidates if p["cc"] == cc]
-        d, _ = cKDTree(unit_vectors([p for p in kept if p["cc"] == cc])).query(unit_vectors(mine))
-        worst = max(worst, float(2 * EARTH_RADIUS_KM * np.arcsin(min(1.0, float(d.max()) / 2))))
-    return (int(far_from_kept(kept, candidates, km).sum()), worst,
-            len({p["cc"] for p in candidates} - countries))
+    d = nearest_kept(kept, candidates)
+    finite = d[np.isfinite(d)]
+    return (int((d > chord(km)).sum()), arc_km(float(finite.max())) if len(finite) else 0.0,
+            len({p["cc"] for p in candidates} - {p["cc"] for p in kept}))
 
 
 def ground_km(lat1, lon1, lat2, lon2):
