@@ -28,8 +28,16 @@ final class LayerFirstUse: Sendable {
     let units: Int
     let name: String
     let dataset: String
-    /// Placemarks decoded so far (each once; a thread keeps its own copy after, see QueryContext).
-    private let decoded = Mutex<[Int: Placemark]>([:])
+    /// Placemarks decoded so far (each once; a thread keeps its own copy after, see QueryContext), and the
+    /// names texts decoded for them: units share their country's and province's names (a hundred
+    /// languages each), which a pool per placemark parsed again for every unit, 60× the cost of the
+    /// load's decode of a whole layer (a region file's areas list every unit at start).
+    private let decoded = Mutex<DecodedPlacemarks>(DecodedPlacemarks())
+
+    struct DecodedPlacemarks {
+        var placemarks: [Int: Placemark] = [:]
+        var pool = PlacemarkSlots.NamesPool()
+    }
     /// The polygons checked whole, and the R-tree over them (for the R-tree path).
     private let whole = Mutex<PackedRTree?>(nil)
     /// Whether the polygons' boxes, units and ring ranges are checked: what the coast fallback scans
@@ -258,22 +266,25 @@ final class LayerFirstUse: Sendable {
 
     /// Decodes unit `u`'s placemark from checked slots and text (once).
     func preparePlacemark(_ u: Int) throws(Damage) {
-        if decoded.withLock({ $0[u] != nil }) { return }
+        if decoded.withLock({ $0.placemarks[u] != nil }) { return }
         let spp = PlacemarkSlots.slotsPerPlacemark
         // The table's size against `units` was checked at load (IndexCache.dataset).
         try check(u >= 0 && u < units, "placemark table size")
         try verify(arrays.slots, (u * spp)..<((u + 1) * spp))
         try verifier.verifyAll([arrays.text.region])  // small (names), and any slot may point anywhere in it
         let bytes = UnsafeRawBufferPointer(start: arrays.text.buffer.baseAddress, count: arrays.text.count * 4)
-        let p: Placemark
-        do {
-            p = try PlacemarkSlots.read(u, slots: arrays.slots.buffer, bytes: bytes, dataset: dataset)
-        } catch {
-            throw Damage(reason: "\(name): \(error.reason)")
+        let slots = arrays.slots.buffer, dataset = dataset, name = name
+        // Decoded under the lock, for the shared pool: microseconds, and other threads need the same units.
+        try decoded.withLock { (d: inout DecodedPlacemarks) throws(Damage) in
+            guard d.placemarks[u] == nil else { return }
+            do throws(PlacemarkSlots.Damage) {
+                d.placemarks[u] = try PlacemarkSlots.read(u, slots: slots, bytes: bytes, dataset: dataset, pool: &d.pool)
+            } catch {
+                throw Damage(reason: "\(name): \(error.reason)")
+            }
         }
-        decoded.withLock { $0[u] = p }
     }
 
     /// Unit `u`'s placemark, once ``preparePlacemark(_:)`` has decoded it.
-    func placemark(_ u: Int) -> Placemark? { decoded.withLock { $0[u] } }
+    func placemark(_ u: Int) -> Placemark? { decoded.withLock { $0.placemarks[u] } }
 }
