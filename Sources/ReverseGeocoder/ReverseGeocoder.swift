@@ -77,8 +77,9 @@ public final class ReverseGeocoder: Sendable {
     private let ownDatasets: [DatasetInfo]
     /// What the load let pass that a user should hear about: datasets skipped under
     /// ``Options/skipBrokenDatasets``, files that differ from their manifest under
-    /// ``Options/allowModifiedData``. Empty after a clean load. After a query found an index cache
-    /// damaged, also the line that says so.
+    /// ``Options/allowModifiedData``, index caches found damaged (and rebuilt). Empty after a clean
+    /// load. After a query found an index cache damaged (``Options/verifyOnFirstUse``), also the line
+    /// that says so: a lookup that says warnings as they come compares the count.
     public var warnings: [String] { ownWarnings + (replacement == nil ? [] : replacementWarning.withLock { $0 }) }
     private let ownWarnings: [String]
     /// What the load was asked, to load again when a query finds a cache damaged.
@@ -258,16 +259,19 @@ public final class ReverseGeocoder: Sendable {
         if let directory = options.cacheDirectory { CacheTemporaryFile.removeAbandoned(in: directory, now: options.now()) }
         var wroteCache = false
         for (manifest, directory) in manifests.sorted(by: { $0.manifest.priority < $1.manifest.priority }) {
-            let set: LoadedDataset, info: DatasetInfo, wrote: Bool
+            let set: LoadedDataset, info: DatasetInfo, wrote: Bool, damage: String?
             do {
-                (set, info, wrote) = try Self.open(manifest, directory: directory, options: options, partOffset: offset,
-                                                   damaged: damaged[manifest.name])
+                (set, info, wrote, damage) = try Self.open(manifest, directory: directory, options: options, partOffset: offset,
+                                                           damaged: damaged[manifest.name])
                 wroteCache = wroteCache || wrote
             } catch {
                 guard options.skipBrokenDatasets else { throw error }
                 warnings.append("skipped dataset \(manifest.name) (\(directory?.path ?? "given in code")): \(error)")
                 continue
             }
+            // A damaged cache is rebuilt, never trusted; but it is news (a disk or a copy that corrupts files),
+            // so it is said, as a damage a query finds later is (``recover(from:dataset:coordinate:datum:)``).
+            if let damage { warnings.append(Self.damageWarning(file: info.cacheFile, reason: damage, dataset: manifest.name)) }
             for m in info.modifiedFiles ?? [] {
                 warnings.append("\(GeocoderError.modifiedFile(file: m.file, expected: m.expected, actual: m.actual)) (allowed)")
             }
@@ -401,9 +405,10 @@ public final class ReverseGeocoder: Sendable {
 
     /// One dataset, from its cache when that is fresh, else built from its shapefiles (and cached).
     private static func open(_ manifest: DatasetManifest, directory: URL?, options: Options,
-                             partOffset: Int, damaged: String? = nil) throws -> (LoadedDataset, DatasetInfo, wroteCache: Bool) {
+                             partOffset: Int, damaged: String? = nil) throws
+        -> (LoadedDataset, DatasetInfo, wroteCache: Bool, damage: String?) {
         try manifest.validate(file: directory?.appendingPathComponent("manifest.json").path ?? manifest.name)
-        var cacheFile: String?, cacheStatus: String?, writeFailure: String?
+        var cacheFile: String?, cacheStatus: String?, writeFailure: String?, damage: String?
         var set: LoadedDataset?
         let cache = options.cacheDirectory.map {
             IndexCache(directory: $0, hugePages: options.hugePages, verifyOnFirstUse: options.verifyOnFirstUse, now: options.now)
@@ -422,6 +427,9 @@ public final class ReverseGeocoder: Sendable {
                 cacheStatus = "loaded"
             case .failure(.absent) where damaged != nil:
                 cacheStatus = "rebuilt (damaged: \(damaged!))"
+            case .failure(.damaged(let why)):
+                cacheStatus = "rebuilt (\(IndexCache.Miss.damaged(why)))"
+                damage = why
             case .failure(let miss):
                 cacheStatus = "rebuilt (\(miss))"
             }
@@ -444,7 +452,13 @@ public final class ReverseGeocoder: Sendable {
         info.cacheFile = cacheFile
         info.cacheStatus = cacheStatus
         info.cacheWriteFailure = writeFailure
-        return (set!, info, wrote)
+        return (set!, info, wrote, damage)
+    }
+
+    /// The warning for an index cache found damaged, at load or by a query: the file, why, and that the
+    /// dataset was rebuilt from its shapefiles.
+    static func damageWarning(file: String?, reason: String, dataset: String) -> String {
+        "index cache \(file ?? dataset) was damaged (\(reason)); dataset \(dataset) rebuilt"
     }
 
     /// Fails before a build that would not fit in memory (see ``MemoryBudget``), naming the dataset.
@@ -612,7 +626,7 @@ public final class ReverseGeocoder: Sendable {
                 engine = try ReverseGeocoder(manifests: sources, options: again, skipped: [],
                                              damaged: [loaded[s].manifest.name: damage.reason])
                 replacementWarning.withLock {
-                    $0 = ["index cache \(file ?? loaded[s].manifest.name) was damaged (\(damage.reason)); dataset \(loaded[s].manifest.name) rebuilt"]
+                    $0 = [Self.damageWarning(file: file, reason: damage.reason, dataset: loaded[s].manifest.name)]
                 }
             }
         } catch let error as GeocoderError {
