@@ -35,7 +35,7 @@ public struct OptionSpec: Sendable, Equatable {
     public static let help = OptionSpec("help", short: "h", help: "show this help and exit")
     public static let data = OptionSpec("data", value: "DIR",
                                         help: "data directory (default: $GEOCODE_DATA, then the bundled Data/)")
-    /// Options of every command that loads data (see ``LookupFactory/options(manyQueries:environment:)``).
+    /// Options of every command that loads data (see ``LookupFactory/options(load:environment:)``).
     public static let skipBrokenDatasets = OptionSpec(
         "skip-broken-datasets",
         help: "warn about and skip a dataset folder that cannot be read or has no manifest (default: exit 4)")

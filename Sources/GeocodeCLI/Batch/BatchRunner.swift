@@ -52,7 +52,10 @@ struct BatchRunner {
             throw .usage("--header/--no-header apply to CSV and TSV input only")
         }
 
-        let lookup = try context.openLookup(dataOption: dataOption, manyQueries: true)
+        let lookup = try context.openLookup(dataOption: dataOption, load: .batch)
+        // Under GEOCODE_INDEX_MEMORY=shared with first-use checks, or a stand-in: said after the rows.
+        let late = LateWarnings(lookup, stderr: context.stderr)
+        defer { late.sayNew() }
         let setup = try BatchSetup.prepare(input: input, format: format, outputFormat: outputFormat, options: options)
         for notice in setup.notices { context.stderr.write("geocode: warning: \(notice)\n") }
         if let sample = setup.sample, let warning = ColumnGuess.warning(sample: sample, schema: setup.schema, lookup: lookup) {

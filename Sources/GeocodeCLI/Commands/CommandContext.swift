@@ -23,7 +23,7 @@ public struct CommandContext: Sendable {
     }
 
     /// Resolves the data directory and opens the lookup (exit 4 when either fails).
-    func openLookup(dataOption: String?, manyQueries: Bool = false) throws(CLIError) -> any GeocodeLookup {
+    func openLookup(dataOption: String?, load: QueryLoad = .onePoint) throws(CLIError) -> any GeocodeLookup {
         let directory: URL
         if lookupFactory.needsData {
             directory = try DataDirectoryResolver.resolve(option: dataOption, environment: environment,
@@ -33,7 +33,7 @@ public struct CommandContext: Sendable {
         }
         let lookup: any GeocodeLookup
         do {
-            lookup = try lookupFactory.open(directory, manyQueries, environment)
+            lookup = try lookupFactory.open(directory, load, environment)
         } catch {
             throw CLIError(.dataUnavailable, "cannot load data from \(directory.path): \(error)")
         }

@@ -31,7 +31,7 @@ enum InfoCommand: Command {
         let geocoder: any DatasetDescribing = lookup
         let seconds = ProgressReporter.seconds(geocoder.loadTime)
         // The directory the engine was given (the same environment, the same rule).
-        let cacheDirectory = LookupFactory.options(manyQueries: false, environment: context.environment).cacheDirectory
+        let cacheDirectory = LookupFactory.options(load: .onePoint, environment: context.environment).cacheDirectory
         var cacheSummary: IndexCacheDirectory.Summary?, cacheError: CLIError?
         if let cacheDirectory {
             do { cacheSummary = try IndexCacheDirectory(cacheDirectory).summary() } catch { cacheError = IndexCacheText.unreadable(cacheDirectory, error) }

@@ -44,6 +44,8 @@ enum ReverseCommand: Command {
         let coordinate = try parseCoordinate(arguments.positionals)
         let datum = try parseDatum(arguments.value("datum"))
         let lookup = try context.openLookup(dataOption: arguments.value("data"))
+        let late = LateWarnings(lookup, stderr: context.stderr)
+        defer { late.sayNew() }  // a cache the query found damaged, and rebuilt
         let placemark: Placemark?
         do throws(GeocoderError) {
             placemark = try lookup.placemark(for: coordinate, datum: datum)

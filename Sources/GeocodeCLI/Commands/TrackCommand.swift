@@ -80,8 +80,11 @@ enum TrackCommand: Command {
         // A file that is no regions file is refused before the data load too (exit 3).
         let regionFile = try arguments.value("region").map(existing)
         let regions = try regionFile.map(readRegions)
-        let lookup = try context.openLookup(dataOption: arguments.value("data"), manyQueries: true)
-        let manager = LocationManager(source: source, geocoder: lookup,
+        let lookup = try context.openLookup(dataOption: arguments.value("data"), load: .stream)
+        // The caches are checked as fixes read them: a damaged block found hours into a run is said then.
+        let late = LateWarnings(lookup, stderr: context.stderr)
+        defer { late.sayNew() }  // one the region monitor's unit listing found, after the last fix
+        let manager = LocationManager(source: source, geocoder: WarningLookup(base: lookup, late: late),
                                       currentPlacemarkFile: arguments.value("current-placemark").map { URL(fileURLWithPath: $0) })
         if let v = arguments.value("distance-filter") { manager.distanceFilter = try metres(v, "--distance-filter") }
         if let v = arguments.value("desired-accuracy") { manager.desiredAccuracy = try metres(v, "--desired-accuracy") }

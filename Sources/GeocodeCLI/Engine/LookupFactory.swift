@@ -7,21 +7,21 @@ import ReverseGeocoder
 /// pass a stand-in (TestSupport's grid, and its `geocode-testgrid` executable).
 public struct LookupFactory: Sendable {
     /// Opens the data in `directory`. Errors are shown to the user as "cannot load data from DIR: …".
-    /// `manyQueries` says whether the command will ask many points (batch, track); `environment` is the
+    /// `load` says how many points the command will ask (``QueryLoad``); `environment` is the
     /// command's (for `GEOCODE_CACHE_DIR`, `GEOCODE_CELL_SIZE`).
-    public let open: @Sendable (_ directory: URL, _ manyQueries: Bool, _ environment: [String: String]) throws -> any GeocodeLookup
+    public let open: @Sendable (_ directory: URL, _ load: QueryLoad, _ environment: [String: String]) throws -> any GeocodeLookup
     /// Whether this factory needs a data directory at all (a stand-in may not).
     public let needsData: Bool
 
     public init(needsData: Bool = true,
-                open: @escaping @Sendable (_ directory: URL, _ manyQueries: Bool, _ environment: [String: String]) throws -> any GeocodeLookup) {
+                open: @escaping @Sendable (_ directory: URL, _ load: QueryLoad, _ environment: [String: String]) throws -> any GeocodeLookup) {
         self.open = open
         self.needsData = needsData
     }
 
-    /// The real engine on the data directory, through the index cache (``options(manyQueries:environment:)``).
-    public static let engine = LookupFactory { directory, manyQueries, environment in
-        let geocoder = try ReverseGeocoder(directory: directory, options: options(manyQueries: manyQueries, environment: environment))
+    /// The real engine on the data directory, through the index cache (``options(load:environment:)``).
+    public static let engine = LookupFactory { directory, load, environment in
+        let geocoder = try ReverseGeocoder(directory: directory, options: options(load: load, environment: environment))
         // What the load let pass (skipped datasets, modified files) is said on stderr, every time.
         for warning in geocoder.warnings { Console.standardError.write("geocode: warning: \(warning)\n") }
         return geocoder
@@ -50,22 +50,24 @@ public struct LookupFactory: Sendable {
     /// `GEOCODE_MAX_DISTANCE` (metres, see ``MaxDistanceOption``) the coast fallback's reach.
     ///
     /// The cache's memory (`GEOCODE_INDEX_MEMORY`):
-    /// - one point (`manyQueries` false): mapped read-only, and each 16 KB block checked when the query
-    ///   first reads it (``ReverseGeocoder/Options/verifyOnFirstUse``): the quickest start;
-    /// - many points, by default (`private`): copied into 2 MB pages and checked whole: the fastest
-    ///   rows for one process, but each process holds its own copy;
-    /// - `shared`: mapped read-only and checked whole: every process on the machine shares the page
-    ///   cache's one copy (what the Spark integration sets: several executors per machine).
-    public static func options(manyQueries: Bool, environment: [String: String]) -> ReverseGeocoder.Options {
+    /// - one point and a receiver's stream of fixes (``QueryLoad/onePoint``, ``QueryLoad/stream``):
+    ///   mapped read-only, and each 16 KB block checked when a query first reads it
+    ///   (``ReverseGeocoder/Options/verifyOnFirstUse``): the quickest start and the least memory;
+    /// - a batch, by default (`private`): copied into 2 MB pages and checked whole: the fastest rows
+    ///   for one process, but each process holds its own copy;
+    /// - `shared`: mapped read-only (a batch's checked whole): every process on the machine shares the
+    ///   page cache's one copy (what the Spark integration sets: several executors per machine).
+    public static func options(load: QueryLoad, environment: [String: String]) -> ReverseGeocoder.Options {
         var options = ReverseGeocoder.Options(cacheDirectory: ReverseGeocoder.Options.defaultCacheDirectory(environment: environment),
-                                              hugePages: manyQueries)
-        options.verifyOnFirstUse = !manyQueries
+                                              hugePages: load == .batch)
+        // A copy is read whole anyway, so the engine checks a copied cache whole whatever this says.
+        options.verifyOnFirstUse = load != .batch
         switch environment[indexMemoryVariable] {
         case "shared": options.hugePages = false
         case "private": options.hugePages = true
         default: break
         }
-        if options.cacheDirectory == nil && !manyQueries { options.cellSize = nil }
+        if options.cacheDirectory == nil && !load.buildsCellsWithoutCache { options.cellSize = nil }
         if let text = environment["GEOCODE_CELL_SIZE"], let size = Double(text), size >= 0 {
             options.cellSize = size > 0 ? size : nil
         }
