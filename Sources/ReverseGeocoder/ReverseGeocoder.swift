@@ -116,9 +116,10 @@ public final class ReverseGeocoder: Sendable {
     let farAnswers: FarAnswersSlot?
     /// What `farAnswers` is built from (tests time a build from it).
     let farOverlayInputs: [FarAnswers.Overlay]
-    /// Per hot layer whose ``HotLayer/completes`` is set: the layer's level and the codes of its units
-    /// that the datasets below complete (the manifest's `completedBelow`).
-    private let layerCompletion: [Int: (level: AdminLevel, codes: Set<String>)]
+    /// Per hot layer: for one whose ``HotLayer/completes`` is set, its level, the codes of its units that
+    /// the datasets below complete (the manifest's `completedBelow`) and the dataset the completion walk
+    /// starts at; nil for every other layer. Indexed, not searched: a completed answer reads its entry.
+    private let layerCompletion: [LayerCompletion?]
     /// Per hot layer: its dataset's `isoCountryCodes` (empty under ``Worldview/dataset``). Internal for the
     /// border refinement's country of a unit (ReverseGeocoder+NearestUnit.swift).
     let layerCountryCodes: [[(level: AdminLevel, codes: [String: String])]]
@@ -304,7 +305,7 @@ public final class ReverseGeocoder: Sendable {
         hotOverlays = buffer(overlays.count)
         hotLayers = .allocate(capacity: max(1, sets.reduce(0) { $0 + $1.layers.count }))
         var next = 0, placemarkCount = 0
-        var completion: [Int: (level: AdminLevel, codes: Set<String>)] = [:]
+        var completion: [LayerCompletion?] = []
         let allSets = sets  // as `loaded` orders them: what recover(from:dataset:) is given
         for (sets, hot) in [(admins, hotDatasets), (overlays, hotOverlays)] {
             for (i, set) in sets.enumerated() {
@@ -313,9 +314,14 @@ public final class ReverseGeocoder: Sendable {
                                                places: layer.hotPlaces,
                                                refinesBorder: options.refinesBordersByTimeZone && set.manifest.role == .admin
                                                    && (set.manifest.borderAccuracy ?? 0) > 0)
-                    if let level = layer.level, let codes = set.manifest.completedBelow?[level.rawValue], !codes.isEmpty {
+                    // (Only an admin dataset's: an overlay has no levels, its manifest may not list any.)
+                    if set.manifest.role == .admin, let level = layer.level,
+                       let codes = set.manifest.completedBelow?[level.rawValue], !codes.isEmpty {
                         hotLayers[next].completes = true
-                        completion[next] = (level, Set(codes))
+                        // The walk starts at the admin dataset after this one (`i` is its index in `hot`).
+                        completion.append(LayerCompletion(level: level, codes: Set(codes), walkFrom: i + 1))
+                    } else {
+                        completion.append(nil)
                     }
                     placemarkCount += layer.unitCount
                     next += 1
@@ -687,9 +693,10 @@ public final class ReverseGeocoder: Sendable {
     private func completedAnswer(layer l: Int, unit: Int, at c: Coordinate, in cDatum: Datum, query: Coordinate, datum: Datum,
                                  context: Unmanaged<QueryContext>) throws(GeocoderError) -> Placemark {
         let own = try answerWithExtras(layer: l, unit: unit, at: c, in: cDatum, query: query, datum: datum, context: context)
-        guard let (level, codes) = layerCompletion[l], let code = own.code(at: level), codes.contains(code),
-              let s = (0..<hotDatasets.count).first(where: { hotDatasets[$0].layers.contains(l) }) else { return own }
-        switch try AdminUnit.first(in: self, from: s + 1, query, datum: datum, context: { context }) {
+        guard let completion = layerCompletion[l], let code = own.code(at: completion.level),
+              completion.codes.contains(code) else { return own }
+        let level = completion.level
+        switch try AdminUnit.first(in: self, from: completion.walkFrom, query, datum: datum, context: { context }) {
         case .none:
             return own
         case .damaged(let damage, let dataset):
