@@ -4,9 +4,14 @@
 # loading and first-use costs cancel out. A 48 KB L1d and a 2 MB last level (this machine's L1d and its
 # L2 per core; the shared L3 is busy with the other jobs), so "LL misses" are the loads that leave the
 # core: the chain of misses a border point pays. Deterministic, unlike timings on a loaded machine.
-#   query_cg.sh BIN CACHE_DIR POINTS_F64 [geocode-bench ours options...]
+#   query_cg.sh BIN CACHE_DIR POINTS_F64 [--data DIR] [geocode-bench ours options...]
+# `--manifest` and `--overlay` name datasets of the data directory (DIR, else this repository's Data/):
+# `--manifest china --overlay timezones`, or paths inside it. Prints the data directory and its commit.
 set -eu
 BIN=$1; CACHE=$2; P=$3; shift 3
+. "$(dirname "$0")/cg_data.sh"
+cg_bench_args "$@"
+set -- "${CG_ARGS[@]}"
 n=$(( $(stat -c %s "$P") / 16 ))
 cg() { valgrind --tool=callgrind --cache-sim=yes --D1=49152,12,64 --LL=2097152,16,64 --callgrind-out-file=/dev/null \
         "$BIN" ours --cache "$CACHE" --threads 1 --passes 1 --rounds "$1" --latency 0 --points "$P" "${@:2}" 2>&1 >/dev/null; }
