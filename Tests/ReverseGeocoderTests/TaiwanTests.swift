@@ -123,6 +123,8 @@ struct TaiwanTests {
         /// The ISO 3166-2 code of exactly that name; null where ISO has no such unit (the ROC's provinces).
         var geonamesAdmin1Iso: String?
         var geonamesAdmin2: String?
+        /// The ISO 3166-2 code of exactly that admin-2 name; null where none or two (`Chiayi`) have it.
+        var geonamesAdmin2Iso: String?
     }
 
     static let taiwanPlaces: Result<[TaiwanPlace], Error> = Result {
@@ -138,8 +140,8 @@ struct TaiwanTests {
     /// name, with the ISO 3166-2 code of that name or none: Taipei City's place is GeoNames' TW.04
     /// "Taiwan" (Taiwan Province, no ISO 3166-2 unit), Kaohsiung TW.02 "Kaohsiung" TW-KHH (it was
     /// Natural Earth's "Kaohsiung City"), Kinmen's Jincheng TW.01 "Fukien" without a code (it had Kinmen
-    /// County's TW-KIN: Fukien, the ROC's Fujian Province, is Lienchiang too). Matsu's Nangan has no cell
-    /// (no cities15000 place in Lienchiang): nothing answers there rather than a wrong unit.
+    /// County's TW-KIN: Fukien, the ROC's Fujian Province, is Lienchiang too). Matsu's Nangan has its own
+    /// cell (the fill keeps it; Natural Earth has no land there, its time zone does: zone_islands.py).
     @Test func theLocalitiesAloneGiveGeoNamesAdmin1AndItsISOCode() async throws {
         try await offPool {
             var options = ReverseGeocoder.Options()
@@ -161,14 +163,71 @@ struct TaiwanTests {
             }
             #expect(own >= 60, "\(own) Taiwan places answered by their own cell")
             let byName = Dictionary(places.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-            for name in ["Taipei", "Kaohsiung", "Jincheng", "Taichung", "Banqiao", "Magong", "Chiayi City", "Taibao"] {
+            for name in ["Taipei", "Kaohsiung", "Jincheng", "Taichung", "Banqiao", "Magong", "Chiayi City", "Taibao", "Nangan"] {
                 let place = try #require(byName[name])
                 let p = try #require(try g.placemark(latitude: place.lat, longitude: place.lon), "\(name)")
                 #expect(p.localityCode == place.geonameid, "\(name): the place's own cell")
             }
             let nangan = try #require(byName["Nangan"])
             #expect(nangan.geonamesAdmin1Code == "TW.01" && nangan.geonamesAdmin1 == "Fukien")
-            #expect(try g.placemark(latitude: nangan.lat, longitude: nangan.lon) == nil)
+        }
+    }
+
+    /// Matsu (Lienchiang County) had no cell: Natural Earth v4.1.0 has no land there, so its one GeoNames
+    /// town the build keeps, Nangan (7552914, TW.01 Fukien, admin-2 Lienchiang), lay 0.17° off every
+    /// province and was dropped, and points on the islands answered nothing. Its cell is now drawn in
+    /// the Asia/Taipei time zone's parts that Natural Earth lacks (zone_islands.py). A point on each
+    /// island (Nangan, Beigan, Juguang's Dongju and Xiju, Dongyin: interior points of the islands'
+    /// Amap outlines in Data/china, 0.6 to 1.2 km from their coasts, GCJ-02 converted back to WGS-84)
+    /// answers GeoNames' Nangan with GeoNames' attributes (taiwan.json): country TW, admin-1 Fukien with
+    /// no ISO code (ISO 3166-2:TW has no province), admin-2 Lienchiang and iso-codes' TW-LIE, and the
+    /// distance to Nangan's own coordinates.
+    @Test func matsuIslandsAnswerNanganInLienchiang() async throws {
+        try await offPool {
+            var options = ReverseGeocoder.Options()
+            options.maxDistance = 0
+            let g = try BundledData.geocoder("localities", options: options)
+            let nangan = try #require(try Self.taiwanPlaces.get().first { $0.geonameid == "7552914" })
+            #expect(nangan.name == "Nangan" && nangan.geonamesAdmin2 == "Lienchiang" && nangan.geonamesAdmin2Iso == "TW-LIE")
+            let town = Coordinate(latitude: nangan.lat, longitude: nangan.lon)
+            let islands: [(String, Double, Double)] = [
+                ("Nangan", 26.1508, 119.9238), ("Beigan", 26.2275, 119.9976),
+                ("Juguang (Dongju)", 25.9634, 119.9757), ("Juguang (Xiju)", 25.9762, 119.9338),
+                ("Dongyin", 26.3650, 120.4927),
+            ]
+            for (island, lat, lon) in islands {
+                let p = try #require(try g.placemark(latitude: lat, longitude: lon), "\(island)")
+                #expect(p.isoCountryCode == "TW" && p.locality == nangan.name && p.localityCode == nangan.geonameid,
+                        "\(island): \(p.isoCountryCode ?? "nil") \(p.locality ?? "nil")")
+                #expect(p.administrativeArea == nangan.geonamesAdmin1 && p.administrativeAreaCode == nangan.geonamesAdmin1Iso,
+                        "\(island): \(p.administrativeArea ?? "nil") \(p.administrativeAreaCode ?? "nil")")
+                #expect(p.subAdministrativeArea == nangan.geonamesAdmin2 && p.subAdministrativeAreaCode == nangan.geonamesAdmin2Iso,
+                        "\(island): \(p.subAdministrativeArea ?? "nil") \(p.subAdministrativeAreaCode ?? "nil")")
+                let metres = try #require(p.provenance(at: .city)?.distance, "\(island)")
+                #expect(abs(metres - Coordinate(latitude: lat, longitude: lon).distance(to: town)) < 0.01, "\(island): \(metres)")
+            }
+        }
+    }
+
+    /// Taiwan's other outlying islands, which Natural Earth has: Kinmen's Jincheng, Penghu's Magong (their
+    /// own GeoNames towns), Green Island and Orchid Island (no GeoNames town: Taitung County's nearest,
+    /// Taitung, in Natural Earth's Taitung province, TW-TTT). Pratas has neither Natural Earth land nor a
+    /// GeoNames town within the fill distance (the nearest Taiwanese one, Kaohsiung, is 428 km away): nothing answers.
+    @Test func theOtherOutlyingIslandsKeepTheirAnswers() async throws {
+        try await offPool {
+            var options = ReverseGeocoder.Options()
+            options.maxDistance = 0
+            let g = try BundledData.geocoder("localities", options: options)
+            let cases: [(String, Double, Double, String, String?)] = [
+                ("Kinmen", 24.43415, 118.31712, "1678008", "TW-KIN"), ("Penghu", 23.5654, 119.58627, "1672228", "TW-PEN"),
+                ("Green Island", 22.6617, 121.4906, "1668295", "TW-TTT"), ("Orchid Island", 22.05, 121.55, "1668295", "TW-TTT"),
+            ]
+            for (island, lat, lon, id, admin2) in cases {
+                let p = try #require(try g.placemark(latitude: lat, longitude: lon), "\(island)")
+                #expect(p.isoCountryCode == "TW" && p.localityCode == id && p.subAdministrativeAreaCode == admin2,
+                        "\(island): \(p.locality ?? "nil") \(p.subAdministrativeAreaCode ?? "nil")")
+            }
+            #expect(try g.placemark(latitude: 20.7026, longitude: 116.7239) == nil)
         }
     }
 
