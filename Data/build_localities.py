@@ -48,6 +48,13 @@ EXCLUDED_COUNTRIES = {"CN": "the china dataset (priority 10) answers there with 
 # A cities1000 place joins where no place of its country lies this near (sparse_places.py): about an
 # hour's drive, so every cities1000 place has a locality within it.
 FILL_KM = 75.0
+# The unit a place must have a kept place of within FILL_KM: its country, its country and GeoNames admin-1,
+# or (the build's) its country, then in sparse regions its country and admin-1, since cells never cross a
+# province. Measured in Data/README.md ("Sparse regions, before and after"): per admin-1 everywhere
+# answers best but takes localities/ to 25.45 MB, over its 25 MB budget.
+FILL_UNITS = {"country": sparse_places.fill, "admin1": sparse_places.fill_admin1,
+              "country-then-admin1": sparse_places.fill_then_admin1}
+FILL_UNIT = "country-then-admin1"
 SNAP_DEGREES = 0.1  # a place outside every province (coarse coast) joins the nearest one this close
 NON_ISO_NAMES = {"XK": "Kosovo"}  # GeoNames uses XK; iso-codes has no entry
 FIELDS = ["name", "geonameid", "population", "city", "cityid", "section", "sectionid", "admin2", "admin2code", "admin1", "admin1code", "gn_admin1",
@@ -682,7 +689,8 @@ def read_zones(out: str) -> tuple[dict, dict, str]:
     return zones, man["timeZoneCountries"], f"timezonefinder-data {man['sourceVersion']}"
 
 
-def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: str | None = None):
+def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: str | None = None,
+                     fill_unit: str = FILL_UNIT):
     log(f"== localities: GeoNames cities{threshold} cells clipped to admin-1 ==")
     v = gp.versions()
     for k, want in gp.PINNED.items():
@@ -694,12 +702,14 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
     if c1000 is not places:
         kept = [p for p in places if p["cc"] not in EXCLUDED_COUNTRIES]
         rest = [p for p in c1000 if p["cc"] not in EXCLUDED_COUNTRIES]
-        before = sparse_places.beyond(kept, rest, FILL_KM)
-        filled = sparse_places.fill(kept, rest, FILL_KM)
-        after = sparse_places.beyond(kept + filled, rest, FILL_KM)
-        log(f"cities1000 places farther than {FILL_KM:g} km from every cities{threshold} place of their country: "
-            f"{before[0]} (farthest {before[1]:.0f} km; {before[2]} countries with none); filled with {len(filled)} of "
-            f"them, most populous first (sparse_places.py): then {after[0]} (farthest {after[1]:.0f} km)")
+        unit = sparse_places.country_and_admin1 if fill_unit == "admin1" else sparse_places.country
+        before = sparse_places.beyond(kept, rest, FILL_KM, unit)
+        filled = FILL_UNITS[fill_unit](kept, rest, FILL_KM)
+        after = sparse_places.beyond(kept + filled, rest, FILL_KM, unit)
+        log(f"cities1000 places farther than {FILL_KM:g} km from every cities{threshold} place of their "
+            f"{'country and admin-1' if fill_unit == 'admin1' else 'country'}: "
+            f"{before[0]} (farthest {before[1]:.0f} km; {before[2]} countries with none); filled ({fill_unit}) with "
+            f"{len(filled)} places, most populous first (sparse_places.py): then {after[0]} (farthest {after[1]:.0f} km)")
         for cc, n in collections.Counter(p["cc"] for p in filled).most_common(12):
             log(f"  {cc}: {n}")
         places = sorted(places + filled, key=lambda p: p["geonameid"])
@@ -934,10 +944,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True, help="output directory (must hold world/ from build.py and timezones/ from build_timezones.py)")
     ap.add_argument("--threshold", type=int, default=DEFAULT_THRESHOLD, choices=gp.THRESHOLDS)
+    ap.add_argument("--fill-unit", default=FILL_UNIT, choices=sorted(FILL_UNITS),
+                    help=f"a cities1000 place joins where no kept place of its unit is within FILL_KM (default {FILL_UNIT})")
     args = ap.parse_args()
     cmd = "python3 Data/build_localities.py --out Data" if args.threshold == DEFAULT_THRESHOLD else \
         f"python3 Data/build_localities.py --threshold {args.threshold} --out DIR"
-    build_localities(os.path.abspath(args.out), args.threshold, cmd)
+    if args.fill_unit != FILL_UNIT:
+        cmd += f" --fill-unit {args.fill_unit}"
+    build_localities(os.path.abspath(args.out), args.threshold, cmd, args.fill_unit)
 
 
 if __name__ == "__main__":
