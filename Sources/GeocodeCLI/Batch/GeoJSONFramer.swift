@@ -252,7 +252,7 @@ final class GeoJSONFramer: RecordFramer {
     }
 
     private func skipWhitespace() throws(CLIError) {
-        while let c = try peek(), c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 { advance() }
+        while let c = try peek(), JSONScanner.isWhitespace(c) { advance() }
     }
 
     /// Skips a string whose opening quote is at the cursor.

@@ -54,7 +54,7 @@ final class NDJSONFramer: RecordFramer {
         let blank: Bool = input.withBytes { b in
             let base = input.mark
             if end > range.lowerBound, b[base + end - 1] == 0x0D { end -= 1 }
-            return (range.lowerBound..<end).allSatisfy { b[base + $0] == 0x20 || b[base + $0] == 0x09 || b[base + $0] == 0x0D }
+            return (range.lowerBound..<end).allSatisfy { JSONScanner.isLineWhitespace(b[base + $0]) }
         }
         if !blank { records.append(RecordSpan(range: range.lowerBound..<end, line: line)) }
     }

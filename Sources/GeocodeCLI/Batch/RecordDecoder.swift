@@ -184,7 +184,7 @@ struct RecordDecoder: Sendable {
     @inline(__always)
     func coordinateValue(_ bytes: UnsafeBufferPointer<UInt8>) -> CoordinateCheck.Value {
         if let v = number(bytes) { return .number(v, text: .bytes(bytes)) }  // --decimal-comma: see number(_:)
-        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return .empty }
+        if bytes.allSatisfy(DecimalNumber.isPadding) { return .empty }
         return .notNumber(text: String(decoding: bytes, as: UTF8.self))
     }
 
@@ -303,7 +303,7 @@ struct RecordDecoder: Sendable {
         // be off. (Inlined comparisons, not an array literal's `contains`: this runs for every byte it
         // skips, on every record.)
         while start < span.upperBound,
-              b[start] == BatchFormat.recordSeparatorByte || (b[start] != 0x0A && JSONScanner.isWhitespace(b[start])) {
+              b[start] == BatchFormat.recordSeparatorByte || JSONScanner.isLineWhitespace(b[start]) {
             start += 1
         }
         guard start < span.upperBound else { return DecodedRecord(content: .raw(span), error: "the record is empty") }

@@ -24,8 +24,8 @@ public enum DecimalNumber {
     /// The one parser of every coordinate path, decimal comma or not.
     public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, decimalComma: Bool = false) -> Double? {
         var start = 0, end = bytes.count
-        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
-        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+        while start < end, isPadding(bytes[start]) { start += 1 }
+        while end > start, isPadding(bytes[end - 1]) { end -= 1 }
         let length = end - start
         guard length > 0, length <= maxLength else { return nil }
         let separator = decimalComma ? UInt8(ascii: ",") : UInt8(ascii: ".")
@@ -168,6 +168,11 @@ public enum DecimalNumber {
     ]
 
     @inline(__always) static func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
+
+    /// Space or tab: what may stand around a number in a cell as people type it (` 12.5`, trimmed), and
+    /// all a cell holds when it is empty but for them. Not JSON's white space: CR and LF are not padding
+    /// in a CSV/TSV cell (inside a quoted value they are its text), and a JSON number has none.
+    @inline(__always) static func isPadding(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 }
 
     /// Whether U+2212 MINUS SIGN (UTF-8 `E2 88 92`) starts at `i`, before `end`.
     @inline(__always)

@@ -18,11 +18,19 @@ struct JSONScanner {
     }
 
     /// JSON's insignificant white space (RFC 8259 §2): space, tab, LF, CR. The one spelling of it for
-    /// code that looks at bytes around JSON text without a scanner (``GeoJSONSeqFramer``,
-    /// ``RecordDecoder/decodeSequenceRecord(_:_:)``, ``BatchFormat/sniff(_:)``).
+    /// code that looks at bytes around JSON text without a scanner (``GeoJSONFramer``,
+    /// ``GeoJSONSeqFramer``, ``JSONWriter/appendMinified(_:_:to:)``, ``BatchFormat/sniff(_:)``).
     @inline(__always)
     static func isWhitespace(_ c: UInt8) -> Bool {
         c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D
+    }
+
+    /// ``isWhitespace(_:)`` without LF: the white space that can pad a record which is one line (an
+    /// NDJSON line, a GeoJSON sequence's line). LF ends such a record, so it is never inside one; a
+    /// record's line number counts LFs, so skipping one would make it wrong.
+    @inline(__always)
+    static func isLineWhitespace(_ c: UInt8) -> Bool {
+        c == 0x20 || c == 0x09 || c == 0x0D
     }
 
     mutating func skipWhitespace() {

@@ -46,7 +46,7 @@ enum JSONWriter {
                 if escaped { escaped = false } else if c == UInt8(ascii: "\\") { escaped = true } else if c == UInt8(ascii: "\"") { inString = false }
             } else if c == UInt8(ascii: "\"") {
                 inString = true
-            } else if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 {
+            } else if JSONScanner.isWhitespace(c) {
                 if runStart < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i])) }
                 runStart = i + 1
             }
