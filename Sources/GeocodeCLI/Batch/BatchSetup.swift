@@ -326,7 +326,7 @@ struct BatchSetup {
 
     /// The feature's own names (``OutputNames/Feature``) beside the properties of the first feature that
     /// has properties (read into `pending`), for the outputs that write them: delimited output's columns
-    /// (then the property names) and NDJSON's `lat`/`lon` keys.
+    /// (then the property names) and NDJSON's `id`/`lat`/`lon` keys.
     private static func featureColumns(_ framer: any RecordFramer, schema: inout BatchSchema,
                                        pending: inout [RawChunk]) throws(CLIError) {
         let delimited = schema.output.delimiter != nil

@@ -9,7 +9,7 @@ extension RecordEncoder {
     /// The added members' keys in an object that carries `members`: nil (the usual keys) unless a
     /// member has an added name, in any case. Then the one it has exactly gives way (`geocode_country`),
     /// and each clash is warned about once per key, with `--prefix` as the cure. `feature`: the object
-    /// also holds a feature's `lat`/`lon` (NDJSON output), under this record's `names` or the schema's.
+    /// also holds a feature's `id`/`lat`/`lon` (NDJSON output), under this record's `names` or the schema's.
     /// Per record, so: only keys of an added name's length (or with escapes) are compared, and no
     /// closure or array is made (a closure capturing the encoder copied it, a retain per array, per row).
     @inline(__always)
@@ -21,7 +21,7 @@ extension RecordEncoder {
             for name in foldedAddedNames where name.count == length || member.keyHasEscape {
                 guard member.keyEqualsIgnoringCase(b, name) else { continue }
                 let own = names ?? schema.featureNames
-                return givenWayKeys(b, members, beside: feature ? [own.lat, own.lon] : [], line: line, notices: &notices)
+                return givenWayKeys(b, members, beside: feature ? [own.id, own.lat, own.lon] : [], line: line, notices: &notices)
             }
         }
         return nil
@@ -52,8 +52,8 @@ extension RecordEncoder {
         return AddedKeys(fields: names.dropLast().map(Self.memberKey), error: Self.memberKey(names[names.count - 1]))
     }
 
-    /// A feature's `lat`/`lon` names in NDJSON output beside its `properties`: nil (the schema's, from
-    /// the first feature) unless a property has one of them in any case; then this record's own.
+    /// A feature's `id`/`lat`/`lon` names in NDJSON output beside its `properties`: nil (the schema's,
+    /// from the first feature) unless a property has one of them in any case; then this record's own.
     @inline(__always)
     func featureNames(_ b: UnsafeBufferPointer<UInt8>, _ properties: [JSONMember]) -> OutputNames.Feature? {
         for member in properties {

@@ -20,8 +20,9 @@ struct RecordEncoder: Sendable {
     /// most input keys are passed over after one test.
     let foldedAddedNames: [[UInt8]]
     let addedLengths: UInt64
-    /// `"lat":` and `"lon":` of a GeoJSON feature in NDJSON output (``OutputNames/Feature``), and the
-    /// names folded with a bit per length, to find a property that takes them.
+    /// `"id":`, `"lat":` and `"lon":` of a GeoJSON feature in NDJSON output (``OutputNames/Feature``), and
+    /// the names folded with a bit per length, to find a property that takes them.
+    private let featureIdKey: [UInt8]
     private let featureLatKey: [UInt8]
     private let featureLonKey: [UInt8]
     let foldedFeatureNames: [[UInt8]]
@@ -55,9 +56,10 @@ struct RecordEncoder: Sendable {
         rawInputKey = key(Array(schema.rawInputName.utf8))
         foldedAddedNames = schema.addedNames.map { OutputNames.folded(Array($0.utf8)) }
         addedLengths = foldedAddedNames.reduce(0) { $1.count < 64 ? $0 | 1 << UInt64($1.count) : $0 }
+        featureIdKey = key(schema.featureNames.id)
         featureLatKey = key(schema.featureNames.lat)
         featureLonKey = key(schema.featureNames.lon)
-        foldedFeatureNames = [schema.featureNames.lat, schema.featureNames.lon].map(OutputNames.folded)
+        foldedFeatureNames = [schema.featureNames.id, schema.featureNames.lat, schema.featureNames.lon].map(OutputNames.folded)
         featureNameLengths = foldedFeatureNames.reduce(0) { $1.count < 64 ? $0 | 1 << UInt64($1.count) : $0 }
         crlf = schema.lineEnding == [0x0D, 0x0A]
         singleFeature = schema.input == .geojson && schema.geojsonTopLevel != .collection
@@ -336,9 +338,17 @@ struct RecordEncoder: Sendable {
                 var scanner = JSONScanner(b, range: members[properties].value)
                 inner = (try? scanner.objectMembers()) ?? []
             }
-            // The Point's lat and lon, under the names that give way to the properties' (OutputNames).
+            // The feature's id (null without one, so that every row has the key) and the Point's lat and
+            // lon, under the names that give way to the properties' (OutputNames).
             let names = featureNames(b, inner)
             comma()
+            if let names { out += Self.memberKey(names.id) } else { out += featureIdKey }
+            if let (index, _) = members.lastMember(named: Self.idKey, in: b) {
+                JSONWriter.appendMinified(b, members[index].value, to: &out)
+            } else {
+                out.append(contentsOf: "null".utf8)
+            }
+            out.append(UInt8(ascii: ","))
             if let names { out += Self.memberKey(names.lat) } else { out += featureLatKey }
             if let position { JSONWriter.appendMinified(b, position.lat, to: &out) } else { out.append(contentsOf: "null".utf8) }
             out.append(UInt8(ascii: ","))
@@ -350,10 +360,14 @@ struct RecordEncoder: Sendable {
                 appendMember(b, member, &out)
             }
         case .geometry(_, let position):
+            // A bare Point: a feature without id or properties.
             comma()
-            out.append(contentsOf: "\"lat\":".utf8)
+            out += featureIdKey
+            out.append(contentsOf: "null,".utf8)
+            out += featureLatKey
             if let position { JSONWriter.appendMinified(b, position.lat, to: &out) } else { out.append(contentsOf: "null".utf8) }
-            out.append(contentsOf: ",\"lon\":".utf8)
+            out.append(UInt8(ascii: ","))
+            out += featureLonKey
             if let position { JSONWriter.appendMinified(b, position.lon, to: &out) } else { out.append(contentsOf: "null".utf8) }
         case .raw(let range):
             comma()

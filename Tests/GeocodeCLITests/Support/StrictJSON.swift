@@ -10,6 +10,11 @@ enum StrictJSON {
         var keys: [String]
         var values: [String: Any]
         var point: [Double]?
+        /// Each value as Python writes it back (`json.dumps`): its JSON type and value in one string
+        /// (`7`, `"7"`, `null`, `9007199254740993`), which Foundation's types would blur.
+        var valueJSON: [String: String] = [:]
+        /// A Feature's own `id` as Python writes it back; nil when the Feature has no `id` member.
+        var featureID: String?
     }
 
     private static let script = """
@@ -32,9 +37,12 @@ enum StrictJSON {
             if r.get("type") == "Feature":
                 props = r.get("properties") or {}
                 geometry = r.get("geometry") or {}
-                rows.append({"keys": list(props), "values": props, "point": geometry.get("coordinates")})
+                rows.append({"keys": list(props), "values": props, "point": geometry.get("coordinates"),
+                             "json": {k: json.dumps(v) for k, v in props.items()},
+                             "id": json.dumps(r["id"]) if "id" in r else None})
             else:
-                rows.append({"keys": list(r), "values": r, "point": None})
+                rows.append({"keys": list(r), "values": r, "point": None,
+                             "json": {k: json.dumps(v) for k, v in r.items()}, "id": None})
         print(json.dumps(rows))
         """
 
@@ -59,7 +67,8 @@ enum StrictJSON {
         let parsed = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [[String: Any]])
         return try parsed.map { row in
             Row(keys: try #require(row["keys"] as? [String]), values: try #require(row["values"] as? [String: Any]),
-                point: (row["point"] as? [NSNumber])?.map(\.doubleValue))
+                point: (row["point"] as? [NSNumber])?.map(\.doubleValue),
+                valueJSON: try #require(row["json"] as? [String: String]), featureID: row["id"] as? String)
         }
     }
 }
