@@ -97,6 +97,14 @@ struct BatchSchema: Sendable {
             return renamed
         }
     }
+    /// The keys JSON output gives delimited input's columns: the header's names (`colN` without one), a
+    /// name the header repeats taking `name_2` at its later columns (``OutputNames/keys(forColumns:)``).
+    var columnKeyNames: [[UInt8]] {
+        OutputNames.keys(forColumns: (0..<columnCount).map { i in
+            Array((header.flatMap { i < $0.count ? $0[i] : nil } ?? "col\(i + 1)").utf8)
+        })
+    }
+
     /// Key under which JSON output keeps an input record that could not be parsed at all.
     var rawInputName: String { prefix + "geocode_input" }
 

@@ -34,6 +34,7 @@ struct BatchSetup {
         case .geojsonseq:
             setup = try geojsonSequence(input: input, schema: schema, options: options)
         }
+        if let notice = repeatedColumnsNotice(setup.schema) { setup.notices.append(notice) }
         if let notice = clashNotice(setup.schema) { setup.notices.append(notice) }
         // What surrounds the rows depends on the output format.
         let encoder = RecordEncoder(schema: setup.schema)
@@ -69,14 +70,24 @@ struct BatchSetup {
         }
         let names = Set(carried)
         let exact = schema.addedNames.filter { names.contains($0) }
+        // The keys JSON output gives the columns: a header's repeated name is one key no more.
+        let keys = schema.input.delimiter != nil && schema.header != nil ? schema.columnKeyNames : carried.map { Array($0.utf8) }
         let inJSON = schema.output.delimiter == nil
-            ? zip(schema.addedNames, schema.addedNames(inJSONBeside: carried.map { Array($0.utf8) })).compactMap { name, written in
+            ? zip(schema.addedNames, schema.addedNames(inJSONBeside: keys)).compactMap { name, written in
                 names.contains(name) ? String(decoding: written, as: UTF8.self) : nil
             }
             : nil
         let caseOnly = OutputNames.caseClashes(carried: carried, added: schema.addedNames)
         let place = schema.inputName + (schema.columnsLine.map { ":\($0)" } ?? "")
         return OutputNames.clashMessage(place: place, what: "column", exact: exact, writtenInJSON: inJSON, caseOnly: caseOnly)
+    }
+
+    /// A CSV/TSV header that gives a name twice, for JSON output (which writes the later columns under
+    /// other keys, ``OutputNames/keys(forColumns:)``): said once, before the rows.
+    static func repeatedColumnsNotice(_ schema: BatchSchema) -> String? {
+        guard schema.input.delimiter != nil, schema.output.delimiter == nil, let header = schema.header else { return nil }
+        let place = schema.inputName + (schema.columnsLine.map { ":\($0)" } ?? "")
+        return OutputNames.repeatedColumnsMessage(place: place, names: header, keys: schema.columnKeyNames)
     }
 
     // MARK: - CSV / TSV
@@ -337,10 +348,9 @@ struct BatchSetup {
             let decoder = RecordDecoder(schema: schema)
             let keys: [[UInt8]]? = chunk.bytes.withUnsafeBufferPointer { b in
                 let record = decoder.decode(b, chunk.records[0].range)
-                guard case .feature(let members, let properties?, _) = record.content,
+                guard case .feature(let members, let properties?, let propertyMembers, _) = record.content,
                       members[properties].kind == .object else { return nil }
-                var scanner = JSONScanner(b, range: members[properties].value)
-                return (try? scanner.objectMembers())?.map { JSONScanner.decodeString(b, $0.key) }
+                return propertyMembers.map { JSONScanner.decodeString(b, $0.key) }
             }
             if let keys {
                 schema.featureNames = OutputNames.Feature(beside: keys)

@@ -10,10 +10,12 @@ struct DecodedRecord {
         /// the output's delimiter, and `fields` values (at most the schema's columns; the rest are empty).
         /// Nearly every row of a real file: no per-field array, one copy of the input bytes.
         case plainRow(Range<Int>, fields: Int)
-        /// An NDJSON object's members.
+        /// An NDJSON object's members, each key once (DistinctMembers).
         case object([JSONMember])
-        /// A GeoJSON feature's members; which one is `properties` (if any) and the position's raw numbers.
-        case feature(members: [JSONMember], properties: Int?, position: (lon: Range<Int>, lat: Range<Int>)?)
+        /// A GeoJSON feature's members; which one is `properties` (if any), that object's members (none
+        /// when it is not an object), and the position's raw numbers. Each key once (DistinctMembers).
+        case feature(members: [JSONMember], properties: Int?, propertyMembers: [JSONMember],
+                     position: (lon: Range<Int>, lat: Range<Int>)?)
         /// A bare GeoJSON geometry (a document that is one Point): its raw text and position's numbers.
         case geometry(Range<Int>, position: (lon: Range<Int>, lat: Range<Int>)?)
         /// Text that is not even the right kind of JSON value: carried as a string so nothing is lost.
@@ -27,7 +29,7 @@ struct DecodedRecord {
     var coordinateText: (lat: Range<Int>, lon: Range<Int>)?
     /// Why the row is bad; nil for a good row. A bad row has no coordinate.
     var error: String?
-    /// Keys the decoder read that the record gives more than once (their last value was read): the
-    /// worker warns about each once per key, naming the line. Empty (no allocation) for nearly every row.
+    /// Keys the record gives more than once (their last value was read, and is the one written): the
+    /// worker warns once a run, naming the first such record. Empty (no allocation) for nearly every row.
     var repeatedKeys: [String] = []
 }

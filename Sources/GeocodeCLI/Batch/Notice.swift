@@ -3,10 +3,16 @@ struct Notice: Sendable, Equatable {
     var key: String
     var message: String
 
-    /// A JSON record gives `key` more than once, and its last value was read (as JavaScript and Python
-    /// read JSON): never silently, since the file may have meant something else.
-    static func repeatedKey(_ key: String, input: String, line: Int) -> Notice {
-        Notice(key: "duplicate " + key, message: "\(input):\(line): the record gives key \"\(key)\" more than once; "
-               + "its last value is read, as JavaScript and Python read JSON (warned once per key)")
+    /// A JSON record gives `keys` more than once, and their last values were read (as JavaScript and
+    /// Python read JSON) and are the ones written: never silently, since the file may have meant
+    /// something else. One warning a run, for the first such record: the rule is the same for every
+    /// record, and a file that repeats keys usually does so on every line.
+    static func repeatedKeys(_ keys: [String], input: String, line: Int) -> Notice {
+        var distinct: [String] = []
+        for key in keys where !distinct.contains(key) { distinct.append(key) }
+        let names = distinct.map { "\"\($0)\"" }.joined(separator: ", ")
+        return Notice(key: "repeated keys", message: "\(input):\(line): the record gives \(distinct.count == 1 ? "key" : "keys") "
+                      + "\(names) more than once; the last value is read, as JavaScript and Python read JSON, and JSON "
+                      + "output writes the key once, with that value (said for the first such record only)")
     }
 }

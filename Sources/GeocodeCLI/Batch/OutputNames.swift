@@ -52,6 +52,49 @@ enum OutputNames {
         return candidate
     }
 
+    /// JSON keys for a header's columns, each once. A CSV/TSV header may give a name twice (`a,a,lat,lon`;
+    /// CSV/TSV output keeps it so), a JSON object may not: the later columns of a name take `name_2`,
+    /// `name_3`, … unused, in any case, by the header and the keys given before. `names` itself when no
+    /// name repeats (nearly every header).
+    static func keys(forColumns names: [[UInt8]]) -> [[UInt8]] {
+        var seen = Set<[UInt8]>()
+        guard names.contains(where: { !seen.insert($0).inserted }) else { return names }
+        var taken = Set(names.map(folded))
+        var given = Set<[UInt8]>()
+        return names.map { name in
+            guard !given.insert(name).inserted else { return name }
+            let key = unused(String(decoding: name, as: UTF8.self), taken: taken)
+            taken.insert(folded(key))
+            return key
+        }
+    }
+
+    /// The one warning about a header that gives a name twice (``keys(forColumns:)``), naming the columns
+    /// (1-based) and the keys JSON output writes the later ones under; nil when no name repeats.
+    static func repeatedColumnsMessage(place: String, names: [String], keys: [[UInt8]]) -> String? {
+        // The columns of each name (as bytes, as keys(forColumns:) compares them), in the order the names
+        // first stand.
+        var columnsOf: [[UInt8]: [Int]] = [:], order: [[UInt8]] = []
+        for (i, name) in names.enumerated() {
+            let bytes = Array(name.utf8)
+            if columnsOf[bytes] == nil { order.append(bytes) }
+            columnsOf[bytes, default: []].append(i)
+        }
+        guard order.count < names.count else { return nil }
+        var repeats: [String] = [], renamed: [String] = []
+        for name in order {
+            let columns = columnsOf[name]!
+            guard columns.count > 1 else { continue }
+            repeats.append("\"\(String(decoding: name, as: UTF8.self))\" as columns " + columns.map { String($0 + 1) }.joined(separator: ", "))
+            for column in columns.dropFirst() where column < keys.count {
+                renamed.append("column \(column + 1) as \"\(String(decoding: keys[column], as: UTF8.self))\"")
+            }
+        }
+        return "\(place): the header gives " + repeats.joined(separator: " and ") + "; a JSON object cannot hold a key "
+            + "twice, so the JSON output writes " + renamed.joined(separator: ", ")
+            + " (CSV/TSV output keeps the header as it is)"
+    }
+
     /// The name an added JSON key takes in an object that already has a member of its name:
     /// `geocode_` before it (the geocoded country beside the input's), then `_2`, … when `taken`
     /// (folded: the object's keys and the other added names) has that too.

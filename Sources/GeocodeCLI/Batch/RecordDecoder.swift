@@ -217,7 +217,7 @@ struct RecordDecoder: Sendable {
         guard scanner.position < scanner.end, b[scanner.position] == UInt8(ascii: "{") else {
             return DecodedRecord(content: .raw(span), error: "not a JSON object")
         }
-        let members: [JSONMember]
+        var members: [JSONMember]
         do throws(JSONError) {
             members = try scanner.objectMembers()
             scanner.skipWhitespace()
@@ -225,7 +225,14 @@ struct RecordDecoder: Sendable {
         } catch {
             return DecodedRecord(content: .raw(span), error: "invalid JSON: \(error.message) at column \(error.offset - span.lowerBound + 1)")
         }
+        // A key given twice: read, and written, once with its last value (DistinctMembers).
+        var repeated: [String] = []
+        if let distinct = members.withoutRepeatedKeys(in: b) {
+            members = distinct.members
+            repeated = distinct.repeatedKeys
+        }
         var record = DecodedRecord(content: .object(members))
+        record.repeatedKeys = repeated
         if let key = schema.coordsKey {
             decodePairKey(b, members, key, into: &record)
             return record
@@ -318,7 +325,7 @@ struct RecordDecoder: Sendable {
                                  + "one Feature per record)" : "a member of \"features\" is not an object")
         }
         var scanner = JSONScanner(b, range: span)
-        let members: [JSONMember]
+        var members: [JSONMember]
         do throws(JSONError) {
             members = try scanner.objectMembers()
             scanner.skipWhitespace()
@@ -331,15 +338,27 @@ struct RecordDecoder: Sendable {
                 : sequence ? " at column \(error.offset - span.lowerBound + 1)" : ""
             return DecodedRecord(content: .raw(span), error: "invalid JSON in feature: \(error.message)\(whereText)")
         }
-        // A member given twice: the last is read (and gets the fields), as other JSON readers read it.
+        // A member given twice, in the feature or its properties: the last is read (and gets the fields)
+        // and written once, as other JSON readers read it (DistinctMembers).
         var repeated: [String] = []
-        func member(_ name: [UInt8]) -> Int? {
-            guard let (index, twice) = members.lastMember(named: name, in: b) else { return nil }
-            if twice { repeated.append(String(decoding: name, as: UTF8.self)) }
-            return index
+        if let distinct = members.withoutRepeatedKeys(in: b) {
+            members = distinct.members
+            repeated = distinct.repeatedKeys
         }
+        func member(_ name: [UInt8]) -> Int? { members.lastMember(named: name, in: b)?.index }
         let properties = member(GeoJSONBytes.properties), type = member(GeoJSONBytes.type), geometry = member(GeoJSONBytes.geometry)
-        var record = DecodedRecord(content: .feature(members: members, properties: properties, position: nil))
+        // The properties' members, read once here for every output (columns, keys, or the feature again).
+        var propertyMembers: [JSONMember] = []
+        if let properties, members[properties].kind == .object {
+            var inner = JSONScanner(b, range: members[properties].value)
+            propertyMembers = (try? inner.objectMembers()) ?? []
+            if let distinct = propertyMembers.withoutRepeatedKeys(in: b) {
+                propertyMembers = distinct.members
+                repeated += distinct.repeatedKeys
+            }
+        }
+        var record = DecodedRecord(content: .feature(members: members, properties: properties, propertyMembers: propertyMembers,
+                                                     position: nil))
         record.repeatedKeys = repeated
         guard let type, members[type].kind == .string,
               JSONScanner.decodeString(b, members[type].value) == GeoJSONBytes.feature else {
@@ -371,7 +390,7 @@ struct RecordDecoder: Sendable {
             return record
         }
         let position = decodePoint(b, geometryMembers, into: &record)
-        record.content = .feature(members: members, properties: properties, position: position)
+        record.content = .feature(members: members, properties: properties, propertyMembers: propertyMembers, position: position)
         return record
     }
 

@@ -44,12 +44,11 @@ struct RecordEncoder: Sendable {
     init(schema: BatchSchema) {
         self.schema = schema
         self.delimiter = schema.outputDelimiter
-        let headerNames = (0..<schema.columnCount).map { i in
-            schema.header.flatMap { i < $0.count ? $0[i] : nil } ?? "col\(i + 1)"
-        }
+        // A header's names are every row's keys, each once (a repeated column takes `name_2`), and the
+        // added ones give way to them once, here.
+        let headerNames = schema.columnKeyNames
         let key = Self.memberKey
-        // A header's names are every row's keys: the added ones give way once, here.
-        let added = schema.input.delimiter != nil ? schema.addedNames(inJSONBeside: headerNames.map { Array($0.utf8) })
+        let added = schema.input.delimiter != nil ? schema.addedNames(inJSONBeside: headerNames)
             : schema.addedNames.map { Array($0.utf8) }
         fieldKeys = added.dropLast().map(key)
         errorKey = key(added.last!)
@@ -67,7 +66,7 @@ struct RecordEncoder: Sendable {
         hasFields = !schema.fields.isEmpty
         // Only an empty JSON first record leaves no carried cell.
         carriedCells = schema.input.delimiter != nil ? schema.columnCount : schema.jsonColumns.count
-        columnKeys = headerNames.map { key(Array($0.utf8)) }
+        columnKeys = headerNames.map(key)
     }
 
     /// `"name":`, as a JSON object's member starts.
@@ -183,7 +182,7 @@ struct RecordEncoder: Sendable {
             }
         case .object(let members):
             appendJSONColumns(b, members, columns: schema.jsonColumns[...], line: line, notices: &notices, into: &out)
-        case .feature(let members, let properties, let position):
+        case .feature(let members, _, let propertyMembers, let position):
             // id, lat, lon, then the property columns.
             if let (index, _) = members.lastMember(named: Self.idKey, in: b) {
                 appendJSONAsCSV(b, members[index].value, kind: members[index].kind, &out)
@@ -197,11 +196,6 @@ struct RecordEncoder: Sendable {
                 out.append(delimiter)
             }
             let propertyColumns = schema.jsonColumns.dropFirst(Self.featureColumns)
-            var propertyMembers: [JSONMember] = []
-            if let properties, members[properties].kind == .object {
-                var scanner = JSONScanner(b, range: members[properties].value)
-                propertyMembers = (try? scanner.objectMembers()) ?? []
-            }
             if !propertyColumns.isEmpty { out.append(delimiter) }
             appendJSONColumns(b, propertyMembers, columns: propertyColumns, line: line, notices: &notices, into: &out)
         case .geometry(_, let position):
@@ -251,11 +245,11 @@ struct RecordEncoder: Sendable {
     }
 
     /// Writes `members` under `columns` (matched by key; distinct names), reporting members that have
-    /// no column. A key given twice writes its last value, the one JSON readers keep (as the decoder reads it).
+    /// no column. The members give each key once: a key the record gave twice holds its last value, the
+    /// one JSON readers keep (the decoder made them so, and warned).
     private func appendJSONColumns(_ b: UnsafeBufferPointer<UInt8>, _ members: [JSONMember], columns: ArraySlice<[UInt8]>,
                                    line: Int, notices: inout [Notice], into out: inout [UInt8]) {
-        // Fast path: the usual case, exactly the columns' keys in their order. The columns are distinct,
-        // so such a record repeats no key.
+        // Fast path: the usual case, exactly the columns' keys in their order.
         let inPlace = members.count == columns.count
             && zip(members, columns).allSatisfy { $0.keyEquals(b, $1) }
         var matched = 0
@@ -264,9 +258,8 @@ struct RecordEncoder: Sendable {
             let member: JSONMember?
             if inPlace {
                 member = members[offset]
-            } else if let (index, repeated) = members.lastMember(named: column, in: b) {
+            } else if let (index, _) = members.lastMember(named: column, in: b) {
                 member = members[index]
-                if repeated { notices.append(.repeatedKey(String(decoding: column, as: UTF8.self), input: schema.inputName, line: line)) }
             } else {
                 member = nil
             }
@@ -332,12 +325,7 @@ struct RecordEncoder: Sendable {
                 comma()
                 appendMember(b, member, &out)
             }
-        case .feature(let members, let properties, let position):
-            var inner: [JSONMember] = []
-            if let properties, members[properties].kind == .object {
-                var scanner = JSONScanner(b, range: members[properties].value)
-                inner = (try? scanner.objectMembers()) ?? []
-            }
+        case .feature(let members, _, let inner, let position):
             // The feature's id (null without one, so that every row has the key) and the Point's lat and
             // lon, under the names that give way to the properties' (OutputNames).
             let names = featureNames(b, inner)
@@ -420,7 +408,7 @@ struct RecordEncoder: Sendable {
             out.append(contentsOf: "}}".utf8)
             return
         }
-        guard case .feature(let members, let properties, _) = record.content else {
+        guard case .feature(let members, let properties, _, _) = record.content else {
             // A row or an object (or unreadable text) becomes a new Feature; no coordinate, no geometry.
             out.append(contentsOf: "{\"type\":\"Feature\",\"geometry\":".utf8)
             if let c = record.coordinate {
@@ -481,8 +469,8 @@ struct RecordEncoder: Sendable {
         if let member {
             switch member.kind {
             case .object:
-                var scanner = JSONScanner(b, range: member.value)
-                let members = (try? scanner.objectMembers()) ?? []
+                // Read by the decoder, each key once.
+                guard case .feature(_, _, let members, _) = record.content else { preconditionFailure("properties of a feature") }
                 keys = addedKeys(b, members, feature: false, names: nil, line: line, notices: &notices)
                 for (i, inner) in members.enumerated() {
                     if i > 0 { out.append(UInt8(ascii: ",")) }

@@ -45,8 +45,9 @@ enum BatchCommand: Command {
                      --coords COL for one column holding both ("48.85,2.35", "48.85 2.35",
                      POINT(2.35 48.85)). Without a header, latitude is column 1 and longitude column 2
                      (--lon-first: the other way round), and the output gets a header naming the added
-                     columns (--no-header-out: none). Header names are written back byte for byte.
-                     Empty lines are skipped.
+                     columns (--no-header-out: none). Header names are written back byte for byte;
+                     a name the header gives twice (a,a,lat,lon) stays so in CSV/TSV output, and
+                     JSON output writes the later column as a_2 (warned once). Empty lines are skipped.
           input      .gz and .zst files (by extension or content) are decompressed as a stream,
                      several gzip members included; truncated or corrupt ones stop the run with the
                      byte offset (exit 3). UTF-16 with a byte-order mark is decoded; Latin-1,
@@ -55,8 +56,9 @@ enum BatchCommand: Command {
           ndjson     one JSON object per line, coordinates under the same names (numbers or numeric
                      strings), or a dotted path into nested objects (--lat-col location.lat); the
                      fields are added as keys. Blank lines are skipped. A key given twice in a record
-                     (NDJSON or GeoJSON) is read by its last value, as JavaScript and Python read
-                     JSON, with a warning naming the line (once per key).
+                     (NDJSON, or a GeoJSON feature or its properties) is read by its last value, as
+                     JavaScript and Python read JSON, and JSON output writes it once, with that value;
+                     one warning names the first such record and the key.
           numbers    a CSV/TSV value or a JSON string may write the minus as − (U+2212, as documents
                      typeset it); a JSON number may not (JSON's grammar: every JSON reader refuses it).
                      A --coords pair may also be split by a full-width comma (，), and
@@ -87,8 +89,9 @@ enum BatchCommand: Command {
                      asking for --output-format geojson or ndjson.
           Converting (e.g. --output-format ndjson from CSV) maps columns to keys (CSV values become
           JSON strings; a row becomes a Feature of a FeatureCollection or a sequence); a GeoJSON
-          feature's id and position become id, lat, lon columns (NDJSON: lat, lon keys),
-          or feature_id, geometry_lat and geometry_lon when a property has the name in any
+          feature's id and position become id, lat, lon columns or keys (the id a number or a
+          string as it was; a feature without one: an empty cell, null in NDJSON), or
+          feature_id, geometry_lat and geometry_lon when a property has the name in any
           case; JSON output has every key on every row (null when empty); CSV columns come
           from the first record (keys that later records add are reported and dropped).
           An added column that the input already has (country) is warned about once,
