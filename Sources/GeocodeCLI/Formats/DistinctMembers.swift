@@ -6,21 +6,24 @@
 extension Array where Element == JSONMember {
     /// The members with each key once: where it first stood (as a JavaScript object or a Python dict
     /// keeps a key's place), holding its last value. Nil when no key repeats: nearly every object, told
-    /// in one pass over the keys (a bit per key from its length and outer bytes; only when two keys take
-    /// the same bit are keys compared).
+    /// in one pass over the keys (a bit per key from its length and outer bytes); only when two keys take
+    /// the same bit are keys compared, without allocating, and only a true repeat builds anything.
+    @inline(__always)
     func withoutRepeatedKeys(in b: UnsafeBufferPointer<UInt8>) -> DistinctMembers? {
-        guard count > 1, mayRepeatKey(in: b) else { return nil }
+        guard count > 1, mayRepeatKey(in: b), repeatsKey(in: b) else { return nil }
+        return distinct(in: b)
+    }
+
+    /// ``withoutRepeatedKeys(in:)`` for an object that does repeat a key.
+    private func distinct(in b: UnsafeBufferPointer<UInt8>) -> DistinctMembers {
         // The first member of each key, for every member (its own index for a first).
         var first = Array<Int>(indices)
-        var repeated = false
         for i in indices {
             for j in 0..<i where first[j] == j && Self.sameKey(self[i], self[j], b) {
                 first[i] = j
-                repeated = true
                 break
             }
         }
-        guard repeated else { return nil }
         var members: [JSONMember] = []
         var keys: [String] = []
         var place = Array<Int>(repeating: -1, count: count)
@@ -45,16 +48,30 @@ extension Array where Element == JSONMember {
     /// alike in length, first and last byte (as far as 64 bits tell them apart).
     @inline(__always)
     private func mayRepeatKey(in b: UnsafeBufferPointer<UInt8>) -> Bool {
-        var seen: UInt64 = 0
-        for member in self {
-            if member.keyHasEscape { return true }
-            // The raw key, quotes included: an empty key's "first" and "last" bytes are its quotes.
-            let key = member.key
-            let shape = UInt64(truncatingIfNeeded: key.count) | UInt64(b[key.lowerBound + 1]) << 32
-                | UInt64(b[key.upperBound - 2]) << 40
-            let bit: UInt64 = 1 << ((shape &* 0x9E37_79B9_7F4A_7C15) >> 58)
-            if seen & bit != 0 { return true }
-            seen |= bit
+        withUnsafeBufferPointer { members in
+            let p = b.baseAddress!
+            var seen: UInt64 = 0
+            for member in members {
+                if member.keyHasEscape { return true }
+                // The raw key, quotes included: an empty key's "first" and "last" bytes are its quotes.
+                let key = member.key
+                let shape = UInt64(truncatingIfNeeded: key.count) | UInt64(p[key.lowerBound + 1]) << 16
+                    | UInt64(p[key.upperBound - 2]) << 24
+                // One multiply spreads the shape over the top bits; keys that still meet on a bit (any
+                // fixed hash has such pairs) cost the exact test, not an allocation.
+                let bit: UInt64 = 1 << ((shape &* 0x9E37_79B9_7F4A_7C15) >> 58)
+                if seen & bit != 0 { return true }
+                seen |= bit
+            }
+            return false
+        }
+    }
+
+    /// Whether any two members have the same key: the exact test, for when ``mayRepeatKey(in:)`` cannot
+    /// tell (two keys on one bit happen in about one object of ten with four keys).
+    private func repeatsKey(in b: UnsafeBufferPointer<UInt8>) -> Bool {
+        for i in indices.dropFirst() {
+            for j in 0..<i where Self.sameKey(self[i], self[j], b) { return true }
         }
         return false
     }
