@@ -433,11 +433,9 @@ public final class ReverseGeocoder: Sendable {
                 cacheStatus = "loaded"
             case .failure(.absent) where damaged != nil:
                 cacheStatus = "rebuilt (damaged: \(damaged!))"
-            case .failure(.damaged(let why)):
-                cacheStatus = "rebuilt (\(IndexCache.Miss.damaged(why)))"
-                damage = why
             case .failure(let miss):
                 cacheStatus = "rebuilt (\(miss))"
+                if case .damaged(let why) = miss { damage = why }
             }
         }
         if set == nil {
