@@ -52,10 +52,9 @@ struct BatchRunner {
             throw .usage("--header/--no-header apply to CSV and TSV input only")
         }
 
+        // Checked whole at load (QueryLoad.batch, shared or private): a damaged cache is among the load's
+        // warnings, which the factory says; no query adds one later.
         let lookup = try context.openLookup(dataOption: dataOption, load: .batch)
-        // Under GEOCODE_INDEX_MEMORY=shared with first-use checks, or a stand-in: said after the rows.
-        let late = LateWarnings(lookup, stderr: context.stderr)
-        defer { late.sayNew() }
         let setup = try BatchSetup.prepare(input: input, format: format, outputFormat: outputFormat, options: options)
         for notice in setup.notices { context.stderr.write("geocode: warning: \(notice)\n") }
         if let sample = setup.sample, let warning = ColumnGuess.warning(sample: sample, schema: setup.schema, lookup: lookup) {
