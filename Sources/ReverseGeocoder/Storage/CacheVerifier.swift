@@ -65,9 +65,9 @@ final class CacheVerifier: Sendable {
         let bad: Int? = checked.withLock { bits in
             for b in first...last {
                 let g = r.firstBlock + b
-                if bits[g >> 6] & (1 << UInt64(g & 63)) != 0 { continue }
+                if bits.has(block: g) { continue }
                 guard matches(r, block: b) else { return b }
-                bits[g >> 6] |= 1 << UInt64(g & 63)
+                bits.mark(block: g)
             }
             return nil
         }
@@ -77,7 +77,7 @@ final class CacheVerifier: Sendable {
     /// How many of the region's blocks have been checked so far (for the tests of what a query reads).
     func checkedBlocks(_ r: Region) -> Int {
         checked.withLock { bits in
-            (r.firstBlock..<(r.firstBlock + r.blocks)).reduce(0) { $0 + (bits[$1 >> 6] & (1 << UInt64($1 & 63)) != 0 ? 1 : 0) }
+            (r.firstBlock..<(r.firstBlock + r.blocks)).reduce(0) { $0 + (bits.has(block: $1) ? 1 : 0) }
         }
     }
 
@@ -98,16 +98,12 @@ final class CacheVerifier: Sendable {
         // for a section once per item it reads (a layer's placemark names, once per unit a region file's
         // areas list) hashed the whole section once per item, 1 ms a unit for the localities' names.
         let done = checked.withLock { $0 }
-        func isChecked(_ r: Region, _ b: Int) -> Bool {
-            let g = r.firstBlock + b
-            return done[g >> 6] & (1 << UInt64(g & 63)) != 0
-        }
         // Work in pieces of about 1 MB, so two cores share a file of a few large sections evenly.
         var work: [(region: Int, blocks: Range<Int>)] = []
         for (i, r) in regions.enumerated() {
             for start in stride(from: 0, to: r.blocks, by: 64) {
                 let blocks = start..<min(r.blocks, start + 64)
-                if !blocks.allSatisfy({ isChecked(r, $0) }) { work.append((i, blocks)) }
+                if !blocks.allSatisfy({ done.has(block: r.firstBlock + $0) }) { work.append((i, blocks)) }
             }
         }
         guard !work.isEmpty else { return }
@@ -133,8 +129,14 @@ final class CacheVerifier: Sendable {
         }
         checked.withLock { bits in
             for r in regions where r.blocks > 0 {
-                for g in r.firstBlock..<(r.firstBlock + r.blocks) { bits[g >> 6] |= 1 << UInt64(g & 63) }
+                for g in r.firstBlock..<(r.firstBlock + r.blocks) { bits.mark(block: g) }
             }
         }
     }
+}
+
+/// The verifier's table of checked blocks: one bit per block of the file, block g in word g / 64.
+private extension Array where Element == UInt64 {
+    func has(block g: Int) -> Bool { self[g >> 6] & (1 << UInt64(g & 63)) != 0 }
+    mutating func mark(block g: Int) { self[g >> 6] |= 1 << UInt64(g & 63) }
 }
