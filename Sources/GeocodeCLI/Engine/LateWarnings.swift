@@ -29,8 +29,9 @@ final class LateWarnings: Sendable {
 }
 
 /// A lookup that says its late warnings as they come (``LateWarnings``): what `track` hands the location
-/// manager, so a damaged cache found hours into a run is said then, not when the run ends. The check
-/// after each query is a count comparison (the engine's warnings are an array it only appends to).
+/// manager, so a damaged cache found hours into a run is said then, not when the run ends. After each
+/// query it reads the engine's warnings (a short array, only ever appended to) and compares the count:
+/// nothing next to a fix's own cost in the location manager.
 struct WarningLookup: PlacemarkProvider {
     let base: any GeocodeLookup
     let late: LateWarnings
