@@ -80,6 +80,30 @@ struct BorderCellEntryTests {
         }
     }
 
+    /// A record with no edge and its reach outside its part says "exterior" at every point of its cell, so
+    /// the index writes none (``CrossingLists/Entry/onlyExterior``), except a cell's only record. Checked
+    /// on the coverage above: its wiggling units' boxes reach their neighbours' border cells, which made
+    /// such records before; the answers stay GEOS's (the test above).
+    @Test func noRecordCanOnlySayExterior() async throws {
+        try await offPool {
+            let (manifest, _) = Self.write("border-entry-exterior")
+            let g = try ReverseGeocoder(manifests: [(manifest, nil)], options: Self.options())
+            let cells = try #require(g.loaded[0].layers[0].cells)
+            let l = cells.layout
+            var onlyExterior = 0, alone = 0, records = 0
+            for m in 0..<l.mixedCells {
+                let walked = Array(cells.records(Int(l.mixedStart[m])))
+                records += walked.count
+                for r in walked where l.borders[r + 1] & CrossingLists.Record.countMask == 0 {
+                    guard let reach = cells.reach(record: r), !reach.inside else { continue }
+                    if walked.count == 1 { alone += 1 } else { onlyExterior += 1 }
+                }
+            }
+            #expect(onlyExterior == 0, "\(onlyExterior) of \(records) records can only say exterior")
+            #expect(alone < l.mixedCells / 100, "\(alone) border cells hold a lone record that can only say exterior")
+        }
+    }
+
     /// Every border cell's entry in the tree (top grid and nodes) rewritten by `edit`, or the records by
     /// `editRecords`, then the file resealed (checksums valid, as a broken writer would leave it): the
     /// load's structure check and, on first use, the queries' own checks must call it damage, and the

@@ -43,6 +43,12 @@ struct CrossingLists {
 
         private static let none = UInt16.max
 
+        /// Whether the entry can only ever say "exterior": no edge of its part meets the cell's row between
+        /// the cell and the reach (so none comes near the cell), and the reach is outside. Every point of
+        /// the cell is then outside the part, off its boundary: the cell index writes no record for it
+        /// (a fifth of the bundled districts' entries were such, parts whose box merely reaches the cell).
+        var onlyExterior: Bool { length == 0 && !inside }
+
         var list: Range<Int>? {
             get { length == Entry.none ? nil : Int(start)..<(Int(start) + Int(length)) }
             set {
