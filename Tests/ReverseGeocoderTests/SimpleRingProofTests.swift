@@ -82,4 +82,28 @@ struct SimpleRingProofTests {
         #expect(SimpleRingProof.provesValid([0, 0, 4, 0, 4, 4, 2, 1e-9, 0, 4, 0, 0]), "a vertex 1e-9 off an edge is simple")
         #expect(proved > 2_000 && geosInvalid > 10_000, "tried \(tried), proved \(proved), GEOS invalid \(geosInvalid)")
     }
+
+    /// The sweep's sort against the library's, on the shapes of input that take each of its paths: ends
+    /// spread evenly (buckets of a few, by insertion), crowded into a hair's width (a bucket of hundreds,
+    /// by the library's sort), all equal, and short. Sorted by the west end, and the same edges.
+    @Test func theSweepsSortSortsEveryShapeOfInput() {
+        var rng = SplitMix64(seed: 28)
+        for round in 0..<200 {
+            let n = round % 10 == 0 ? Int(rng.unitInterval() * 6) : 100 + Int(rng.unitInterval() * 3_000)
+            var starts: [SimpleRingProof.EdgeStart] = (0..<n).map { i in
+                let x: Double
+                switch round % 4 {
+                case 0: x = 100 + rng.unitInterval()
+                case 1: x = rng.unitInterval() < 0.5 ? 1e-7 * rng.unitInterval() : 1 + rng.unitInterval()  // crowded
+                case 2: x = 7  // all equal
+                default: x = -50 + 100 * rng.unitInterval() * rng.unitInterval()  // skewed
+                }
+                return SimpleRingProof.EdgeStart(minX: x, edge: i)
+            }
+            let expected = starts.map(\.minX).sorted()
+            starts.withUnsafeMutableBufferPointer { SimpleRingProof.sortByMinX($0) }
+            #expect(starts.map(\.minX) == expected, "round \(round), \(n) edges: not sorted")
+            #expect(Set(starts.map(\.edge)) == Set(0..<n), "round \(round), \(n) edges: edges lost or repeated")
+        }
+    }
 }
