@@ -79,8 +79,17 @@ public final class ReverseGeocoder: Sendable {
     /// ``Options/skipBrokenDatasets``, files that differ from their manifest under
     /// ``Options/allowModifiedData``, index caches found damaged (and rebuilt). Empty after a clean
     /// load. After a query found an index cache damaged (``Options/verifyOnFirstUse``), also the line
-    /// that says so: a lookup that says warnings as they come compares the count.
-    public var warnings: [String] { ownWarnings + (replacement == nil ? [] : replacementWarning.withLock { $0 }) }
+    /// that says so, then what the engine that replaced this one said of its own load: it checks every
+    /// other cache whole, so a second damaged one is found there (and rebuilt). Each fact once: what
+    /// that load let pass again (a skipped dataset, a modified file) is not repeated. Only ever
+    /// appended to: a lookup that says warnings as they come compares the count.
+    public var warnings: [String] {
+        guard let replacement else { return ownWarnings }
+        let said = ownWarnings + replacementWarning.withLock { $0 }
+        // The replacement loaded the same manifests with the same options: a dataset skipped or a file
+        // modified here is so there too, in the same words. A new line (the second damage) is news.
+        return said + replacement.warnings.filter { !said.contains($0) }
+    }
     private let ownWarnings: [String]
     /// What the load was asked, to load again when a query finds a cache damaged.
     private let sources: [(manifest: DatasetManifest, directory: URL?)]

@@ -29,22 +29,34 @@ struct CacheDamageCLITests {
     /// header, and the block checksum table and metadata at the end (the table is 8 bytes a block) left
     /// whole, so the file opens and only the arrays' checksums can tell.
     static func damagedCopy() async throws -> (dir: URL, china: URL) {
+        let copy = try await damagedCopy(alsoOneByteOf: nil)
+        return (copy.dir, copy.china)
+    }
+
+    /// ``damagedCopy()``, and with one byte flipped in the middle of the arrays of the dataset
+    /// `second`'s file (nil: none), returned too.
+    static func damagedCopy(alsoOneByteOf second: String?) async throws -> (dir: URL, china: URL, second: URL?) {
         let intact = try await intactCaches.get()
         let dir = try TemporaryDirectory.shared.newFolder("damage")
-        var china: URL?
+        var china: URL?, other: URL?
         for name in try FileManager.default.contentsOfDirectory(atPath: intact.path) where name.hasSuffix(".geoidx") {
             let to = dir.appendingPathComponent(name)
             try FileManager.default.copyItem(at: intact.appendingPathComponent(name), to: to)
             if name.hasPrefix("china-") { china = to }
+            if let second, name.hasPrefix(second + "-") { other = to }
+        }
+        func flip(_ file: URL, _ positions: (_ metaOffset: Int) -> [Int]) throws {
+            var bytes = [UInt8](try Data(contentsOf: file))
+            // The header: 8 bytes of magic, the format and byte-order words, then the metadata's offset.
+            let metaOffset = bytes[16..<24].reversed().reduce(0) { $0 << 8 | Int($1) }
+            #expect(metaOffset > 1 << 20 && metaOffset < bytes.count)
+            for at in positions(metaOffset) { bytes[at] ^= 0x20 }
+            try Data(bytes).write(to: file)
         }
         let file = try #require(china)
-        var bytes = [UInt8](try Data(contentsOf: file))
-        // The header: 8 bytes of magic, the format and byte-order words, then the metadata's offset.
-        let metaOffset = bytes[16..<24].reversed().reduce(0) { $0 << 8 | Int($1) }
-        #expect(metaOffset > 1 << 20 && metaOffset < bytes.count)
-        for at in stride(from: 64 + 7, to: metaOffset - (256 << 10), by: 16_384) { bytes[at] ^= 0x20 }
-        try Data(bytes).write(to: file)
-        return (dir, file)
+        try flip(file) { Array(stride(from: 64 + 7, to: $0 - (256 << 10), by: 16_384)) }
+        if second != nil { try flip(try #require(other)) { [$0 / 2] } }
+        return (dir, file, other)
     }
 
     static func run(_ arguments: [String], cache: URL) async throws -> GeocodeBinary.Result {
@@ -69,6 +81,27 @@ struct CacheDamageCLITests {
         #expect(damaged.out == intact.out)
         Self.expectOneDamageWarning(damaged.err, file: china)
         // Rebuilt in place: the next run finds nothing to say.
+        let again = try await Self.run(["39.9087", "116.3975"], cache: dir)
+        #expect(again.out == intact.out && again.err.isEmpty, "\(again.err)")
+    }
+
+    /// A second damaged cache (the world's), which no query reads: the engine that replaces the one whose
+    /// query met China's damage checks every other cache whole at its load, finds it and rebuilds it
+    /// too. Both are said, once each; before, the second was rebuilt without a word.
+    @Test func aSecondDamageFoundByTheRebuildIsSaidToo() async throws {
+        let intact = try await Self.run(["39.9087", "116.3975"], cache: try await Self.intactCaches.get())
+        #expect(intact.status == 0 && intact.out.contains("东城区") && intact.err.isEmpty, "\(intact.err)")
+        let (dir, china, world) = try await Self.damagedCopy(alsoOneByteOf: "world")
+        let worldFile = try #require(world)
+        let damaged = try await Self.run(["39.9087", "116.3975"], cache: dir)
+        #expect(damaged.status == 0)
+        #expect(damaged.out == intact.out)
+        let lines = damaged.err.split(separator: "\n")
+        #expect(lines.count == 2, "\(damaged.err)")
+        #expect(lines.filter { $0.hasPrefix("geocode: warning: index cache \(china.path) was damaged (checksum mismatch in layer ")
+            && $0.hasSuffix("); dataset china rebuilt") }.count == 1, "\(damaged.err)")
+        #expect(lines.filter { $0.hasPrefix("geocode: warning: index cache \(worldFile.path) was damaged (checksum mismatch in ")
+            && $0.hasSuffix("); dataset world rebuilt") }.count == 1, "\(damaged.err)")
         let again = try await Self.run(["39.9087", "116.3975"], cache: dir)
         #expect(again.out == intact.out && again.err.isEmpty, "\(again.err)")
     }
