@@ -888,9 +888,15 @@ public final class ReverseGeocoder: Sendable {
     /// The country code the worldview gives a placemark of hot layer `l` (``Options/worldview``: the
     /// manifest's `isoCountryCodes` by a level's code), or `nil` when it keeps the dataset's own.
     func presentedCountryCode(layer l: Int, of p: Placemark) -> String? {
+        presentedCountryCode(layer: l) { p.code(at: $0) }
+    }
+
+    /// ``presentedCountryCode(layer:of:)`` from a unit's `code` at each level, for a reader without the
+    /// placemark (the unit listing reads codes from the index cache's slots).
+    func presentedCountryCode<E: Error>(layer l: Int, code: (AdminLevel) throws(E) -> String?) throws(E) -> String? {
         var iso: String?
         for (level, codes) in layerCountryCodes[l] {
-            if let code = p.code(at: level), let mapped = codes[code] { iso = mapped }
+            if let code = try code(level), let mapped = codes[code] { iso = mapped }
         }
         return iso
     }

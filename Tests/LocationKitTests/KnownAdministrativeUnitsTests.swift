@@ -120,4 +120,25 @@ import Testing
         #expect(try KnownAdministrativeUnits(geocoder, checking: [MonitoredRegion.circle("c", center: Coordinate(latitude: 1, longitude: 2), radius: 5)])
             .problem(with: .code("110000")) != nil)
     }
+
+    /// An area by a name in another language than the one the data shows (Beijing in Italian, padded and
+    /// upper-cased; Tianjin's old romanization, which no city of the data has) and one by code select, through the engine's listing by
+    /// code and name, the very units its listing by predicate selected (what the check used before, each
+    /// unit as stored asked in full), and answer each area as every unit does.
+    @Test func areasByAnotherLanguagesNameAndByCodeSelectTheSameUnits() async throws {
+        let geocoder = try await DriveTests.loadedGeocoder()
+        let areas: [AdministrativeArea] = [.name("  PECHINO "), .name("Tientsin", level: .city), .code("110000", level: .province), .code("TW")]
+        var filter = AreaKeyFilter(areas)
+        let byText = try geocoder.administrativeUnits(withCode: filter.codes, orName: { filter.hasName($0) })
+        var before = AreaKeyFilter(areas)
+        let byPredicate = try geocoder.administrativeUnits(where: { _, unit in before.accepts(unit) })
+        #expect(byText == byPredicate)
+        #expect(byText.contains { p in AdminLevel.allCases.contains { p[$0].names.values.contains("Pechino") && p.name(at: $0) != "Pechino" } })
+        #expect(byText.contains { $0.isoCountryCode == "TW" } && byText.contains { $0.administrativeAreaCode == "110000" })
+        let all = try KnownAdministrativeUnits(geocoder), some = try KnownAdministrativeUnits(geocoder, checking: areas)
+        for area in areas {
+            #expect(some.problem(with: area) == all.problem(with: area), "\(area)")
+        }
+        #expect(some.problem(with: areas[0]) == nil && some.problem(with: areas[2]) == nil && some.problem(with: areas[3]) == nil)
+    }
 }

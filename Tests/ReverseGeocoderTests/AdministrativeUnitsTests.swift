@@ -83,4 +83,43 @@ struct AdministrativeUnitsTests {
         let levels = all.reduce(0) { n, p in n + AdminLevel.allCases.filter { p.code(at: $0) != nil || p.name(at: $0) != nil }.count }
         #expect(expected.count * 20 < all.count && asked * 2 < levels, "\(expected.count) placemarks; \(asked) units asked, of \(levels) levels")
     }
+
+    /// `administrativeUnits(withCode:orName:)` on the bundled data mapped and checked on first use (what
+    /// `geocode track --region` loads): the units a code or a name in another language selects are the
+    /// full list's (a checked load's) filtered, and only their placemarks are decoded, where the listing
+    /// through `administrativeUnits(where:)` decoded every one of them.
+    @Test func aLazyLoadSelectsByCodeAndNameDecodingOnlyWhatItSelects() async throws {
+        try await offPool { try Self.aLazyLoadSelectsByCodeAndNameBody() }
+    }
+
+    static func aLazyLoadSelectsByCodeAndNameBody() throws {
+        let checked = try BundledDataTests.geocoder.get()
+        _ = try BundledData.geocoder()  // the shared cache's files, with the default cell size
+        let lazy = try ReverseGeocoder(directory: BundledData.directory,
+                                       options: .init(cacheDirectory: BundledData.cacheDirectory, hugePages: false, verifyOnFirstUse: true))
+        let adminLayers = lazy.loaded.filter { $0.manifest.role == .admin }.flatMap(\.layers)
+        let firstUse = adminLayers.compactMap(\.firstUse)
+        #expect(firstUse.count == adminLayers.count && !firstUse.isEmpty)
+        func decoded() -> Int { firstUse.reduce(0) { n, layer in n + (0..<layer.units).filter { layer.placemark($0) != nil }.count } }
+        #expect(decoded() == 0)
+        // Codes (TW: 台湾省's country as the worldview gives it), and names in other languages than the
+        // one shown: Beijing in Italian, Tianjin's old romanization, Zürich's own spelling.
+        let codes: Set<String> = ["110000", "TW", "DE-BE"]
+        let names: Set<String> = ["Pechino", "Tientsin", "Zürich"]
+        var asked = 0
+        let some = try lazy.administrativeUnits(withCode: codes, orName: { asked += 1; return names.contains($0) })
+        let all = try checked.administrativeUnits()
+        let expected = all.filter { p in
+            AdminLevel.allCases.contains { level in
+                (p.code(at: level) != nil || p.name(at: level) != nil) && p[level].has(codeIn: codes, orName: { names.contains($0) })
+            }
+        }
+        #expect(some == expected)
+        #expect(some.contains { $0.administrativeAreaCode == "710000" && $0.isoCountryCode == "TW" }, "台湾省 by TW")
+        #expect(some.contains { p in AdminLevel.allCases.contains { p[$0].names.values.contains("Pechino") && p.name(at: $0) != "Pechino" } },
+                "selected by a name it does not show")
+        #expect(expected.count * 20 < all.count, "\(expected.count)")
+        #expect(decoded() == some.count, "only the selected placemarks are decoded")
+        #expect(asked > 0)
+    }
 }

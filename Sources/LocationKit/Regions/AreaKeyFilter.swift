@@ -14,7 +14,8 @@ import GeoModel
 /// wanted name. Only the few others are normalized and compared. Where a key cannot be told (a name
 /// starting with white space or a combining mark), the name is compared in full.
 struct AreaKeyFilter {
-    private let codes: Set<String>
+    /// The wanted codes, compared exactly.
+    let codes: Set<String>
     private let names: Set<String>
     /// The wanted names' keys below 128, one bit each.
     private let asciiKeys: (low: UInt64, high: UInt64)
@@ -58,15 +59,12 @@ struct AreaKeyFilter {
 
     /// Whether the unit has a wanted code, or a wanted name among its names (whatever its level).
     mutating func accepts(_ unit: Placemark.Unit) -> Bool {
-        if let code = unit.code, codes.contains(code) { return true }
-        guard !names.isEmpty else { return false }
-        if let name = unit.name, hasName(name) { return true }
-        for name in unit.names.values where hasName(name) { return true }
-        return false
+        unit.has(codeIn: codes, orName: { hasName($0) })
     }
 
     /// Whether `name`, normalized, is a wanted name.
     mutating func hasName(_ name: String) -> Bool {
+        if names.isEmpty { return false }
         if !comparesAll, let first = name.unicodeScalars.first, let key = key(first), !isWanted(key) { return false }
         namesCompared += 1
         return names.contains(AdministrativeArea.normalized(name))

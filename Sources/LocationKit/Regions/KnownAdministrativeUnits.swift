@@ -52,7 +52,7 @@ public struct KnownAdministrativeUnits: Sendable {
     /// country): enough for ``problem(with:)`` to answer for each of `areas` exactly as with every unit
     /// (the same text, with where else the data has the code or name), found without making every
     /// unit's placemark and normalizing every name of the data
-    /// (``AdministrativeUnitCatalog/administrativeUnits(where:)``). `geocode track --region` checks its
+    /// (``AdministrativeUnitCatalog/administrativeUnits(withCode:orName:)``). `geocode track --region` checks its
     /// file so: with every unit listed, the check cost it more CPU than the rest of its start.
     ///
     /// Any other area is reported missing: give every area it will be asked about (a ``RegionMonitor``
@@ -63,7 +63,7 @@ public struct KnownAdministrativeUnits: Sendable {
             self.init([Placemark]())
             return
         }
-        self.init(try catalog.administrativeUnits(where: { _, unit in filter.accepts(unit) }))
+        self.init(try catalog.administrativeUnits(withCode: filter.codes, orName: { filter.hasName($0) }))
     }
 
     /// ``init(_:checking:)`` with the administrative areas of `regions` (circles need no units).

@@ -272,7 +272,7 @@ final class LayerFirstUse: Sendable {
         try check(u >= 0 && u < units, "placemark table size")
         try verify(arrays.slots, (u * spp)..<((u + 1) * spp))
         try verifier.verifyAll([arrays.text.region])  // small (names), and any slot may point anywhere in it
-        let bytes = UnsafeRawBufferPointer(start: arrays.text.buffer.baseAddress, count: arrays.text.count * 4)
+        let bytes = textBytes
         let slots = arrays.slots.buffer, dataset = dataset, name = name
         // Decoded under the lock, for the shared pool: microseconds, and other threads need the same units.
         try decoded.withLock { (d: inout DecodedPlacemarks) throws(Damage) in
@@ -287,4 +287,16 @@ final class LayerFirstUse: Sendable {
 
     /// Unit `u`'s placemark, once ``preparePlacemark(_:)`` has decoded it.
     func placemark(_ u: Int) -> Placemark? { decoded.withLock { $0.placemarks[u] } }
+
+    /// The placemark section (slots and text) checked whole, for reading every unit's codes and names
+    /// without decoding a placemark (``PlacemarkSlots/UnitTexts``): a listing by code or name reads them all.
+    func unitTexts() throws(Damage) -> PlacemarkSlots.UnitTexts {
+        try verifier.verifyAll([arrays.slots.region, arrays.text.region])
+        return PlacemarkSlots.UnitTexts(slots: arrays.slots.buffer, bytes: textBytes)
+    }
+
+    /// The placemarks' text section as bytes.
+    private var textBytes: UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: arrays.text.buffer.baseAddress, count: arrays.text.count * 4)
+    }
 }

@@ -11,7 +11,8 @@ enum PlacemarkSlots {
     /// The fields the section stores: all but the derived ones and the dataset (the manifest's name).
     static let fields = PlacemarkField.allCases.filter { !$0.isDerived && $0 != .dataset }
     static let slotsPerPlacemark = 2 * fields.count + 2 * AdminLevel.allCases.count
-    private static let unitSeparator: UInt8 = 0x1F, recordSeparator: UInt8 = 0x1E
+    /// Between a names text's tag and name, and between its records (also read by ``UnitTexts``).
+    static let unitSeparator: UInt8 = 0x1F, recordSeparator: UInt8 = 0x1E
     private static let noNumber = UInt64.max
 
     struct Damage: Error { var reason: String }
