@@ -28,7 +28,9 @@ public protocol AdministrativeUnitCatalog: Sendable {
     /// accepts. Asked so, a catalog can answer from its stored codes and names without making a unit of
     /// every placemark (the engine reads them from its index cache, and makes only the placemarks it
     /// selects: `geocode track --region` decoded all 42,000 of the bundled data's at start). `hasName`
-    /// is asked about each name of a unit at most once, in no particular order.
+    /// is asked about names in no particular order, not necessarily about all of a unit's (its first
+    /// accepted name selects it; a names text already asked about is not asked again), and may be asked
+    /// about one string more than once (the name a unit shows is also among its names).
     ///
     /// The default asks ``administrativeUnits(where:)``.
     func administrativeUnits(withCode codes: Set<String>, orName hasName: (String) -> Bool) throws(GeocoderError) -> [Placemark]
