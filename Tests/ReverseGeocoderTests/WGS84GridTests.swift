@@ -65,6 +65,48 @@ struct WGS84GridTests {
         }
     }
 
+    /// Every entry is its own cell's answer, asked the slow way (the cell's image by its own offset
+    /// bounds, then each layer's box answer): the build asks a whole block's box first and goes cell by
+    /// cell only where that is mixed, which must change no entry. Two cell sizes, so blocks straddle the
+    /// coverage's borders differently.
+    @Test(arguments: [0.02, 0.05])
+    func eachEntryIsItsCellsOwnAnswer(cellSize: Double) async throws {
+        try await offPool {
+            let coverage = SyntheticCoverage(n: 14, seed: 9, origin: (112, 28), size: 3)
+            let shp = coverage.write(to: TestShapefile.directory().appendingPathComponent("cov"))
+            let g = try ReverseGeocoder(manifests: [(TestShapefile.manifest("cov", file: shp, datum: .gcj02), nil)],
+                                        options: .init(cellSize: cellSize))
+            let grid = try #require(g.loaded[0].wgsGrid)
+            let indexes = g.loaded[0].layers.compactMap(\.cells)
+            let slack = 1e-9
+            var differ = 0, units = 0, mixed = 0
+            for j in 0..<grid.rows {
+                for i in 0..<grid.columns {
+                    let lon0 = grid.originX + Double(i) * grid.cell - slack, lon1 = grid.originX + Double(i + 1) * grid.cell + slack
+                    let lat0 = grid.originY + Double(j) * grid.cell - slack, lat1 = grid.originY + Double(j + 1) * grid.cell + slack
+                    let off = OffsetBounds.offset(longitudes: lon0...lon1, latitudes: lat0...lat1)
+                    let image = Box(minX: lon0 + off.lon.lo - slack, minY: lat0 + off.lat.lo - slack,
+                                    maxX: lon1 + off.lon.hi + slack, maxY: lat1 + off.lat.hi + slack)
+                    var expected = WGS84GridEntry.none
+                    for (l, index) in indexes.enumerated() {
+                        let a = index.boxAnswer(x0: image.minX, y0: image.minY, x1: image.maxX, y1: image.maxY)
+                        if a == .empty { continue }
+                        if case .unit(let u) = a, let known = WGS84GridEntry(layer: l, unit: u) { expected = known } else { expected = .unknown }
+                        break
+                    }
+                    if expected.isUnit { units += 1 } else if expected == .unknown { mixed += 1 }
+                    let got = WGS84GridEntry(rawValue: grid.entries[j * grid.columns + i])
+                    if got != expected {
+                        differ += 1
+                        if differ <= 10 { Issue.record("cell (\(i), \(j)): grid \(got), its own answer \(expected)") }
+                    }
+                }
+            }
+            #expect(differ == 0)
+            #expect(units > grid.entries.count / 4 && mixed > 100, "\(units) unit cells, \(mixed) mixed, of \(grid.entries.count)")
+        }
+    }
+
     @Test func theGridSurvivesTheCache() async throws {
         try await offPool {
             let coverage = SyntheticCoverage(n: 6, seed: 10, origin: (100, 30), size: 2)

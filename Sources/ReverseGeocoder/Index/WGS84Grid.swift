@@ -77,39 +77,35 @@ final class WGS84Grid: Sendable {
         @inline(__always) func answer(_ l: Int, _ b: Box) -> CellIndex.BoxAnswer {
             indexes[l]._withUnsafeGuaranteedRef { $0.boxAnswer(x0: b.minX, y0: b.minY, x1: b.maxX, y1: b.maxY) }
         }
-        // Cells in blocks of `block` × `block`: the box answer of the union of a block's images is asked
-        // first. It is the fold of every tree cell the union overlaps, a superset of those each image
-        // overlaps (the spans are monotone in the box), so "empty" or "unit u" for the union is that answer
-        // for every image, and the block is done in one question per layer; only a mixed block asks cell by
+        // Cells in blocks of `block` × `block`: the box answer of a box holding every cell's image is asked
+        // first. It is the fold of every tree cell that box overlaps, a superset of those each image
+        // overlaps (the spans are monotone in the box), so "empty" or "unit u" for it is that answer for
+        // every image, and the block is done in one question per layer; only a mixed block asks cell by
         // cell, from the layer where it was mixed (every earlier layer was empty for all of its cells). Most
         // blocks lie inside one unit or outside all: the same entries, for about a tenth of the questions.
+        // The box is the block moved by the offset's bounds over the whole block, not the union of the
+        // cells' images: those are bounds too (rigorous over any range), so it holds every point's image,
+        // and a block needs its cells' own offsets (eleven sines each, a third of the grid's build) only
+        // when it is mixed. A looser box changes no entry: it can only send a block cell by cell, where
+        // each cell's image, inside the cells' union, gets the answer the union had.
         let block = 4
-        let images = UnsafeMutablePointer<Box>.allocate(capacity: block * block)
-        defer { images.deallocate() }
+        let blockColumnTerms = stride(from: 0, to: columns, by: block).map { bi in
+            OffsetBounds.terms(longitudes: (x0 + Double(bi) * cell - slack)...(x0 + Double(min(columns, bi + block)) * cell + slack))
+        }
         var rowTerms = [OffsetBounds.LatitudeTerms]()
         rowTerms.reserveCapacity(block)
         for bj in stride(from: 0, to: rows, by: block) {
             let jEnd = min(rows, bj + block)
+            let blockLat0 = y0 + Double(bj) * cell - slack, blockLat1 = y0 + Double(jEnd) * cell + slack
+            let blockRowTerms = OffsetBounds.terms(latitudes: blockLat0...blockLat1)
             rowTerms.removeAll(keepingCapacity: true)
-            for j in bj..<jEnd {
-                rowTerms.append(OffsetBounds.terms(latitudes: (y0 + Double(j) * cell - slack)...(y0 + Double(j + 1) * cell + slack)))
-            }
             for bi in stride(from: 0, to: columns, by: block) {
-                let iEnd = min(columns, bi + block), width = iEnd - bi
-                var union = Box.empty
-                for j in bj..<jEnd {
-                    let lat0 = y0 + Double(j) * cell - slack, lat1 = y0 + Double(j + 1) * cell + slack
-                    for i in bi..<iEnd {
-                        let lon0 = x0 + Double(i) * cell - slack, lon1 = x0 + Double(i + 1) * cell + slack
-                        let off = OffsetBounds.offset(columnTerms[i], rowTerms[j - bj])
-                        // The image of the cell in GCJ-02, grown for the rounding of adding the offset.
-                        let image = Box(minX: lon0 + off.lon.lo - slack, minY: lat0 + off.lat.lo - slack,
-                                        maxX: lon1 + off.lon.hi + slack, maxY: lat1 + off.lat.hi + slack)
-                        images[(j - bj) * width + (i - bi)] = image
-                        union = Box(minX: min(union.minX, image.minX), minY: min(union.minY, image.minY),
-                                    maxX: max(union.maxX, image.maxX), maxY: max(union.maxY, image.maxY))
-                    }
-                }
+                let iEnd = min(columns, bi + block)
+                let blockLon0 = x0 + Double(bi) * cell - slack, blockLon1 = x0 + Double(iEnd) * cell + slack
+                let off = OffsetBounds.offset(blockColumnTerms[bi / block], blockRowTerms)
+                // The block's image in GCJ-02, grown for the rounding of adding the offset.
+                let union = Box(minX: blockLon0 + off.lon.lo - slack, minY: blockLat0 + off.lat.lo - slack,
+                                maxX: blockLon1 + off.lon.hi + slack, maxY: blockLat1 + off.lat.hi + slack)
                 // The block's common entry by layer; `first` is where it was mixed (nil: it was not).
                 var common = WGS84GridEntry.none
                 var first: Int?
@@ -119,12 +115,22 @@ final class WGS84Grid: Sendable {
                     if case .unit(let u) = a { common = WGS84GridEntry(layer: l, unit: u) ?? .unknown } else { first = l }
                     break
                 }
+                if first != nil && rowTerms.isEmpty {
+                    for j in bj..<jEnd {
+                        rowTerms.append(OffsetBounds.terms(latitudes: (y0 + Double(j) * cell - slack)...(y0 + Double(j + 1) * cell + slack)))
+                    }
+                }
                 for j in bj..<jEnd {
+                    let lat0 = y0 + Double(j) * cell - slack, lat1 = y0 + Double(j + 1) * cell + slack
                     for i in bi..<iEnd {
                         var entry = common
                         if let first {
+                            let lon0 = x0 + Double(i) * cell - slack, lon1 = x0 + Double(i + 1) * cell + slack
+                            let off = OffsetBounds.offset(columnTerms[i], rowTerms[j - bj])
+                            // The image of the cell in GCJ-02, grown for the rounding of adding the offset.
+                            let image = Box(minX: lon0 + off.lon.lo - slack, minY: lat0 + off.lat.lo - slack,
+                                            maxX: lon1 + off.lon.hi + slack, maxY: lat1 + off.lat.hi + slack)
                             entry = .none
-                            let image = images[(j - bj) * width + (i - bi)]
                             for l in first..<indexes.count {
                                 let a = answer(l, image)
                                 if a == .empty { continue }
