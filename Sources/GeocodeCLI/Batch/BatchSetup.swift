@@ -94,7 +94,6 @@ struct BatchSetup {
 
     private static func delimited(input: ByteInput, format: BatchFormat, schema: BatchSchema,
                                   options: BatchOptions) throws(CLIError) -> BatchSetup {
-        var notices: [String] = []
         var schema = schema
         // The delimiter: --delimiter, else sniffed from the first records (a TSV or a ;-file named .csv).
         let sample = try InputSample.read(input, wait: options.sampleWaits)
@@ -168,7 +167,7 @@ struct BatchSetup {
         }
         schema.columnsLine = first.records[0].line
         var setup = BatchSetup(framer: framer, schema: schema, pending: hasHeader ? [] : [first], preamble: [],
-                               closing: { _ in [] }, notices: notices)
+                               closing: { _ in [] })
         setup.sample = InputSample(bytes: sample.bytes, records: rows)
         return setup
     }
