@@ -58,8 +58,9 @@ struct ChunkProcessor: Sendable {
                 }
                 var record = decoder.decode(b, span.range)
                 if case .raw = record.content { result.unreadable += 1 }
-                if !record.repeatedKeys.isEmpty {
-                    result.notices.append(.repeatedKeys(record.repeatedKeys, input: encoder.schema.inputName, line: span.line))
+                if !record.repeatedKeys.isEmpty || !record.repeatedNestedKeys.isEmpty {
+                    result.notices.append(.repeatedKeys(record.repeatedKeys, nested: record.repeatedNestedKeys,
+                                                        input: encoder.schema.inputName, line: span.line))
                 }
                 var placemark: Placemark?
                 if let coordinate = record.coordinate {

@@ -32,4 +32,10 @@ struct DecodedRecord {
     /// Keys the record gives more than once (their last value was read, and is the one written): the
     /// worker warns once a run, naming the first such record. Empty (no allocation) for nearly every row.
     var repeatedKeys: [String] = []
+    /// The paths of keys that objects nested in the record's values give more than once (`props.x.a`,
+    /// ``DistinctJSON``): warned about with ``repeatedKeys``; when there are any, the record's nested
+    /// values are written with each key once. Empty (no allocation) for nearly every row.
+    var repeatedNestedKeys: [String] = []
+    /// Whether a nested value of the record is written with ``DistinctJSON`` rather than as it came.
+    var writesNestedDistinct: Bool { !repeatedNestedKeys.isEmpty }
 }

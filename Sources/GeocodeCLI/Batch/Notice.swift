@@ -7,12 +7,17 @@ struct Notice: Sendable, Equatable {
     /// Python read JSON) and are the ones written: never silently, since the file may have meant
     /// something else. One warning a run, for the first such record: the rule is the same for every
     /// record, and a file that repeats keys usually does so on every line.
-    static func repeatedKeys(_ keys: [String], input: String, line: Int) -> Notice {
-        var distinct: [String] = []
-        for key in keys where !distinct.contains(key) { distinct.append(key) }
-        let names = distinct.map { "\"\($0)\"" }.joined(separator: ", ")
-        return Notice(key: "repeated keys", message: "\(input):\(line): the record gives \(distinct.count == 1 ? "key" : "keys") "
-                      + "\(names) more than once; the last value is read, as JavaScript and Python read JSON, and JSON "
-                      + "output writes the key once, with that value (said for the first such record only)")
+    /// `nested`: the paths of keys repeated inside the record's values (`props.x.a`), said as such.
+    static func repeatedKeys(_ keys: [String], nested: [String] = [], input: String, line: Int) -> Notice {
+        func named(_ keys: [String], _ what: String) -> String? {
+            var distinct: [String] = []
+            for key in keys where !distinct.contains(key) { distinct.append(key) }
+            guard !distinct.isEmpty else { return nil }
+            return "\(what)\(distinct.count == 1 ? "key" : "keys") " + distinct.map { "\"\($0)\"" }.joined(separator: ", ")
+        }
+        let names = [named(keys, ""), named(nested, "nested ")].compactMap { $0 }.joined(separator: " and ")
+        return Notice(key: "repeated keys", message: "\(input):\(line): the record gives \(names) more than once; the last "
+                      + "value is read, as JavaScript and Python read JSON, and JSON output writes the key once, with that "
+                      + "value (said for the first such record only)")
     }
 }

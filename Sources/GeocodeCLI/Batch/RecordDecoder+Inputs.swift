@@ -26,13 +26,11 @@ extension RecordDecoder {
     /// `--coords KEY` for NDJSON: a string holding the pair, or an array of two numbers.
     func decodePairKey(_ b: UnsafeBufferPointer<UInt8>, _ members: [JSONMember], _ key: [UInt8], into record: inout DecodedRecord) {
         let label = "key \"\(String(decoding: key, as: UTF8.self))\""
-        let found = members.lastMember(named: key, in: b).map { (members[$0.index], $0.repeated ? key : nil) }
-            ?? nestedMember(b, members, path: key)
-        guard let (member, repeated) = found else {
+        // A repeated key on the way was found (and is said) by decodeObject; its last value is read here.
+        guard let member = members.lastMember(named: key, in: b).map({ members[$0.index] }) ?? nestedMember(b, members, path: key) else {
             record.error = "no coordinates: the object has no \(label)"
             return
         }
-        if let repeated { record.repeatedKeys.append(String(decoding: repeated, as: UTF8.self)) }
         switch member.kind {
         case .string:
             decodePair(String(decoding: JSONScanner.decodeString(b, member.value), as: UTF8.self), label: label, into: &record)
@@ -85,19 +83,16 @@ extension RecordDecoder {
 
     /// The member at a dotted path (`location.lat`) through nested objects, when the path has a dot and
     /// no member is named by the whole path itself. Nil otherwise. At each level the last member of a
-    /// repeated key is the one read (``Swift/Array/lastMember(where:)``); `repeated` names such a key.
-    func nestedMember(_ b: UnsafeBufferPointer<UInt8>, _ members: [JSONMember], path: [UInt8])
-        -> (member: JSONMember, repeated: [UInt8]?)? {
+    /// repeated key is the one read (``Swift/Array/lastMember(where:)``), as the output holds it
+    /// (``DistinctJSON``).
+    func nestedMember(_ b: UnsafeBufferPointer<UInt8>, _ members: [JSONMember], path: [UInt8]) -> JSONMember? {
         guard let dot = path.firstIndex(of: UInt8(ascii: ".")), dot > 0, dot < path.count - 1 else { return nil }
         let head = Array(path[..<dot]), rest = Array(path[(dot + 1)...])
-        guard let (index, parentRepeated) = members.lastMember(named: head, in: b), members[index].kind == .object else {
+        guard let (index, _) = members.lastMember(named: head, in: b), members[index].kind == .object else {
             return nil
         }
         var scanner = JSONScanner(b, range: members[index].value)
         guard let inner = try? scanner.objectMembers() else { return nil }
-        let found = inner.lastMember(named: rest, in: b).map { (inner[$0.index], $0.repeated ? rest : nil) }
-            ?? nestedMember(b, inner, path: rest)
-        guard let (member, repeated) = found else { return nil }
-        return (member, parentRepeated ? head : repeated)
+        return inner.lastMember(named: rest, in: b).map { inner[$0.index] } ?? nestedMember(b, inner, path: rest)
     }
 }

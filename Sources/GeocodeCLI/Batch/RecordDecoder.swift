@@ -213,6 +213,8 @@ struct RecordDecoder: Sendable {
 
     func decodeObject(_ b: UnsafeBufferPointer<UInt8>, _ span: Range<Int>) -> DecodedRecord {
         var scanner = JSONScanner(b, range: span)
+        // Objects inside the members' values: this record's own members are checked exactly below.
+        scanner.nestedKeyCheckDepth = 1
         scanner.skipWhitespace()
         guard scanner.position < scanner.end, b[scanner.position] == UInt8(ascii: "{") else {
             return DecodedRecord(content: .raw(span), error: "not a JSON object")
@@ -233,14 +235,13 @@ struct RecordDecoder: Sendable {
         }
         var record = DecodedRecord(content: .object(members))
         record.repeatedKeys = repeated
+        if scanner.nestedKeyMayRepeat { DistinctJSON.repeatedPaths(in: members, at: "", b, into: &record.repeatedNestedKeys) }
         if let key = schema.coordsKey {
             decodePairKey(b, members, key, into: &record)
             return record
         }
         let lat = jsonValue(b, members, keys: schema.latKeys, anyCase: schema.latKeysAreDefaults)
         let lon = jsonValue(b, members, keys: schema.lonKeys, anyCase: schema.lonKeysAreDefaults)
-        if let key = lat.repeated { record.repeatedKeys.append(key) }
-        if let key = lon.repeated { record.repeatedKeys.append(key) }
         switch CoordinateCheck.coordinate(lat: lat.value, latWhere: keyLabel(b, lat.key),
                                           lon: lon.value, lonWhere: keyLabel(b, lon.key)) {
         case .success(let c):
@@ -251,29 +252,29 @@ struct RecordDecoder: Sendable {
         return record
     }
 
-    /// The value of the first of `keys` the object has; of a key given twice, the last value
-    /// (``Swift/Array/lastMember(where:)``), with the key in `repeated`.
+    /// The value of the first of `keys` the object has; of a key given twice (at any level of a dotted
+    /// path), the last value (``Swift/Array/lastMember(where:)``). Said by ``decodeObject(_:_:)``, which
+    /// finds every repeated key, on the coordinates' path or not.
     private func jsonValue(_ b: UnsafeBufferPointer<UInt8>, _ members: [JSONMember], keys: [[UInt8]], anyCase: Bool)
-        -> (value: CoordinateCheck.Value, key: Range<Int>?, numberSpan: Range<Int>?, repeated: String?) {
+        -> (value: CoordinateCheck.Value, key: Range<Int>?, numberSpan: Range<Int>?) {
         for key in keys {
-            let found = members.lastMember(where: { keyMatches(b, $0, key, anyCase: anyCase) })
-                .map { (members[$0.index], $0.repeated ? key : nil) } ?? nestedMember(b, members, path: key)
-            guard let (member, repeatedKey) = found else { continue }
-            let repeated = repeatedKey.map { String(decoding: $0, as: UTF8.self) }
+            let found = members.lastMember(where: { keyMatches(b, $0, key, anyCase: anyCase) }).map { members[$0.index] }
+                ?? nestedMember(b, members, path: key)
+            guard let member = found else { continue }
             switch member.kind {
             case .number:
                 // A JSON number is never written with a decimal comma.
                 let raw = UnsafeBufferPointer(rebasing: b[member.value])
-                if let v = DecimalNumber.parse(raw) { return (.number(v, text: .bytes(raw)), member.key, member.value, repeated) }
-                return (.notNumber(text: String(decoding: raw, as: UTF8.self)), member.key, nil, repeated)
+                if let v = DecimalNumber.parse(raw) { return (.number(v, text: .bytes(raw)), member.key, member.value) }
+                return (.notNumber(text: String(decoding: raw, as: UTF8.self)), member.key, nil)
             case .string:
-                return (coordinateValue(JSONScanner.decodeString(b, member.value)), member.key, nil, repeated)
+                return (coordinateValue(JSONScanner.decodeString(b, member.value)), member.key, nil)
             default:
-                return (.wrongKind(json: String(decoding: b[member.value], as: UTF8.self)), member.key, nil, repeated)
+                return (.wrongKind(json: String(decoding: b[member.value], as: UTF8.self)), member.key, nil)
             }
         }
         let names = keys.map { "\"\(String(decoding: $0, as: UTF8.self))\"" }.joined(separator: ", ")
-        return (.missing("the object has no key \(names)"), nil, nil, nil)
+        return (.missing("the object has no key \(names)"), nil, nil)
     }
 
     /// The latitude and longitude keys an NDJSON object has (as written), if it has both.
@@ -325,6 +326,9 @@ struct RecordDecoder: Sendable {
                                  + "one Feature per record)" : "a member of \"features\" is not an object")
         }
         var scanner = JSONScanner(b, range: span)
+        // Objects inside the properties' values and the geometry's: the feature's own members, the
+        // properties' and the geometry's are checked exactly below.
+        scanner.nestedKeyCheckDepth = 2
         var members: [JSONMember]
         do throws(JSONError) {
             members = try scanner.objectMembers()
@@ -357,9 +361,32 @@ struct RecordDecoder: Sendable {
                 repeated += distinct.repeatedKeys
             }
         }
+        // The geometry's members, read once here for the nested check and the Point.
+        var geometryMembers: [JSONMember]?
+        var nestedMayRepeat = scanner.nestedKeyMayRepeat
+        if let geometry, members[geometry].kind == .object {
+            var inner = JSONScanner(b, range: members[geometry].value)
+            geometryMembers = try? inner.objectMembers()
+            if let distinct = geometryMembers?.withoutRepeatedKeys(in: b) {
+                // Said by the nested check below ("geometry.type"); the Point is read from the last of each.
+                geometryMembers = distinct.members
+                nestedMayRepeat = true
+            }
+        }
         var record = DecodedRecord(content: .feature(members: members, properties: properties, propertyMembers: propertyMembers,
                                                      position: nil))
         record.repeatedKeys = repeated
+        // The scanner left the keys of any other object member to this check (a foreign member's, rare).
+        for i in members.indices where members[i].kind == .object && i != properties && i != geometry { nestedMayRepeat = true }
+        if nestedMayRepeat {
+            for (i, member) in members.enumerated() {
+                if i == properties && member.kind == .object {
+                    DistinctJSON.repeatedPaths(in: propertyMembers, at: "properties", b, into: &record.repeatedNestedKeys)
+                } else {
+                    DistinctJSON.repeatedPaths(in: [member], at: "", b, into: &record.repeatedNestedKeys)
+                }
+            }
+        }
         guard let type, members[type].kind == .string,
               JSONScanner.decodeString(b, members[type].value) == GeoJSONBytes.feature else {
             // A sequence may hold bare Points too (RFC 8142 allows any GeoJSON object): each is one row.
@@ -384,8 +411,7 @@ struct RecordDecoder: Sendable {
             record.error = members[geometry].kind == .null ? "the feature's geometry is null" : "\"geometry\" is not an object"
             return record
         }
-        var inner = JSONScanner(b, range: members[geometry].value)
-        guard let geometryMembers = try? inner.objectMembers() else {
+        guard let geometryMembers else {
             record.error = "\"geometry\" is not valid JSON"
             return record
         }
@@ -399,23 +425,28 @@ struct RecordDecoder: Sendable {
     /// names them all the same.)
     func decodeGeometry(_ b: UnsafeBufferPointer<UInt8>, _ span: Range<Int>) -> DecodedRecord {
         var scanner = JSONScanner(b, range: span)
-        guard let members = try? scanner.objectMembers() else {
+        scanner.nestedKeyCheckDepth = 1
+        guard var members = try? scanner.objectMembers() else {
             return DecodedRecord(content: .raw(span), error: "invalid JSON in the geometry")
         }
         var record = DecodedRecord(content: .geometry(span, position: nil))
+        // The geometry is the record: its own repeated keys are the record's (written once, RecordEncoder).
+        if let distinct = members.withoutRepeatedKeys(in: b) {
+            members = distinct.members
+            record.repeatedKeys = distinct.repeatedKeys
+        }
+        if scanner.nestedKeyMayRepeat { DistinctJSON.repeatedPaths(in: members, at: "", b, into: &record.repeatedNestedKeys) }
         let position = decodePoint(b, members, into: &record)
         record.content = .geometry(span, position: position)
         return record
     }
 
-    /// The coordinate of a Point geometry's members into `record` (or its error); the position's raw
-    /// numbers when it has at least two.
+    /// The coordinate of a Point geometry's members (each key once: the callers said the repeated ones)
+    /// into `record` (or its error); the position's raw numbers when it has at least two.
     private func decodePoint(_ b: UnsafeBufferPointer<UInt8>, _ geometryMembers: [JSONMember],
                              into record: inout DecodedRecord) -> (lon: Range<Int>, lat: Range<Int>)? {
         func member(_ name: [UInt8]) -> JSONMember? {
-            guard let (index, twice) = geometryMembers.lastMember(named: name, in: b) else { return nil }
-            if twice { record.repeatedKeys.append(String(decoding: name, as: UTF8.self)) }
-            return geometryMembers[index]
+            geometryMembers.lastMember(named: name, in: b).map { geometryMembers[$0.index] }
         }
         let geometryType = member(GeoJSONBytes.type)
         guard let geometryType, geometryType.kind == .string,

@@ -181,30 +181,32 @@ struct RecordEncoder: Sendable {
                 if column < values.count { appendCSV(values[column], b, &out) }
             }
         case .object(let members):
-            appendJSONColumns(b, members, columns: schema.jsonColumns[...], line: line, notices: &notices, into: &out)
+            appendJSONColumns(b, members, columns: schema.jsonColumns[...], distinct: record.writesNestedDistinct, line: line,
+                              notices: &notices, into: &out)
         case .feature(let members, _, let propertyMembers, let position):
             // id, lat, lon, then the property columns.
             if let (index, _) = members.lastMember(named: Self.idKey, in: b) {
-                appendJSONAsCSV(b, members[index].value, kind: members[index].kind, &out)
+                appendJSONAsCSV(b, members[index].value, kind: members[index].kind, distinct: record.writesNestedDistinct, &out)
             }
             out.append(delimiter)
             if let position {
-                appendJSONAsCSV(b, position.lat, kind: b[position.lat.lowerBound] == UInt8(ascii: "\"") ? .string : .number, &out)
+                appendJSONAsCSV(b, position.lat, kind: b[position.lat.lowerBound] == UInt8(ascii: "\"") ? .string : .number, distinct: false, &out)
                 out.append(delimiter)
-                appendJSONAsCSV(b, position.lon, kind: b[position.lon.lowerBound] == UInt8(ascii: "\"") ? .string : .number, &out)
+                appendJSONAsCSV(b, position.lon, kind: b[position.lon.lowerBound] == UInt8(ascii: "\"") ? .string : .number, distinct: false, &out)
             } else {
                 out.append(delimiter)
             }
             let propertyColumns = schema.jsonColumns.dropFirst(Self.featureColumns)
             if !propertyColumns.isEmpty { out.append(delimiter) }
-            appendJSONColumns(b, propertyMembers, columns: propertyColumns, line: line, notices: &notices, into: &out)
+            appendJSONColumns(b, propertyMembers, columns: propertyColumns, distinct: record.writesNestedDistinct, line: line,
+                              notices: &notices, into: &out)
         case .geometry(_, let position):
             // A bare Point: no id, its lat and lon, no properties.
             out.append(delimiter)
             if let position {
-                appendJSONAsCSV(b, position.lat, kind: .number, &out)
+                appendJSONAsCSV(b, position.lat, kind: .number, distinct: false, &out)
                 out.append(delimiter)
-                appendJSONAsCSV(b, position.lon, kind: .number, &out)
+                appendJSONAsCSV(b, position.lon, kind: .number, distinct: false, &out)
             } else {
                 out.append(delimiter)
             }
@@ -246,9 +248,10 @@ struct RecordEncoder: Sendable {
 
     /// Writes `members` under `columns` (matched by key; distinct names), reporting members that have
     /// no column. The members give each key once: a key the record gave twice holds its last value, the
-    /// one JSON readers keep (the decoder made them so, and warned).
+    /// one JSON readers keep (the decoder made them so, and warned). `distinct`: the record repeats a
+    /// key inside a value, whose JSON text then gives it once too (``DistinctJSON``).
     private func appendJSONColumns(_ b: UnsafeBufferPointer<UInt8>, _ members: [JSONMember], columns: ArraySlice<[UInt8]>,
-                                   line: Int, notices: inout [Notice], into out: inout [UInt8]) {
+                                   distinct: Bool, line: Int, notices: inout [Notice], into out: inout [UInt8]) {
         // Fast path: the usual case, exactly the columns' keys in their order.
         let inPlace = members.count == columns.count
             && zip(members, columns).allSatisfy { $0.keyEquals(b, $1) }
@@ -265,7 +268,7 @@ struct RecordEncoder: Sendable {
             }
             if let member {
                 matched += 1
-                appendJSONAsCSV(b, member.value, kind: member.kind, &out)
+                appendJSONAsCSV(b, member.value, kind: member.kind, distinct: distinct, &out)
             }
         }
         guard matched < members.count else { return }
@@ -276,8 +279,10 @@ struct RecordEncoder: Sendable {
         }
     }
 
-    /// A JSON value in a CSV cell: strings decoded, null empty, anything else as compact JSON text.
-    private func appendJSONAsCSV(_ b: UnsafeBufferPointer<UInt8>, _ raw: Range<Int>, kind: JSONKind, _ out: inout [UInt8]) {
+    /// A JSON value in a CSV cell: strings decoded, null empty, anything else as compact JSON text (each
+    /// key once when `distinct`, as ``appendValue(_:_:kind:distinct:_:)`` writes it).
+    private func appendJSONAsCSV(_ b: UnsafeBufferPointer<UInt8>, _ raw: Range<Int>, kind: JSONKind, distinct: Bool,
+                                 _ out: inout [UInt8]) {
         switch kind {
         case .string:
             CSVField.append(JSONScanner.decodeString(b, raw), delimiter: delimiter, to: &out)
@@ -287,7 +292,7 @@ struct RecordEncoder: Sendable {
             out.append(contentsOf: UnsafeBufferPointer(rebasing: b[raw]))
         case .object, .array:
             var json: [UInt8] = []
-            JSONWriter.appendMinified(b, raw, to: &json)
+            appendValue(b, raw, kind: kind, distinct: distinct, &json)
             CSVField.append(json, delimiter: delimiter, to: &out)
         }
     }
@@ -323,7 +328,7 @@ struct RecordEncoder: Sendable {
             addedKeys = self.addedKeys(b, members, feature: false, names: nil, line: line, notices: &notices)
             for member in members {
                 comma()
-                appendMember(b, member, &out)
+                appendMember(b, member, distinct: record.writesNestedDistinct, &out)
             }
         case .feature(let members, _, let inner, let position):
             // The feature's id (null without one, so that every row has the key) and the Point's lat and
@@ -332,7 +337,7 @@ struct RecordEncoder: Sendable {
             comma()
             if let names { out += Self.memberKey(names.id) } else { out += featureIdKey }
             if let (index, _) = members.lastMember(named: Self.idKey, in: b) {
-                JSONWriter.appendMinified(b, members[index].value, to: &out)
+                appendValue(b, members[index].value, kind: members[index].kind, distinct: record.writesNestedDistinct, &out)
             } else {
                 out.append(contentsOf: "null".utf8)
             }
@@ -345,7 +350,7 @@ struct RecordEncoder: Sendable {
             addedKeys = self.addedKeys(b, inner, feature: true, names: names, line: line, notices: &notices)
             for member in inner {
                 comma()
-                appendMember(b, member, &out)
+                appendMember(b, member, distinct: record.writesNestedDistinct, &out)
             }
         case .geometry(_, let position):
             // A bare Point: a feature without id or properties.
@@ -366,10 +371,23 @@ struct RecordEncoder: Sendable {
     }
 
     @inline(__always)
-    private func appendMember(_ b: UnsafeBufferPointer<UInt8>, _ member: JSONMember, _ out: inout [UInt8]) {
+    private func appendMember(_ b: UnsafeBufferPointer<UInt8>, _ member: JSONMember, distinct: Bool, _ out: inout [UInt8]) {
         out.append(contentsOf: UnsafeBufferPointer(rebasing: b[member.key]))
         out.append(UInt8(ascii: ":"))
-        JSONWriter.appendMinified(b, member.value, to: &out)
+        appendValue(b, member.value, kind: member.kind, distinct: distinct, &out)
+    }
+
+    /// A carried value, minified; `distinct` (the record repeats a key inside its values): with each
+    /// key of its objects once, where it first stood, with its last value, as the record's own keys are
+    /// written (``DistinctJSON``). Otherwise as it came: no object then repeats a key.
+    @inline(__always)
+    private func appendValue(_ b: UnsafeBufferPointer<UInt8>, _ value: Range<Int>, kind: JSONKind, distinct: Bool,
+                             _ out: inout [UInt8]) {
+        if distinct {
+            DistinctJSON.appendMinified(b, value, kind: kind, to: &out)
+        } else {
+            JSONWriter.appendMinified(b, value, to: &out)
+        }
     }
 
     /// `,"country":"…",…,"geocode_error":…`: every added key, null when empty (a found:false row has
@@ -402,7 +420,8 @@ struct RecordEncoder: Sendable {
         if case .geometry(let range, _) = record.content {
             // A bare geometry becomes the geometry of a Feature whose properties are the added fields.
             out.append(contentsOf: "{\"type\":\"Feature\",\"geometry\":".utf8)
-            JSONWriter.appendMinified(b, range, to: &out)
+            // The geometry is the record: its own repeated keys are written once too.
+            appendValue(b, range, kind: .object, distinct: record.writesNestedDistinct || !record.repeatedKeys.isEmpty, &out)
             out.append(contentsOf: ",\"properties\":{".utf8)
             appendAddedMembers(record, placemark, leadingComma: false, cache: &cache, into: &out)
             out.append(contentsOf: "}}".utf8)
@@ -432,7 +451,7 @@ struct RecordEncoder: Sendable {
         for (i, member) in members.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }
             guard i == properties else {
-                appendMember(b, member, &out)
+                appendMember(b, member, distinct: record.writesNestedDistinct, &out)
                 continue
             }
             out.append(contentsOf: UnsafeBufferPointer(rebasing: b[member.key]))
@@ -474,7 +493,7 @@ struct RecordEncoder: Sendable {
                 keys = addedKeys(b, members, feature: false, names: nil, line: line, notices: &notices)
                 for (i, inner) in members.enumerated() {
                     if i > 0 { out.append(UInt8(ascii: ",")) }
-                    appendMember(b, inner, &out)
+                    appendMember(b, inner, distinct: record.writesNestedDistinct, &out)
                     any = true
                 }
             case .null:
@@ -482,7 +501,7 @@ struct RecordEncoder: Sendable {
             default:
                 // Not an object: kept whole under geocode_input so nothing is lost.
                 out += rawInputKey
-                JSONWriter.appendMinified(b, member.value, to: &out)
+                appendValue(b, member.value, kind: member.kind, distinct: record.writesNestedDistinct, &out)
                 any = true
             }
         }

@@ -53,13 +53,7 @@ extension Array where Element == JSONMember {
             var seen: UInt64 = 0
             for member in members {
                 if member.keyHasEscape { return true }
-                // The raw key, quotes included: an empty key's "first" and "last" bytes are its quotes.
-                let key = member.key
-                let shape = UInt64(truncatingIfNeeded: key.count) | UInt64(p[key.lowerBound + 1]) << 16
-                    | UInt64(p[key.upperBound - 2]) << 24
-                // One multiply spreads the shape over the top bits; keys that still meet on a bit (any
-                // fixed hash has such pairs) cost the exact test, not an allocation.
-                let bit: UInt64 = 1 << ((shape &* 0x9E37_79B9_7F4A_7C15) >> 58)
+                let bit = JSONMember.keyBit(p, member.key)
                 if seen & bit != 0 { return true }
                 seen |= bit
             }

@@ -14,6 +14,18 @@ struct JSONMember: Sendable, Equatable {
     /// each row of a batch). True, the safe value, for a member made by hand.
     var keyHasEscape: Bool = true
 
+    /// One bit of 64 for the raw key at `key` (quotes included), from its length and its first and last
+    /// bytes (an empty key's are its quotes): keys on different bits differ, so an object whose keys
+    /// all take bits of their own repeats none (unless a key has an escape). One multiply spreads the
+    /// shape over the top bits; keys that still meet on a bit (any fixed hash has such pairs) cost the
+    /// exact test, not an allocation.
+    @inline(__always)
+    static func keyBit(_ p: UnsafePointer<UInt8>, _ key: Range<Int>) -> UInt64 {
+        let shape = UInt64(truncatingIfNeeded: key.count) | UInt64(p[key.lowerBound + 1]) << 16
+            | UInt64(p[key.upperBound - 2]) << 24
+        return 1 << ((shape &* 0x9E37_79B9_7F4A_7C15) >> 58)
+    }
+
     /// Whether the key, decoded, is `name`.
     @inline(__always)
     func keyEquals(_ b: UnsafeBufferPointer<UInt8>, _ name: [UInt8]) -> Bool {

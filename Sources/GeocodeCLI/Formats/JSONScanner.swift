@@ -10,6 +10,16 @@ struct JSONScanner {
     let end: Int
     /// Deepest nesting accepted; deeper input is rejected rather than risking the stack.
     static let maxDepth = 512
+    /// The depth from which the objects this scanner passes over (validated, not collected) have their
+    /// keys told apart by ``JSONMember/keyBit(_:_:)``: a record's decoder sets it below the objects whose
+    /// keys it checks exactly itself (1: every object inside an NDJSON record's members). Off for every
+    /// other scanner.
+    var nestedKeyCheckDepth = Int.max
+    /// Whether an object checked from ``nestedKeyCheckDepth`` on may give a key twice (two keys on one
+    /// bit, or a key with an escape): then, and only then, the decoder looks for repeated nested keys
+    /// exactly (``DistinctJSON``). A repeat is rare, so this costs nearly every record a few
+    /// instructions per nested key and no second pass over its nested values.
+    private(set) var nestedKeyMayRepeat = false
 
     init(_ bytes: UnsafeBufferPointer<UInt8>, range: Range<Int>? = nil) {
         self.bytes = bytes
@@ -92,6 +102,8 @@ struct JSONScanner {
             position += 1
             return members
         }
+        let checksKeys = !collect && depth >= nestedKeyCheckDepth
+        var seen: UInt64 = 0
         while true {
             skipWhitespace()
             guard position < end, bytes[position] == UInt8(ascii: "\"") else {
@@ -100,6 +112,11 @@ struct JSONScanner {
             let keyStart = position
             let escaped = try string()
             let key = keyStart..<position
+            if checksKeys {
+                let bit = JSONMember.keyBit(bytes.baseAddress!, key)
+                if escaped || seen & bit != 0 { nestedKeyMayRepeat = true }
+                seen |= bit
+            }
             skipWhitespace()
             guard position < end, bytes[position] == UInt8(ascii: ":") else { throw error("expected ':' after key in JSON object") }
             position += 1
