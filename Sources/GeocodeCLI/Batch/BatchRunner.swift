@@ -107,6 +107,10 @@ struct BatchRunner {
                 throw CLIError(.badInput, "\(options.inputName):\(problem.line): bad row: \(problem.message) "
                                + "(stopped at the first bad row: --strict\(target))")
             }
+            if let warning = BatchSetup.unwrittenCollectionMembers(setup.framer, schema: setup.schema) {
+                progress.clear()
+                context.stderr.write("geocode: warning: \(warning)\n")
+            }
             try sink.write(setup.closing(setup.framer.trailer))
             try sink.commit()
         } catch {

@@ -82,6 +82,18 @@ struct BatchSetup {
         return OutputNames.clashMessage(place: place, what: "column", exact: exact, writtenInJSON: inJSON, caseOnly: caseOnly)
     }
 
+    /// The FeatureCollection's bbox and foreign members (``GeoJSONFramer/collectionMembers``), which
+    /// only GeoJSON output writes (around the features, as they came): for any other output, said once,
+    /// after the rows (members after the features are known only then), naming the first one's line.
+    static func unwrittenCollectionMembers(_ framer: any RecordFramer, schema: BatchSchema) -> String? {
+        guard schema.output != .geojson, let framer = framer as? GeoJSONFramer, let first = framer.collectionMembers.first else {
+            return nil
+        }
+        let names = distinct(framer.collectionMembers.map { $0.name == "bbox" ? $0.name : "\"\($0.name)\"" })
+        return "\(schema.inputName):\(first.line): the FeatureCollection has \(names.joined(separator: ", ")), which "
+            + "\(schema.output.displayName) output does not write (it writes the features only); GeoJSON output keeps them"
+    }
+
     /// A CSV/TSV header that gives a name twice, for JSON output (which writes the later columns under
     /// other keys, ``OutputNames/keys(forColumns:)``): said once, before the rows.
     static func repeatedColumnsNotice(_ schema: BatchSchema) -> String? {

@@ -28,6 +28,17 @@ final class GeoJSONFramer: RecordFramer {
     private(set) var prefix: [UInt8] = []
     private(set) var trailer: [UInt8] = []
     private(set) var topLevel = TopLevel.collection
+    /// The collection's members besides `type` and `features` (its `bbox`, foreign members such as
+    /// `name` or `crs`), before and after the features, in order: GeoJSON output keeps them (in
+    /// ``prefix`` and ``trailer``); the other outputs have no place for them and say so. Complete once
+    /// ``nextChunk`` returned nil.
+    private(set) var collectionMembers: [CollectionMember] = []
+
+    /// A member of the FeatureCollection other than `type` and `features`, and the line its name is on.
+    struct CollectionMember: Sendable, Equatable {
+        var name: String
+        var line: Int
+    }
     /// A single object's one record, framed by ``readPrefix()`` and handed out by the first ``nextChunk``.
     private var single: RawChunk?
 
@@ -77,7 +88,9 @@ final class GeoJSONFramer: RecordFramer {
                 break
             }
             first = false
+            let keyLine = line
             let key = try memberName()
+            noteCollectionMember(key, line: keyLine)
             if key == Array("features".utf8) && single == nil {
                 guard try peek() == UInt8(ascii: "[") else { throw fail("\"features\" is not an array") }
                 advance()
@@ -102,6 +115,8 @@ final class GeoJSONFramer: RecordFramer {
                                 : "the top-level object has no \"type\": expected a FeatureCollection, a Feature or a Point")
         }
         let objectEnd = input.cursor - input.mark
+        // Those were the one record's own members (the feature's are said per record).
+        collectionMembers = []
         try skipWhitespace()
         if try peek() != nil {
             throw fail("unexpected data after the end of the \(single == .feature ? "Feature" : "Point") (a GeoJSON document "
@@ -192,7 +207,9 @@ final class GeoJSONFramer: RecordFramer {
             guard c == UInt8(ascii: ",") else { throw fail("expected ',' or '}' after the \"features\" array") }
             advance()
             try skipWhitespace()
+            let keyLine = line
             let key = try memberName()
+            noteCollectionMember(key, line: keyLine)
             // A second "features" would pass through unread, and most JSON readers keep the last of a
             // repeated member: they would see its features, not the geocoded ones.
             if key == Array("features".utf8) { throw fail("the FeatureCollection has a second \"features\" member") }
@@ -201,6 +218,12 @@ final class GeoJSONFramer: RecordFramer {
         try skipWhitespace()
         if try peek() != nil { throw fail("unexpected data after the end of the FeatureCollection") }
         trailer = input.take(upTo: input.cursor)
+    }
+
+    /// Keeps `key` in ``collectionMembers`` unless it is `type` or `features`.
+    private func noteCollectionMember(_ key: [UInt8], line: Int) {
+        guard key != Array("type".utf8) && key != Array("features".utf8) else { return }
+        collectionMembers.append(CollectionMember(name: String(decoding: key, as: UTF8.self), line: line))
     }
 
     /// Reads `"name" :` and returns the decoded name.

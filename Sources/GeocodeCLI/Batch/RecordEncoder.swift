@@ -184,7 +184,8 @@ struct RecordEncoder: Sendable {
             appendJSONColumns(b, members, columns: schema.jsonColumns[...], distinct: record.writesNestedDistinct, line: line,
                               notices: &notices, into: &out)
         case .feature(let members, _, let propertyMembers, let position):
-            // id, lat, lon, then the property columns.
+            // id, lat, lon, then the property columns; a bbox or a foreign member is said, not written.
+            noteUnwrittenMembers(b, members, line: line, notices: &notices)
             if let (index, _) = members.lastMember(named: Self.idKey, in: b) {
                 appendJSONAsCSV(b, members[index].value, kind: members[index].kind, distinct: record.writesNestedDistinct, &out)
             }
@@ -332,7 +333,9 @@ struct RecordEncoder: Sendable {
             }
         case .feature(let members, _, let inner, let position):
             // The feature's id (null without one, so that every row has the key) and the Point's lat and
-            // lon, under the names that give way to the properties' (OutputNames).
+            // lon, under the names that give way to the properties' (OutputNames); a bbox or a foreign
+            // member is said, not written.
+            noteUnwrittenMembers(b, members, line: line, notices: &notices)
             let names = featureNames(b, inner)
             comma()
             if let names { out += Self.memberKey(names.id) } else { out += featureIdKey }

@@ -26,6 +26,15 @@ public enum BatchFormat: String, Sendable, CaseIterable {
         }
     }
 
+    /// The format's name in messages: "CSV", "TSV", "NDJSON", "GeoJSON", "GeoJSONSeq" (GDAL's name).
+    var displayName: String {
+        switch self {
+        case .csv, .tsv, .ndjson: rawValue.uppercased()
+        case .geojson: "GeoJSON"
+        case .geojsonseq: "GeoJSONSeq"
+        }
+    }
+
     /// What a row of the format is, for "none of its rows is …": "CSV", "NDJSON", "GeoJSON", "a GeoJSON Feature".
     var rowName: String {
         self == .geojsonseq ? "a GeoJSON Feature" : self == .geojson ? "GeoJSON" : rawValue.uppercased()
