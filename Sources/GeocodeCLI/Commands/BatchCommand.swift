@@ -58,7 +58,8 @@ enum BatchCommand: Command {
                      fields are added as keys. Blank lines are skipped. A key given twice in a record
                      (NDJSON, or a GeoJSON feature or its properties) is read by its last value, as
                      JavaScript and Python read JSON, and JSON output writes it once, with that value;
-                     one warning names the first such record and the key.
+                     so are objects nested at any depth (also as JSON text in a CSV cell). One
+                     warning names the first such record and the key (nested: its path, props.x.a).
           numbers    a CSV/TSV value or a JSON string may write the minus as − (U+2212, as documents
                      typeset it); a JSON number may not (JSON's grammar: every JSON reader refuses it).
                      A --coords pair may also be split by a full-width comma (，), and
@@ -94,6 +95,9 @@ enum BatchCommand: Command {
           feature_id, geometry_lat and geometry_lon when a property has the name in any
           case; JSON output has every key on every row (null when empty); CSV columns come
           from the first record (keys that later records add are reported and dropped).
+          A feature's bbox and foreign members stay on it in GeoJSON and GeoJSONSeq output,
+          a FeatureCollection's in GeoJSON output; CSV, TSV and NDJSON output (and
+          GeoJSONSeq, for the collection's) warn once that they are not written.
           An added column that the input already has (country) is warned about once,
           whatever the input format; CSV output has it twice, JSON output (which cannot hold
           a key twice) writes the added one as geocode_country. So is one that differs only
