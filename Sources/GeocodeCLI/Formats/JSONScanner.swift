@@ -15,10 +15,10 @@ struct JSONScanner {
     /// keys it checks exactly itself (1: every object inside an NDJSON record's members). Off for every
     /// other scanner.
     var nestedKeyCheckDepth = Int.max
-    /// Whether an object checked from ``nestedKeyCheckDepth`` on may give a key twice (two keys on one
-    /// bit, or a key with an escape): then, and only then, the decoder looks for repeated nested keys
-    /// exactly (``DistinctJSON``). A repeat is rare, so this costs nearly every record a few
-    /// instructions per nested key and no second pass over its nested values.
+    /// Whether an object checked from ``nestedKeyCheckDepth`` on gives a key twice (or has a key with an
+    /// escape, which only decoding tells): then, and only then, the decoder walks the record's nested
+    /// values for their paths (``DistinctJSON``). A repeat is rare, so this costs nearly every record a
+    /// few instructions per nested key and no second pass over its nested values.
     private(set) var nestedKeyMayRepeat = false
 
     init(_ bytes: UnsafeBufferPointer<UInt8>, range: Range<Int>? = nil) {
@@ -95,6 +95,7 @@ struct JSONScanner {
     mutating func objectMembers(depth: Int = 0, collect: Bool = true) throws(JSONError) -> [JSONMember] {
         skipWhitespace()
         guard position < end, bytes[position] == UInt8(ascii: "{") else { throw error("expected a JSON object") }
+        let objectStart = position
         position += 1
         var members: [JSONMember] = []
         skipWhitespace()
@@ -104,6 +105,7 @@ struct JSONScanner {
         }
         let checksKeys = !collect && depth >= nestedKeyCheckDepth
         var seen: UInt64 = 0
+        var earlier = EarlierKeys()
         while true {
             skipWhitespace()
             guard position < end, bytes[position] == UInt8(ascii: "\"") else {
@@ -114,8 +116,15 @@ struct JSONScanner {
             let key = keyStart..<position
             if checksKeys {
                 let bit = JSONMember.keyBit(bytes.baseAddress!, key)
-                if escaped || seen & bit != 0 { nestedKeyMayRepeat = true }
+                // Two keys on one bit are compared exactly: a file whose every record has such a pair
+                // (a fixed hash has them) must not send every record down the walk, nor read the
+                // object again (only one with more keys than ``EarlierKeys`` holds is).
+                if escaped || seen & bit != 0
+                    && earlier.contains(key, in: bytes) ?? keyRepeatsEarlier(objectStart: objectStart, key: key) {
+                    nestedKeyMayRepeat = true
+                }
                 seen |= bit
+                earlier.append(key)
             }
             skipWhitespace()
             guard position < end, bytes[position] == UInt8(ascii: ":") else { throw error("expected ':' after key in JSON object") }
@@ -127,6 +136,58 @@ struct JSONScanner {
             if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
             if bytes[position] == UInt8(ascii: "}") { position += 1; return members }
             throw error("expected ',' or '}' in JSON object, found \(Self.describe(bytes[position]))")
+        }
+    }
+
+    /// Whether the plain key at `key` is given earlier in the object that opens at `objectStart`, which
+    /// this scanner has read up to `key` already (valid, so the second reading cannot fail): the exact
+    /// test behind a bit two keys share. Reads the earlier members again, allocating nothing.
+    private func keyRepeatsEarlier(objectStart: Int, key: Range<Int>) -> Bool {
+        var scanner = JSONScanner(bytes, range: (objectStart + 1)..<key.lowerBound)
+        while true {
+            scanner.skipWhitespace()
+            guard scanner.position < scanner.end else { return false }
+            let start = scanner.position
+            guard (try? scanner.string()) != nil else { return false }
+            if scanner.position - start == key.count
+                && (0..<key.count).allSatisfy({ bytes[start + $0] == bytes[key.lowerBound + $0] }) {
+                return true
+            }
+            scanner.skipWhitespace()
+            scanner.position += 1   // ':'
+            guard (try? scanner.value()) != nil else { return false }
+            scanner.skipWhitespace()
+            scanner.position += 1   // ','
+        }
+    }
+
+    /// The first keys of an object being scanned (``nestedKeyCheckDepth``), for the exact test behind a
+    /// bit that two keys share without reading the object again: most nested objects have a few keys.
+    /// Four spans in place, not an array (which would allocate per object).
+    private struct EarlierKeys {
+        private var k0 = 0..<0, k1 = 0..<0, k2 = 0..<0, k3 = 0..<0
+        private var count = 0
+
+        @inline(__always)
+        mutating func append(_ key: Range<Int>) {
+            switch count {
+            case 0: k0 = key
+            case 1: k1 = key
+            case 2: k2 = key
+            case 3: k3 = key
+            default: break
+            }
+            count += 1
+        }
+
+        /// Whether a kept key has `key`'s raw text; nil when none has and the object had keys beyond
+        /// the kept ones (then only reading it again tells).
+        func contains(_ key: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
+            func same(_ other: Range<Int>) -> Bool {
+                other.count == key.count && (0..<key.count).allSatisfy { bytes[other.lowerBound + $0] == bytes[key.lowerBound + $0] }
+            }
+            if count > 0 && same(k0) || count > 1 && same(k1) || count > 2 && same(k2) || count > 3 && same(k3) { return true }
+            return count > 4 ? nil : false
         }
     }
 

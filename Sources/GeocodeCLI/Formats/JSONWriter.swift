@@ -35,7 +35,10 @@ enum JSONWriter {
         text.withUnsafeBufferPointer { appendString($0, to: &out) }
     }
 
-    /// Appends the (already validated) raw JSON value `raw` without whitespace outside strings.
+    /// Appends the (already validated) raw JSON value `raw` without whitespace outside strings. Inlined:
+    /// it runs for every carried JSON value, and the choice of writer around it (RecordEncoder's
+    /// `appendValue`) made the optimizer call it out of line.
+    @inline(__always)
     static func appendMinified(_ bytes: UnsafeBufferPointer<UInt8>, _ raw: Range<Int>, to out: inout [UInt8]) {
         var inString = false, escaped = false
         var runStart = raw.lowerBound
