@@ -17,7 +17,7 @@ struct Notice: Sendable, Equatable {
         }
         let names = [named(keys, ""), named(nested, "nested ")].compactMap { $0 }.joined(separator: " and ")
         return Notice(key: "repeated keys", message: "\(input):\(line): the record gives \(names) more than once; the last "
-                      + "value is read, as JavaScript and Python read JSON, and JSON output writes the key once, with that "
+                      + "value is read, as JavaScript and Python read JSON, and the output writes the key once, with that "
                       + "value (said for the first such record only)")
     }
 }

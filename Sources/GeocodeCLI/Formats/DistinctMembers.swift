@@ -80,7 +80,7 @@ extension Array where Element == JSONMember {
 }
 
 /// An object's members with each key once (``Swift/Array/withoutRepeatedKeys(in:)``), and the keys it
-/// gave more than once, in the order they first stood, for the warning.
+/// gave more than once, for the warning: each named once, in the order their second members stand.
 struct DistinctMembers {
     var members: [JSONMember]
     var repeatedKeys: [String]

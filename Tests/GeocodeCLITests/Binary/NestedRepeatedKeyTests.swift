@@ -17,7 +17,7 @@ import Testing
 
     static func warning(_ line: Int, _ keys: String) -> String {
         "geocode: warning: <stdin>:\(line): the record gives \(keys) more than once; the last value is read, as JavaScript "
-            + "and Python read JSON, and JSON output writes the key once, with that value (said for the first such record only)"
+            + "and Python read JSON, and the output writes the key once, with that value (said for the first such record only)"
     }
 
     static let lines = [#"{"lat":45.5,"lon":12.25,"props":{"x":{"a":1,"a":2},"y":[{"b":1,"b":{"c":1}},{"b":3}]}}"#,

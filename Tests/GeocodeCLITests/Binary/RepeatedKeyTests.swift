@@ -15,7 +15,7 @@ import Testing
     /// The one warning, for the first record (line) that repeats `keys`.
     static func warning(_ line: Int, _ keys: String, input: String = "<stdin>") -> String {
         "geocode: warning: \(input):\(line): the record gives \(keys) more than once; the last value is read, as JavaScript "
-            + "and Python read JSON, and JSON output writes the key once, with that value (said for the first such record only)"
+            + "and Python read JSON, and the output writes the key once, with that value (said for the first such record only)"
     }
 
     static func object(_ line: some StringProtocol) throws -> [String: Any] {
