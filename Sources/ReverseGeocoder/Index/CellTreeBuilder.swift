@@ -43,7 +43,9 @@ final class CellBuildInputs: @unchecked Sendable {
     /// Part p's segments are `segments[segStart[p] ..< segStart[p + 1]]`.
     let segStart: [Int32]
     let boxes: UnsafeMutableBufferPointer<Box>
-    let unitOf: [Int32]
+    /// Part p's unit. Raw memory, as the edges: an array here was retained and released by every
+    /// ``CellTreeBuilder/unitsOfEdgelessChildren`` call (632,647 on the bundled districts).
+    let unitOf: UnsafeMutableBufferPointer<Int32>
     let baseDepth: Int, maxDepth: Int, maxEdges: Int
     /// The edgeless cells' centre test without GEOS.
     let bands: PartBands
@@ -70,11 +72,13 @@ final class CellBuildInputs: @unchecked Sendable {
         }
         segStart = starts
         bands = PartBands(segments: segments, segStart: starts, boxes: boxes)
-        self.unitOf = unitOf
+        self.unitOf = .allocate(capacity: max(1, unitOf.count))
+        _ = self.unitOf.initialize(from: unitOf)
         self.baseDepth = baseDepth; self.maxDepth = maxDepth; self.maxEdges = maxEdges
     }
 
     deinit {
+        unitOf.deallocate()
         LargeAllocation.free(segments)
         LargeAllocation.free(boxes)
         bands.free()
