@@ -308,10 +308,12 @@ struct CrossingLists {
                 lowRow[l] = min(lowRow[l], cell.row)
                 highRow[l] = max(highRow[l], cell.row)
             }
+            // Level l's marks: a word per 64 rows from its lowest to its highest.
+            func markWords(_ l: Int) -> Int { (Int(highRow[l]) - Int(lowRow[l])) / 64 + 1 }
             marks.removeAll(keepingCapacity: true)
             for l in 0..<Self.levelLimit where lowRow[l] <= highRow[l] {
                 markStart[l] = marks.count
-                marks.append(contentsOf: repeatElement(0, count: (Int(highRow[l]) - Int(lowRow[l])) / 64 + 1))
+                marks.append(contentsOf: repeatElement(0, count: markWords(l)))
             }
             for c in candidates {
                 let cell = cells[Int(c.cell)], l = Int(cell.level)
@@ -324,8 +326,7 @@ struct CrossingLists {
             for l in 0..<Self.levelLimit where lowRow[l] <= highRow[l] {
                 levels.append(Int8(l))
                 levelStart.append(rows.count)
-                let words = (Int(highRow[l]) - Int(lowRow[l])) / 64 + 1
-                for w in 0..<words {
+                for w in 0..<markWords(l) {
                     var bits = marks[markStart[l] + w]
                     while bits != 0 {
                         rows.append(lowRow[l] + Int32(64 * w + bits.trailingZeroBitCount))
@@ -405,8 +406,9 @@ struct CrossingLists {
                     // end, so the many cells along one row (a border that runs east-west) do not each scan
                     // the whole row.
                     for b in 0..<(starts.count - 1) {
+                        // A total order (an edge is filed once per row), so any sort gives the same lists.
                         let bucket = UnsafeMutableBufferPointer(rebasing: out[starts[b]..<starts[b + 1]])
-                        Clipped.sort(bucket)
+                        bucket.sortShort(by: Clipped.before)
                         var w = 0.0
                         var odd = false
                         for k in bucket.indices.reversed() {
@@ -555,30 +557,6 @@ struct CrossingLists {
         /// The sweep's order: by x0, ties by edge (the order they were filed in, so the same as a stable sort).
         @inline(__always)
         static func before(_ a: Clipped, _ b: Clipped) -> Bool { a.x0 < b.x0 || (a.x0 == b.x0 && a.edge < b.edge) }
-
-        /// Sorts a row's edges by ``before`` (a total order: an edge is filed once per row, so any sort
-        /// gives the same lists). Short rows, nearly all of them (a part's edges in one row of cells: a
-        /// few, arriving mostly in order along the ring), by insertion in place: the standard library's
-        /// sort paid its set-up on every row, 0.4 G instructions of a bundled districts' build. Long
-        /// rows (a border along a parallel, whose edges may arrive in reverse) keep the library's sort.
-        static func sort(_ a: UnsafeMutableBufferPointer<Clipped>) {
-            guard a.count > 1 else { return }
-            guard a.count <= 32 else {
-                var a = a
-                a.sort(by: before)
-                return
-            }
-            let p = a.baseAddress!
-            for i in 1..<a.count {
-                let v = p[i]
-                var j = i
-                while j > 0 && before(v, p[j - 1]) {
-                    p[j] = p[j - 1]
-                    j -= 1
-                }
-                p[j] = v
-            }
-        }
     }
 
     /// An entry, in the order of the parts the sweep takes them in: its number, and its border cell.
