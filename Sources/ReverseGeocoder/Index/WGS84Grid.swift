@@ -68,14 +68,35 @@ final class WGS84Grid: Sendable {
         // Cell (i, j) holds the points with floor((x - x0) / cell) == i, which may reach a hair past its
         // nominal edges by rounding: bound a slightly larger box.
         let slack = 1e-9
-        let columnTerms = (0..<columns).map { i in
-            OffsetBounds.terms(longitudes: (x0 + Double(i) * cell - slack)...(x0 + Double(i + 1) * cell + slack))
+        /// The longitudes of columns i0 ..< i1, and the latitudes of rows j0 ..< j1, with the slack.
+        @inline(__always) func longitudes(_ i0: Int, _ i1: Int) -> ClosedRange<Double> {
+            (x0 + Double(i0) * cell - slack)...(x0 + Double(i1) * cell + slack)
         }
+        @inline(__always) func latitudes(_ j0: Int, _ j1: Int) -> ClosedRange<Double> {
+            (y0 + Double(j0) * cell - slack)...(y0 + Double(j1) * cell + slack)
+        }
+        /// The image in GCJ-02 of the box (`lon`, `lat`) moved by the offset's bounds `off` over it, grown for
+        /// the rounding of adding the offset.
+        @inline(__always) func image(_ lon: ClosedRange<Double>, _ lat: ClosedRange<Double>,
+                                     _ off: (lat: OffsetBounds.Interval, lon: OffsetBounds.Interval)) -> Box {
+            Box(minX: lon.lowerBound + off.lon.lo - slack, minY: lat.lowerBound + off.lat.lo - slack,
+                maxX: lon.upperBound + off.lon.hi + slack, maxY: lat.upperBound + off.lat.hi + slack)
+        }
+        let columnTerms = (0..<columns).map { i in OffsetBounds.terms(longitudes: longitudes(i, i + 1)) }
         // The layers' cell indexes unretained (`layers` holds them): a retain and a release per box and
         // layer were 0.1 G instructions of a bundled build.
         let indexes = layers.map { Unmanaged.passUnretained($0.cells!) }
-        @inline(__always) func answer(_ l: Int, _ b: Box) -> CellIndex.BoxAnswer {
-            indexes[l]._withUnsafeGuaranteedRef { $0.boxAnswer(x0: b.minX, y0: b.minY, x1: b.maxX, y1: b.maxY) }
+        /// The entry for `box` from layer `from` on: the first layer not empty over it gives its unit, or
+        /// `unknown` when it is mixed there (`mixedAt`: that layer); `none` when every layer is empty.
+        @inline(__always) func entry(_ box: Box, from: Int) -> (entry: WGS84GridEntry, mixedAt: Int?) {
+            for l in from..<indexes.count {
+                switch indexes[l]._withUnsafeGuaranteedRef({ $0.boxAnswer(x0: box.minX, y0: box.minY, x1: box.maxX, y1: box.maxY) }) {
+                case .empty: continue
+                case .unit(let u): return (WGS84GridEntry(layer: l, unit: u) ?? .unknown, nil)
+                case .mixed: return (.unknown, l)
+                }
+            }
+            return (.none, nil)
         }
         // Cells in blocks of `block` × `block`: the box answer of a box holding every cell's image is asked
         // first. It is the fold of every tree cell that box overlaps, a superset of those each image
@@ -90,55 +111,30 @@ final class WGS84Grid: Sendable {
         // each cell's image, inside the cells' union, gets the answer the union had.
         let block = 4
         let blockColumnTerms = stride(from: 0, to: columns, by: block).map { bi in
-            OffsetBounds.terms(longitudes: (x0 + Double(bi) * cell - slack)...(x0 + Double(min(columns, bi + block)) * cell + slack))
+            OffsetBounds.terms(longitudes: longitudes(bi, min(columns, bi + block)))
         }
         var rowTerms = [OffsetBounds.LatitudeTerms]()
         rowTerms.reserveCapacity(block)
         for bj in stride(from: 0, to: rows, by: block) {
             let jEnd = min(rows, bj + block)
-            let blockLat0 = y0 + Double(bj) * cell - slack, blockLat1 = y0 + Double(jEnd) * cell + slack
-            let blockRowTerms = OffsetBounds.terms(latitudes: blockLat0...blockLat1)
+            let blockLat = latitudes(bj, jEnd)
+            let blockRowTerms = OffsetBounds.terms(latitudes: blockLat)
             rowTerms.removeAll(keepingCapacity: true)
             for bi in stride(from: 0, to: columns, by: block) {
                 let iEnd = min(columns, bi + block)
-                let blockLon0 = x0 + Double(bi) * cell - slack, blockLon1 = x0 + Double(iEnd) * cell + slack
-                let off = OffsetBounds.offset(blockColumnTerms[bi / block], blockRowTerms)
-                // The block's image in GCJ-02, grown for the rounding of adding the offset.
-                let union = Box(minX: blockLon0 + off.lon.lo - slack, minY: blockLat0 + off.lat.lo - slack,
-                                maxX: blockLon1 + off.lon.hi + slack, maxY: blockLat1 + off.lat.hi + slack)
-                // The block's common entry by layer; `first` is where it was mixed (nil: it was not).
-                var common = WGS84GridEntry.none
-                var first: Int?
-                for l in indexes.indices {
-                    let a = answer(l, union)
-                    if a == .empty { continue }
-                    if case .unit(let u) = a { common = WGS84GridEntry(layer: l, unit: u) ?? .unknown } else { first = l }
-                    break
-                }
-                if first != nil && rowTerms.isEmpty {
-                    for j in bj..<jEnd {
-                        rowTerms.append(OffsetBounds.terms(latitudes: (y0 + Double(j) * cell - slack)...(y0 + Double(j + 1) * cell + slack)))
-                    }
+                let blockLon = longitudes(bi, iEnd)
+                let common = entry(image(blockLon, blockLat, OffsetBounds.offset(blockColumnTerms[bi / block], blockRowTerms)), from: 0)
+                if common.mixedAt != nil && rowTerms.isEmpty {
+                    for j in bj..<jEnd { rowTerms.append(OffsetBounds.terms(latitudes: latitudes(j, j + 1))) }
                 }
                 for j in bj..<jEnd {
-                    let lat0 = y0 + Double(j) * cell - slack, lat1 = y0 + Double(j + 1) * cell + slack
                     for i in bi..<iEnd {
-                        var entry = common
-                        if let first {
-                            let lon0 = x0 + Double(i) * cell - slack, lon1 = x0 + Double(i + 1) * cell + slack
+                        var cellEntry = common.entry
+                        if let first = common.mixedAt {
                             let off = OffsetBounds.offset(columnTerms[i], rowTerms[j - bj])
-                            // The image of the cell in GCJ-02, grown for the rounding of adding the offset.
-                            let image = Box(minX: lon0 + off.lon.lo - slack, minY: lat0 + off.lat.lo - slack,
-                                            maxX: lon1 + off.lon.hi + slack, maxY: lat1 + off.lat.hi + slack)
-                            entry = .none
-                            for l in first..<indexes.count {
-                                let a = answer(l, image)
-                                if a == .empty { continue }
-                                if case .unit(let u) = a, let known = WGS84GridEntry(layer: l, unit: u) { entry = known } else { entry = .unknown }
-                                break
-                            }
+                            cellEntry = entry(image(longitudes(i, i + 1), latitudes(j, j + 1), off), from: first).entry
                         }
-                        entries[j * columns + i] = entry.rawValue
+                        entries[j * columns + i] = cellEntry.rawValue
                     }
                 }
             }

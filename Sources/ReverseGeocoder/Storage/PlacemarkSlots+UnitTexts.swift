@@ -3,7 +3,8 @@ extension PlacemarkSlots {
     /// what selecting units by code or name needs (``ReverseGeocoder/administrativeUnits(withCode:orName:)``).
     /// Decoding every placemark to read a few strings of each was nearly all of `geocode track --region`'s
     /// start, and kept 42,000 placemarks in memory for the run. Every offset is checked against the
-    /// text, as ``read(_:slots:bytes:dataset:pool:)`` checks it; the caller proves the bytes first.
+    /// text (``textBytes(at:slots:bytes:)``, as ``read(_:slots:bytes:dataset:pool:)`` reads it); the caller
+    /// proves the bytes first.
     struct UnitTexts {
         let slots: UnsafeBufferPointer<UInt32>
         let bytes: UnsafeRawBufferPointer
@@ -16,10 +17,7 @@ extension PlacemarkSlots {
         private func text(_ u: Int, _ i: Int) throws(Damage) -> UnsafeRawBufferPointer? {
             let at = u * slotsPerPlacemark + 2 * i
             guard at >= 0, at + 1 < slots.count else { throw Damage(reason: "placemark table size") }
-            let start = Int(slots[at]), length = slots[at + 1]
-            if length == UInt32.max { return nil }
-            guard start <= bytes.count, Int(length) <= bytes.count - start else { throw Damage(reason: "placemark text out of bounds") }
-            return UnsafeRawBufferPointer(rebasing: bytes[start..<(start + Int(length))])
+            return try PlacemarkSlots.textBytes(at: at, slots: slots, bytes: bytes)
         }
 
         /// Unit `u`'s code at `level`, as stored.

@@ -77,16 +77,22 @@ enum PlacemarkSlots {
         return try read(u, slots: slots, bytes: bytes, dataset: dataset, pool: &pool)
     }
 
+    /// The bytes of the text whose (offset, length) is at slots `at`, `at + 1` (in the table: the caller
+    /// checked), nil for none; damage when it points outside `bytes`.
+    static func textBytes(at: Int, slots: UnsafeBufferPointer<UInt32>, bytes: UnsafeRawBufferPointer) throws(Damage) -> UnsafeRawBufferPointer? {
+        let start = Int(slots[at]), length = slots[at + 1]
+        if length == UInt32.max { return nil }
+        guard start <= bytes.count, Int(length) <= bytes.count - start else { throw Damage(reason: "placemark text out of bounds") }
+        return UnsafeRawBufferPointer(rebasing: bytes[start..<(start + Int(length))])
+    }
+
     /// Reads unit `u`'s placemark, decoding each distinct names text once per `pool`.
     static func read(_ u: Int, slots: UnsafeBufferPointer<UInt32>, bytes: UnsafeRawBufferPointer, dataset: String,
                      pool: inout NamesPool) throws(Damage) -> Placemark {
         let base = u * slotsPerPlacemark
         guard base >= 0, base + slotsPerPlacemark <= slots.count else { throw Damage(reason: "placemark table size") }
         func text(_ i: Int) throws(Damage) -> String? {
-            let start = Int(slots[base + 2 * i]), length = slots[base + 2 * i + 1]
-            if length == UInt32.max { return nil }
-            guard start <= bytes.count, Int(length) <= bytes.count - start else { throw Damage(reason: "placemark text out of bounds") }
-            return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<(start + Int(length))]), as: UTF8.self)
+            try textBytes(at: base + 2 * i, slots: slots, bytes: bytes).map { String(decoding: $0, as: UTF8.self) }
         }
         // The units first, the placemark once: setting field by field on a placemark copied a unit per
         // field (a third of a cold start's instructions).
