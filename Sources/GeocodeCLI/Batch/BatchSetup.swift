@@ -89,7 +89,7 @@ struct BatchSetup {
         guard schema.output != .geojson, let framer = framer as? GeoJSONFramer, let first = framer.collectionMembers.first else {
             return nil
         }
-        let names = distinct(framer.collectionMembers.map { $0.name == "bbox" ? $0.name : "\"\($0.name)\"" })
+        let names = distinct(framer.collectionMembers.map { RecordEncoder.spelled(member: $0.name) })
         return "\(schema.inputName):\(first.line): the FeatureCollection has \(names.joined(separator: ", ")), which "
             + "\(schema.output.displayName) output does not write (it writes the features only); GeoJSON output keeps them"
     }

@@ -36,14 +36,16 @@ extension RecordEncoder {
         return JSONScanner.plainStringEquals(b, member.key, name)
     }
 
+    /// A GeoJSON member's name as the warnings spell it: bbox is GeoJSON's own; a foreign member is
+    /// quoted, as the file spells a key.
+    static func spelled(member name: String) -> String { name == "bbox" ? name : "\"\(name)\"" }
+
     private static let writtenMemberNames = ["type", "id", "geometry", "properties"].map { Array($0.utf8) }
 
     /// The warning: `FILE:LINE: the feature has bbox, "source", …`, with the outputs that keep them.
     private func unwrittenMembersNotice(_ b: UnsafeBufferPointer<UInt8>, _ members: [JSONMember], line: Int) -> Notice {
         let names = members.filter { !Self.isWrittenFeatureMember(b, $0) }.map { member in
-            let name = String(decoding: JSONScanner.decodeString(b, member.key), as: UTF8.self)
-            // bbox is GeoJSON's own; a foreign member is quoted, as the file spells a key.
-            return name == "bbox" ? name : "\"\(name)\""
+            Self.spelled(member: String(decoding: JSONScanner.decodeString(b, member.key), as: UTF8.self))
         }
         return Notice(key: Self.unwrittenMembersNotice, message: "\(schema.inputName):\(line): the feature has "
                       + "\(names.joined(separator: ", ")), which \(schema.output.displayName) output does not write (it "

@@ -73,7 +73,7 @@ extension Array where Element == JSONMember {
     /// Whether two members' keys are the same text once decoded.
     private static func sameKey(_ x: JSONMember, _ y: JSONMember, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         guard x.keyHasEscape || y.keyHasEscape else {
-            return x.key.count == y.key.count && b[x.key].elementsEqual(b[y.key])
+            return JSONScanner.sameRawText(b, x.key, y.key)
         }
         return JSONScanner.decodeString(b, x.key) == JSONScanner.decodeString(b, y.key)
     }

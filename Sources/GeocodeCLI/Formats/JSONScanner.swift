@@ -149,16 +149,19 @@ struct JSONScanner {
             guard scanner.position < scanner.end else { return false }
             let start = scanner.position
             guard (try? scanner.string()) != nil else { return false }
-            if scanner.position - start == key.count
-                && (0..<key.count).allSatisfy({ bytes[start + $0] == bytes[key.lowerBound + $0] }) {
-                return true
-            }
+            if Self.sameRawText(bytes, start..<scanner.position, key) { return true }
             scanner.skipWhitespace()
             scanner.position += 1   // ':'
             guard (try? scanner.value()) != nil else { return false }
             scanner.skipWhitespace()
             scanner.position += 1   // ','
         }
+    }
+
+    /// Whether the spans `a` and `c` of `bytes` hold the same bytes (two raw keys, quotes included).
+    @inline(__always)
+    static func sameRawText(_ bytes: UnsafeBufferPointer<UInt8>, _ a: Range<Int>, _ c: Range<Int>) -> Bool {
+        a.count == c.count && (0..<a.count).allSatisfy { bytes[a.lowerBound + $0] == bytes[c.lowerBound + $0] }
     }
 
     /// The first keys of an object being scanned (``nestedKeyCheckDepth``), for the exact test behind a
@@ -183,9 +186,7 @@ struct JSONScanner {
         /// Whether a kept key has `key`'s raw text; nil when none has and the object had keys beyond
         /// the kept ones (then only reading it again tells).
         func contains(_ key: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
-            func same(_ other: Range<Int>) -> Bool {
-                other.count == key.count && (0..<key.count).allSatisfy { bytes[other.lowerBound + $0] == bytes[key.lowerBound + $0] }
-            }
+            func same(_ other: Range<Int>) -> Bool { JSONScanner.sameRawText(bytes, other, key) }
             if count > 0 && same(k0) || count > 1 && same(k1) || count > 2 && same(k2) || count > 3 && same(k3) { return true }
             return count > 4 ? nil : false
         }
