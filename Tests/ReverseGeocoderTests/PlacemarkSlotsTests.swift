@@ -53,6 +53,31 @@ import Testing
         }
     }
 
+    /// A names text is written once per distinct bytes, not once per String: Swift's String equality is
+    /// canonical equivalence, so "Évreux" precomposed and "E" + combining acute were one text, and the
+    /// second unit read back the first's bytes. Each unit now reads back the bytes it was given, and a
+    /// text repeated byte for byte is still written once.
+    @Test func namesTextsAreWrittenOncePerDistinctBytes() throws {
+        let composed = "\u{C9}vreux", decomposed = "E\u{301}vreux"
+        #expect(composed == decomposed)  // the premise: equal as Strings
+        func unit(_ name: String) -> Placemark {
+            Placemark(units: [.city: Placemark.Unit(name: "x", code: "c", language: nil, names: ["fr": name, "en": "Evreux"],
+                                                    provenance: .inside)], dataset: "slots")
+        }
+        let placemarks = [unit(composed), unit(decomposed), unit(composed)]
+        var slots: [UInt32] = [], text: [UInt8] = [], pool = PlacemarkSlots.NamesPool()
+        for p in placemarks { PlacemarkSlots.append(p, slots: &slots, text: &text, pool: &pool) }
+        #expect(pool.written.count == 2)
+        try slots.withUnsafeBufferPointer { s in
+            try text.withUnsafeBytes { bytes in
+                for (u, p) in placemarks.enumerated() {
+                    let back = try PlacemarkSlots.read(u, slots: s, bytes: bytes, dataset: "slots")
+                    #expect(Array(back[.city].names["fr"]?.utf8 ?? "".utf8) == Array(p[.city].names["fr"]!.utf8), "unit \(u)")
+                }
+            }
+        }
+    }
+
     @Test func formatVersionWasBumped() {
         #expect(IndexCache.formatVersion >= 6)
     }

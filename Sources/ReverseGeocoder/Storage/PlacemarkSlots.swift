@@ -21,9 +21,24 @@ enum PlacemarkSlots {
     /// unit of a dataset repeats its country's names (150 languages, 3 KB), so each distinct text is
     /// written once and decoded once, and the placemarks share one dictionary (without this, the world
     /// and China caches carried ~40 MB of copies, decoded into as many dictionaries at every start).
+    ///
+    /// Written texts are found by their bytes, not as Strings: a String key is hashed and compared by
+    /// Unicode canonical equivalence, which normalizes every name of every language of each text (a
+    /// country's 3 KB, once for each of its units and levels). That was a third of the CPU of a whole
+    /// `geocode index` of the bundled data (perf, session 29). Bytes are also what the file holds: two
+    /// texts that differ in their bytes now keep their own bytes.
     struct NamesPool {
-        var written: [String: (offset: UInt32, length: UInt32)] = [:]
+        var written: [PackedNames: (offset: UInt32, length: UInt32)] = [:]
         var decoded: [UInt64: [String: String]] = [:]
+    }
+
+    /// A names text as the bytes written, hashed as bytes.
+    struct PackedNames: Hashable {
+        var bytes: [UInt8]
+
+        func hash(into hasher: inout Hasher) {
+            bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
     }
 
     /// Appends one placemark's slots (and its texts).
@@ -61,12 +76,13 @@ enum PlacemarkSlots {
                 bytes.append(unitSeparator)
                 bytes += name.utf8
             }
-            let packed = String(decoding: bytes, as: UTF8.self)
+            let packed = PackedNames(bytes: bytes)
             if let at = pool.written[packed] {
                 slots += [at.offset, at.length]
             } else {
                 pool.written[packed] = (UInt32(text.count), UInt32(bytes.count))
-                put(packed)
+                slots += [UInt32(text.count), UInt32(bytes.count)]
+                text += bytes
             }
         }
     }
