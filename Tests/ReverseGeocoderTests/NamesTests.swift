@@ -169,6 +169,18 @@ struct NamesTests {
         }
     }
 
+    /// A table saved with Windows line ends reads as the same table. Cut as Characters, `\r\n` is one
+    /// Character, so the lines did not split and the table was refused.
+    @Test func windowsLineEndsReadAsTheSameTable() throws {
+        let lines = ["# geocode names 1", "province\tP1\ten=Beijing\tzh=北京市", "city\tC1\tfr=Évreux\tru=Эврё", ""]
+        let unix = try NamesTable.parse(lines.joined(separator: "\n"), file: "/x/names.tsv")
+        let windows = try NamesTable.parse(lines.joined(separator: "\r\n"), file: "/x/names.tsv")
+        #expect(windows.units == unix.units && windows.languages == unix.languages)
+        #expect(unix.names(at: .province, code: "P1") == ["en": "Beijing", "zh": "北京市"])
+        #expect(unix.names(at: .city, code: "C1")["ru"] == "Эврё")
+        #expect(unix.languages == ["en", "fr", "ru", "zh"])
+    }
+
     @Test func aMissingTableIsAnErrorNamingTheFile() throws {
         let s = Setup()
         try FileManager.default.removeItem(at: s.names)

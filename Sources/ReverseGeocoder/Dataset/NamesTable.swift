@@ -33,28 +33,43 @@ struct NamesTable: Sendable {
     }
 
     static func parse(_ text: String, file: String) throws -> NamesTable {
+        var text = text
+        return try text.withUTF8 { try parse(bytes: $0, file: file) }
+    }
+
+    /// The table's lines, columns and tags are cut at ASCII bytes (newline, tab, `=`), not by
+    /// Characters: walking a table's megabytes as grapheme clusters was most of its read, and a cluster
+    /// can swallow a delimiter (`\r\n` is one Character, so is a tab followed by a combining mark), where a
+    /// byte cannot. A UTF-8 text cut at ASCII bytes stays valid UTF-8.
+    private static func parse(bytes: UnsafeBufferPointer<UInt8>, file: String) throws -> NamesTable {
+        let newline: UInt8 = 0x0A, carriageReturn: UInt8 = 0x0D, tab: UInt8 = 0x09, equals: UInt8 = 0x3D, hash: UInt8 = 0x23
+        func string(_ s: Slice<UnsafeBufferPointer<UInt8>>) -> String { String(decoding: s, as: UTF8.self) }
         var table = NamesTable()
         var tags = Set<String>()
         var number = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        var lineStart = bytes.startIndex
+        while lineStart <= bytes.endIndex {
+            let lineEnd = bytes[lineStart...].firstIndex(of: newline) ?? bytes.endIndex
+            defer { lineStart = lineEnd + 1 }
             number += 1
-            let line = line.hasSuffix("\r") ? line.dropLast() : line
-            if line.isEmpty || line.hasPrefix("#") { continue }
+            var line = bytes[lineStart..<lineEnd]
+            if line.last == carriageReturn { line = line.dropLast() }
+            if line.isEmpty || line.first == hash { continue }
             func bad(_ why: String) -> GeocoderError { .badManifest(file: file, reason: "line \(number): \(why)") }
-            let columns = line.split(separator: "\t", omittingEmptySubsequences: false)
+            let columns = line.split(separator: tab, omittingEmptySubsequences: false)
             guard columns.count >= 3 else { throw bad("expected level, code and at least one tag=name, tab-separated") }
-            guard let level = AdminLevel(rawValue: String(columns[0])) else {
-                throw bad("unknown level \"\(columns[0])\" (\(AdminLevel.allCases.map(\.rawValue).joined(separator: ", ")))")
+            guard let level = AdminLevel(rawValue: string(columns[0])) else {
+                throw bad("unknown level \"\(string(columns[0]))\" (\(AdminLevel.allCases.map(\.rawValue).joined(separator: ", ")))")
             }
-            let code = String(columns[1])
+            let code = string(columns[1])
             guard !code.isEmpty else { throw bad("empty code") }
             guard table.units[level]?[code] == nil else { throw bad("\(level.rawValue) \(code) listed twice") }
             var names: [String: String] = [:]
             for column in columns.dropFirst(2) {
-                guard let eq = column.firstIndex(of: "="), eq != column.startIndex, column.index(after: eq) != column.endIndex else {
-                    throw bad("\"\(column)\" is not tag=name")
+                guard let eq = column.firstIndex(of: equals), eq != column.startIndex, eq + 1 != column.endIndex else {
+                    throw bad("\"\(string(column))\" is not tag=name")
                 }
-                let tag = String(column[..<eq]), name = String(column[column.index(after: eq)...])
+                let tag = string(column[..<eq]), name = string(column[(eq + 1)...])
                 guard Self.isLanguageTag(tag) else { throw bad("\"\(tag)\" is not a BCP 47 language tag") }
                 guard names[tag] == nil else { throw bad("\(level.rawValue) \(code): language \(tag) twice") }
                 names[tag] = name
