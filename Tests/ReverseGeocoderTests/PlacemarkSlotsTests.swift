@@ -64,10 +64,18 @@ import Testing
             Placemark(units: [.city: Placemark.Unit(name: "x", code: "c", language: nil, names: ["fr": name, "en": "Evreux"],
                                                     provenance: .inside)], dataset: "slots")
         }
-        let placemarks = [unit(composed), unit(decomposed), unit(composed)]
+        let placemarks = [unit(composed), unit(decomposed), unit(composed), unit(composed)]
         var slots: [UInt32] = [], text: [UInt8] = [], pool = PlacemarkSlots.NamesPool()
-        for p in placemarks { PlacemarkSlots.append(p, slots: &slots, text: &text, pool: &pool) }
+        var sizes: [Int] = []
+        for p in placemarks {
+            PlacemarkSlots.append(p, slots: &slots, text: &text, pool: &pool)
+            sizes.append(text.count)
+        }
         #expect(pool.written.count == 2)
+        // The second writes its own names text, the third finds the first's, the fourth is the third's again:
+        // those two write only their other fields.
+        let grown = zip(sizes.dropFirst(), sizes).map { $0 - $1 }
+        #expect(grown[0] == grown[1] + decomposed.utf8.count + "fr\u{1F}\u{1E}en\u{1F}Evreux".utf8.count && grown[1] == grown[2], "bytes written per unit: \(grown)")
         try slots.withUnsafeBufferPointer { s in
             try text.withUnsafeBytes { bytes in
                 for (u, p) in placemarks.enumerated() {

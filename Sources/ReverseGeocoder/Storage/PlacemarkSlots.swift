@@ -27,9 +27,14 @@ enum PlacemarkSlots {
     /// country's 3 KB, once for each of its units and levels). That was a third of the CPU of a whole
     /// `geocode index` of the bundled data (perf, session 29). Bytes are also what the file holds: two
     /// texts that differ in their bytes now keep their own bytes.
+    ///
+    /// And per level, the names last written and where: consecutive units share their country's and often
+    /// their province's names, so a text the same as the last one, byte for byte (``sameBytes(_:_:)``),
+    /// is not sorted, packed and looked up again (the sort was 6 % of a whole `geocode index`).
     struct NamesPool {
         var written: [PackedNames: (offset: UInt32, length: UInt32)] = [:]
         var decoded: [UInt64: [String: String]] = [:]
+        var last: [AdminLevel: (names: [String: String], offset: UInt32, length: UInt32)] = [:]
     }
 
     /// A names text as the bytes written, hashed as bytes.
@@ -69,6 +74,10 @@ enum PlacemarkSlots {
         for level in AdminLevel.allCases {
             let names = p[level].names
             if names.isEmpty { put(nil); continue }
+            if let last = pool.last[level], sameBytes(last.names, names) {
+                slots += [last.offset, last.length]
+                continue
+            }
             var bytes: [UInt8] = []
             for (tag, name) in names.sorted(by: { $0.key < $1.key }) {
                 if !bytes.isEmpty { bytes.append(recordSeparator) }
@@ -77,14 +86,30 @@ enum PlacemarkSlots {
                 bytes += name.utf8
             }
             let packed = PackedNames(bytes: bytes)
-            if let at = pool.written[packed] {
-                slots += [at.offset, at.length]
+            let at: (offset: UInt32, length: UInt32)
+            if let written = pool.written[packed] {
+                at = written
             } else {
-                pool.written[packed] = (UInt32(text.count), UInt32(bytes.count))
-                slots += [UInt32(text.count), UInt32(bytes.count)]
+                at = (UInt32(text.count), UInt32(bytes.count))
+                pool.written[packed] = at
                 text += bytes
             }
+            slots += [at.offset, at.length]
+            pool.last[level] = (names, at.offset, at.length)
         }
+    }
+
+    /// Whether two names dictionaries hold the same tags and names byte for byte. Not `==`, which is
+    /// canonical equivalence (a precomposed and a combining accent are equal under it) and normalizes
+    /// every name it compares; tags are ASCII, so finding one costs no normalization.
+    static func sameBytes(_ a: [String: String], _ b: [String: String]) -> Bool {
+        guard a.count == b.count else { return false }
+        for (tag, name) in a {
+            guard let i = b.index(forKey: tag) else { return false }
+            let other = b[i]
+            guard other.key.utf8.elementsEqual(tag.utf8), other.value.utf8.elementsEqual(name.utf8) else { return false }
+        }
+        return true
     }
 
     /// Reads unit `u`'s placemark; every offset is checked against `bytes`.
