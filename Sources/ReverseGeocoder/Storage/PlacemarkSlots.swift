@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 /// The placemark section of the index cache, laid out by the field table (``PlacemarkField``): per unit,
 /// two 32-bit words for every stored field in table order, then two for each level's other-language
 /// names. A text is (offset, length) into the layer's text bytes, length `UInt32.max` for none; a number
@@ -101,15 +104,22 @@ enum PlacemarkSlots {
 
     /// Whether two names dictionaries hold the same tags and names byte for byte. Not `==`, which is
     /// canonical equivalence (a precomposed and a combining accent are equal under it) and normalizes
-    /// every name it compares; tags are ASCII, so finding one costs no normalization.
+    /// every name it compares. Walked side by side first: the same dictionary (the usual case, the names
+    /// table's own) lists its entries in the same order, and then no tag is looked up.
     static func sameBytes(_ a: [String: String], _ b: [String: String]) -> Bool {
         guard a.count == b.count else { return false }
+        if zip(a, b).allSatisfy({ sameBytes($0.key, $1.key) && sameBytes($0.value, $1.value) }) { return true }
         for (tag, name) in a {
             guard let i = b.index(forKey: tag) else { return false }
             let other = b[i]
-            guard other.key.utf8.elementsEqual(tag.utf8), other.value.utf8.elementsEqual(name.utf8) else { return false }
+            guard sameBytes(other.key, tag), sameBytes(other.value, name) else { return false }
         }
         return true
+    }
+
+    private static func sameBytes(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b  // withUTF8 needs a variable; a native string is not copied
+        return a.withUTF8 { x in b.withUTF8 { y in x.count == y.count && (x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0) } }
     }
 
     /// Reads unit `u`'s placemark; every offset is checked against `bytes`.
