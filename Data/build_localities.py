@@ -494,34 +494,44 @@ def code_by_generic_terms(a1: dict, by_code: dict, depths: dict) -> list:
     al Fayyum` -> `Al Fayyūm` EG-FYM, `Viloyati Sughd` -> `Sughd` TJ-SU). The one first-order ISO subdivision
     whose name is the rest, else whose name starts or ends with it (`Kili Island` -> `Bikini & Kili`); of
     several, the one whose iso-codes type is what the removed term means (`Toshkent Shahri`, shahri = city:
-    UZ-TK, the City, not UZ-TO, the Region of the same name). A code another unit holds, or that two units
-    would get, is given to neither. The name stays the unit's. Sets a1 and returns [(key, name, code, how)]
-    for every unit the pass looked at, coded or not."""
+    UZ-TK, the City, not UZ-TO, the Region of the same name). Also, with or without a generic term, an ISO
+    name that name_parts splits at a slash or bracket, compared whole: `Taita Taveta` is KE-39 `Taita/Taveta`
+    (one county, not two names of it). A code another unit holds, or that two units would get, is given to
+    neither. The name stays the unit's. Sets a1 and returns [(key, name, code, how)] for every unit with a
+    generic term or a hit, coded or not."""
     parents = {e["parent"] for e in by_code.values() if e["parent"]}
-    iso = collections.defaultdict(list)  # country -> [(code, names without generic terms, type)]
+    iso = collections.defaultdict(list)  # country -> [(code, names without generic terms, whole name, type)]
     for code, e in sorted(by_code.items()):
-        iso[code.split("-")[0]].append((code, {without_generic_terms(n)[0] for n in name_parts(e["name"])} - {""},
+        parts = name_parts(e["name"])
+        whole = build.norm_name(e["name"])
+        iso[code.split("-")[0]].append((code, {without_generic_terms(n)[0] for n in parts} - {""},
+                                        without_generic_terms(whole)[0] if whole not in parts else None,
                                         e["type"].lower()))
     claims = {}
     for k, (name, code, how) in sorted(a1.items()):
         if code or not name:
             continue
         rest, types = without_generic_terms(build.norm_name(name))
-        if not rest or rest == build.norm_name(name):
+        if not rest:
             continue
+        generic = rest != build.norm_name(name)
         d = depths.get(k[0], 0)
-        ours = [(c, ns, t) for c, ns, t in iso.get(k[0], ()) if first_order(c, d, by_code, parents)]
-        for rule, test in (("its rest is an ISO name", lambda ns: rest in ns),
-                           ("its rest starts or ends an ISO name",
-                            lambda ns: any(n.startswith(rest + " ") or n.endswith(" " + rest) for n in ns))):
-            hits = [(c, t) for c, ns, t in ours if test(ns)]
+        ours = [(c, ns, w, t) for c, ns, w, t in iso.get(k[0], ()) if first_order(c, d, by_code, parents)]
+        rules = [("it is an ISO name written whole, not split at its slash or bracket", lambda ns, w: rest == w)]
+        if generic:
+            rules += [("its rest is an ISO name", lambda ns, w: rest in ns),
+                      ("its rest starts or ends an ISO name",
+                       lambda ns, w: any(n.startswith(rest + " ") or n.endswith(" " + rest) for n in ns))]
+        for rule, test in rules:
+            hits = [(c, t) for c, ns, w, t in ours if test(ns, w)]
             if len(hits) > 1:
                 hits = [(c, t) for c, t in hits if any(w in t for w in types)]
             if hits:
                 break
-        claims[k] = (hits[0][0] if len(hits) == 1 else "",
-                     f"without generic terms ({rule})" if len(hits) == 1 else
-                     f"without generic terms: {len(hits)} ISO names" if hits else "without generic terms: no ISO name")
+        if generic or hits:
+            claims[k] = (hits[0][0] if len(hits) == 1 else "",
+                         f"{'without generic terms' if generic else 'whole'} ({rule})" if len(hits) == 1 else
+                         f"without generic terms: {len(hits)} ISO names" if hits else "without generic terms: no ISO name")
     held = {code for _, code, _ in a1.values() if code}
     wanted = collections.Counter(c for c, _ in claims.values() if c)
     out = []
@@ -985,7 +995,7 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
     coded = {k: c for k, (_, c, _) in a1.items() if c}
     generic = code_by_generic_terms(a1, by_code, depths)
     log(f"admin-1 units left without a code whose name has a generic term (ADMIN1_GENERIC_TERMS), compared "
-        f"without it: {len(generic)}; coded {sum(bool(c) for _, _, c, _ in generic)}")
+        f"without it, or is an ISO name written whole: {len(generic)}; coded {sum(bool(c) for _, _, c, _ in generic)}")
     for k, name, code, how in generic:
         log(f"  {k[0]}.{k[1]} {name!r} -> {code or '-'}" + (f" {by_code[code]['name']!r}" if code else "") + f" ({how})")
     hand = code_by_hand(a1, c1000, by_code, depths)
