@@ -30,7 +30,9 @@ struct GPXLargeFileTests {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("gpx-large-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let url = dir.appendingPathComponent("day.gpx")
-        FileManager.default.createFile(atPath: url.path, contents: nil)
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+        }
         let handle = try FileHandle(forWritingTo: url)
         defer { try? handle.close() }
         var text = """
