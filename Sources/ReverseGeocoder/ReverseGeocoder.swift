@@ -255,8 +255,9 @@ public final class ReverseGeocoder: Sendable {
         try self.init(manifests: manifests, options: options, skipped: [])
     }
 
-    /// `skipped`: warnings of datasets the directory scan already passed over. `damaged`: why the cache
-    /// files of these datasets (by name) were removed, for their `cacheStatus`.
+    /// `skipped`: warnings of datasets the directory scan already passed over. `damaged`: why a query found
+    /// the cache files of these datasets (by name) damaged, for their `cacheStatus`; the files were removed,
+    /// or could not be, and the engine that found them says so (this one does not say it again).
     init(manifests: [(manifest: DatasetManifest, directory: URL?)], options: Options, skipped: [String],
          damaged: [String: String] = [:]) throws {
         let start = ContinuousClock.now
@@ -440,7 +441,9 @@ public final class ReverseGeocoder: Sendable {
                 }
                 set = s
                 cacheStatus = "loaded"
-            case .failure(.absent) where damaged != nil:
+            case .failure(.absent) where damaged != nil, .failure(.damaged) where damaged != nil:
+                // The damage a query found (``recover(from:dataset:coordinate:datum:)``): its file removed, or
+                // met again when it could not be. The engine that found it says it, once, in its words.
                 cacheStatus = "rebuilt (damaged: \(damaged!))"
             case .failure(let miss):
                 cacheStatus = "rebuilt (\(miss))"
@@ -469,9 +472,12 @@ public final class ReverseGeocoder: Sendable {
     }
 
     /// The warning for an index cache found damaged, at load or by a query: the file, why, and that the
-    /// dataset was rebuilt from its shapefiles.
-    static func damageWarning(file: String?, reason: String, dataset: String) -> String {
-        "index cache \(file ?? dataset) was damaged (\(reason)); dataset \(dataset) rebuilt"
+    /// dataset was rebuilt from its shapefiles. `notRemoved`: why a query could not remove the file (the
+    /// errno text), so that the user knows the next start will meet it and rebuild again.
+    static func damageWarning(file: String?, reason: String, dataset: String, notRemoved: String? = nil) -> String {
+        let line = "index cache \(file ?? dataset) was damaged (\(reason)); dataset \(dataset) rebuilt"
+        guard let notRemoved else { return line }
+        return line + ", but the file could not be removed (\(notRemoved)): the next start will find it damaged and rebuild it again"
     }
 
     /// Fails before a build that would not fit in memory (see ``MemoryBudget``), naming the dataset.
@@ -623,9 +629,10 @@ public final class ReverseGeocoder: Sendable {
     }
 
     /// A query found the index cache of dataset `s` (its index in `loaded`) damaged before using the
-    /// damaged bytes: its file is removed, the engine is loaded again (that dataset rebuilt from its
-    /// shapefiles and its cache written again, the others from their caches), and this and every later
-    /// query are answered by the new engine. Out of line: never reached on an intact cache.
+    /// damaged bytes: its file is removed (when it cannot be, the warning says why), the engine is loaded
+    /// again (that dataset rebuilt from its shapefiles and its cache written again, the others from their
+    /// caches), and this and every later query are answered by the new engine. Out of line: never reached
+    /// on an intact cache.
     @inline(never)
     private func recover(from damage: IndexCache.CacheDamage, dataset s: Int, coordinate: Coordinate,
                          datum: Datum) throws(GeocoderError) -> Placemark? {
@@ -633,13 +640,13 @@ public final class ReverseGeocoder: Sendable {
             try replacementEngine.withLock { (engine) throws in
                 guard engine == nil else { return }
                 let file = loaded[s].firstUse?.file
-                if let file { unlink(file) }
+                let notRemoved = file.flatMap(IndexCacheDirectory.removeDamaged)
                 var again = options
                 again.verifyOnFirstUse = false  // checked whole now: a second damage would be a second rebuild
                 engine = try ReverseGeocoder(manifests: sources, options: again, skipped: [],
                                              damaged: [loaded[s].manifest.name: damage.reason])
                 replacementWarning.withLock {
-                    $0 = [Self.damageWarning(file: file, reason: damage.reason, dataset: loaded[s].manifest.name)]
+                    $0 = [Self.damageWarning(file: file, reason: damage.reason, dataset: loaded[s].manifest.name, notRemoved: notRemoved)]
                 }
             }
         } catch let error as GeocoderError {

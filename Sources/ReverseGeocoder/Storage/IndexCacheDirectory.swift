@@ -215,6 +215,16 @@ public struct IndexCacheDirectory: Sendable {
         return errno == ENOENT ? .skipped : .failed(FileReading.reason(errno))
     }
 
+    /// Removes a cache file a query found damaged, so that the next start rebuilds it
+    /// (``ReverseGeocoder``'s recovery, which loads the engine again without it). Returns why it could not
+    /// be removed (the errno text: an immutable file, a read-only file system), to be said with the
+    /// damage: the next start will find the file damaged again. nil: removed, or gone already (another
+    /// process's recovery, or a prune).
+    static func removeDamaged(_ path: String) -> String? {
+        if unlink(path) == 0 || errno == ENOENT { return nil }
+        return FileReading.reason(errno)
+    }
+
     /// The directory's names, nil when it does not exist.
     private func names() throws(GeocoderError) -> [String]? {
         switch FileReading.names(in: url.path) {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// An index cache damaged on disk, through the real binary on the bundled Data/: every command answers
 /// as from an intact cache, rebuilds the dataset, and says so once on stderr, whether the damage is found
@@ -104,6 +105,30 @@ struct CacheDamageCLITests {
             && $0.hasSuffix("); dataset world rebuilt") }.count == 1, "\(damaged.err)")
         let again = try await Self.run(["39.9087", "116.3975"], cache: dir)
         #expect(again.out == intact.out && again.err.isEmpty, "\(again.err)")
+    }
+
+    /// A damaged cache the process cannot remove (made immutable, `chattr +i`, which stops root too):
+    /// one line for China, which says the file could not be removed and why, so that the user knows the
+    /// next start will rebuild again, as it does. Before, the rebuild's own load met the same file damaged
+    /// at another block and said it in a second line.
+    @Test(.enabled(if: ImmutableFile.isSupported, "needs chattr +i (CAP_LINUX_IMMUTABLE and ext4, XFS or btrfs) in the temporary directory"))
+    func aDamagedCacheThatCannotBeRemovedIsSaidOnceWithWhy() async throws {
+        let intact = try await Self.run(["39.9087", "116.3975"], cache: try await Self.intactCaches.get())
+        #expect(intact.status == 0 && intact.out.contains("东城区") && intact.err.isEmpty, "\(intact.err)")
+        let (dir, china) = try await Self.damagedCopy()
+        let failure = ImmutableFile.set(china, immutable: true)
+        try #require(failure == nil, "\(failure ?? "")")
+        defer { ImmutableFile.set(china, immutable: false) }
+        for _ in 0..<2 {
+            let damaged = try await Self.run(["39.9087", "116.3975"], cache: dir)
+            #expect(damaged.status == 0)
+            #expect(damaged.out == intact.out)
+            let lines = damaged.err.split(separator: "\n")
+            #expect(lines.count == 1, "\(damaged.err)")
+            #expect(lines.first?.hasPrefix("geocode: warning: index cache \(china.path) was damaged (checksum mismatch in layer ") == true
+                && lines.first?.hasSuffix("); dataset china rebuilt, but the file could not be removed (permission denied): "
+                                          + "the next start will find it damaged and rebuild it again") == true, "\(damaged.err)")
+        }
     }
 
     @Test func trackFindsTheDamageOnTheFirstFixAndPrintsTheSameEvents() async throws {
