@@ -74,7 +74,11 @@ struct ShapefileRegressionTests {
         let geocoder = try ReverseGeocoder(manifests: [(manifest, nil)])
         let layer = geocoder.datasets[0].layers[0]
         #expect(layer.records == 2 && layer.units == 1 && layer.emptyRecords == 1)
-        #expect(try geocoder.placemark(latitude: 1, longitude: 3.65051179907331e-309) == nil)
+        // 3.65051179907331e-309, a subnormal: given by its bits, as a decimal literal below the normal range
+        // makes the compiler warn that it underflows.
+        let subnormal = Double(bitPattern: 0x0002_9fff_ffff_e052)
+        #expect(subnormal.isSubnormal && subnormal.description == "3.65051179907331e-309")
+        #expect(try geocoder.placemark(latitude: 1, longitude: subnormal) == nil)
         #expect(try geocoder.placemark(latitude: -17, longitude: 179.5) != nil)   // record 0, unharmed
         #expect(try ShapefileReader(url: shp).rings(record: 1)?[1] == [0, 0, 0, 0, 0, 0, 0, 0, 0, 2.0000000000073057])
     }
