@@ -36,7 +36,7 @@ extension PlacemarkSlots {
         func namesKey(_ u: Int, _ level: AdminLevel) -> UInt64? {
             let at = u * slotsPerPlacemark + 2 * (fields.count + level.rank)
             guard at >= 0, at + 1 < slots.count, slots[at + 1] != UInt32.max else { return nil }
-            return UInt64(slots[at]) << 32 | UInt64(slots[at + 1])
+            return PlacemarkSlots.word(at: at, slots: slots)
         }
 
         /// Whether `accepts` accepts one of unit `u`'s names in other languages at `level` (asked in the

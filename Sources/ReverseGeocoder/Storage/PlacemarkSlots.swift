@@ -128,6 +128,13 @@ enum PlacemarkSlots {
         return try read(u, slots: slots, bytes: bytes, dataset: dataset, pool: &pool)
     }
 
+    /// The two words at slots `at`, `at + 1` (in the table: the caller checked) as one, the first high:
+    /// a number's bit pattern, and a names text's key (its offset and length: a layer writes each distinct
+    /// names text once, so units whose keys are equal have the same names).
+    static func word(at: Int, slots: UnsafeBufferPointer<UInt32>) -> UInt64 {
+        UInt64(slots[at]) << 32 | UInt64(slots[at + 1])
+    }
+
     /// The bytes of the text whose (offset, length) is at slots `at`, `at + 1` (in the table: the caller
     /// checked), nil for none; damage when it points outside `bytes`.
     static func textBytes(at: Int, slots: UnsafeBufferPointer<UInt32>, bytes: UnsafeRawBufferPointer) throws(Damage) -> UnsafeRawBufferPointer? {
@@ -154,7 +161,7 @@ enum PlacemarkSlots {
             switch field.kind {
             case .text: value = .text(try text(i))
             case .number:
-                let bits = UInt64(slots[base + 2 * i]) << 32 | UInt64(slots[base + 2 * i + 1])
+                let bits = word(at: base + 2 * i, slots: slots)
                 value = .number(bits == noNumber ? nil : Double(bitPattern: bits))
             case .flag: value = .flag(slots[base + 2 * i + 1] & 1 == 1)
             }
@@ -169,8 +176,7 @@ enum PlacemarkSlots {
             }
         }
         for level in AdminLevel.allCases {
-            let slot = base + 2 * (fields.count + level.rank)
-            let key = UInt64(slots[slot]) << 32 | UInt64(slots[slot + 1])
+            let key = word(at: base + 2 * (fields.count + level.rank), slots: slots)
             if let known = pool.decoded[key] {
                 units[level.rank].names = known
                 continue
