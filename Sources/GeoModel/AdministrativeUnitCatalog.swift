@@ -48,11 +48,28 @@ extension AdministrativeUnitCatalog {
 
 extension Placemark.Unit {
     /// Whether the unit's code is one of `codes`, or `hasName` accepts the name it shows or one of its
-    /// names in other languages: what a monitored area given by code or name selects the units of a
-    /// catalog by (``AdministrativeUnitCatalog/administrativeUnits(withCode:orName:)``).
+    /// names in other languages: what a monitored area given by code or name selects the units of a catalog
+    /// by (``AdministrativeUnitCatalog/administrativeUnits(withCode:orName:)``), as ``selects(code:name:wantedCode:wantedName:wantedOtherName:)``
+    /// says it. A level with neither a code nor a name is no unit.
     public func has(codeIn codes: Set<String>, orName hasName: (String) -> Bool) -> Bool {
-        if let code, codes.contains(code) { return true }
-        if let name, hasName(name) { return true }
-        return names.values.contains(where: hasName)
+        Self.selects(code: code, name: name, wantedCode: { codes.contains($0) }, wantedName: hasName,
+                     wantedOtherName: { names.values.contains(where: hasName) })
+    }
+
+    /// Whether a level's unit is selected by a code or a name: the one rule, for every form a unit's
+    /// texts take (a decoded unit's in ``has(codeIn:orName:)``, the codes and names the engine reads from
+    /// its index cache's slots), so that the forms cannot answer differently. A level with neither a code nor a
+    /// name is no unit. Else the unit is selected when its `code` (as answers show it: a country's after
+    /// the worldview) is wanted, or the `name` it has in the dataset, or one of its names in other
+    /// languages (`wantedOtherName`, asked last: a country has 150).
+    @inlinable
+    public static func selects<Code, Name, Failure: Error>(
+        code: Code?, name: Name?, wantedCode: (Code) -> Bool, wantedName: (Name) -> Bool,
+        wantedOtherName: () throws(Failure) -> Bool
+    ) throws(Failure) -> Bool {
+        guard code != nil || name != nil else { return false }
+        if let code, wantedCode(code) { return true }
+        if let name, wantedName(name) { return true }
+        return try wantedOtherName()
     }
 }

@@ -112,9 +112,10 @@ extension ReverseGeocoder: AdministrativeUnitCatalog {
         return units
     }
 
-    /// The units of a first-use layer with a level (that has a code or a name) whose code, as answers show
-    /// it, is one of `codes`, or with a name `hasName` accepts: read from the placemark slots, so that no
-    /// placemark is decoded to ask. Names in other languages are asked about once per distinct names
+    /// The units of a first-use layer with a level that ``Placemark/Unit/selects(code:name:wantedCode:wantedName:wantedOtherName:)``
+    /// (the rule ``Placemark/Unit/has(codeIn:orName:)`` asks of a decoded unit): a code, as answers show
+    /// it, in `codes`, or a name `hasName` accepts; read from the placemark slots, so that no placemark is
+    /// decoded to ask. Names in other languages are asked about once per distinct names
     /// text of a coarser level (a country's 150, under each of its localities), once per record for the
     /// layer's own units. Damage in the slots is thrown as a query's would be, naming the cache file.
     private func selectedByText(of layer: LayerIndex, in set: LoadedDataset, _ firstUse: LayerFirstUse,
@@ -126,19 +127,21 @@ extension ReverseGeocoder: AdministrativeUnitCatalog {
             func has(_ unit: Int, _ level: AdminLevel) throws(PlacemarkSlots.Damage) -> Bool {
                 var code = try texts.code(unit, level)
                 let name = try texts.name(unit, level)
-                guard code != nil || name != nil else { return false }
-                if level == .country, let hot,
+                // The country's code as answers show it (台湾省's placemarks answer TW), of a level that is a
+                // unit, as ``selected(of:in:verdicts:_:)`` gives it.
+                if level == .country, code != nil || name != nil, let hot,
                    let iso = try presentedCountryCode(layer: hot, code: { (l) throws(PlacemarkSlots.Damage) in try texts.code(unit, l) }) {
                     code = iso
                 }
-                if let code, codes.contains(code) { return true }
-                if let name, hasName(name) { return true }
-                guard let key = texts.namesKey(unit, level) else { return false }
-                if level == layer.level { return try texts.hasName(unit, level, hasName) }  // one per record
-                if let known = namesVerdicts[key] { return known }
-                let verdict = try texts.hasName(unit, level, hasName)
-                namesVerdicts[key] = verdict
-                return verdict
+                return try Placemark.Unit.selects(code: code, name: name, wantedCode: { codes.contains($0) }, wantedName: hasName) {
+                    () throws(PlacemarkSlots.Damage) in
+                    guard let key = texts.namesKey(unit, level) else { return false }
+                    if level == layer.level { return try texts.hasName(unit, level, hasName) }  // one per record
+                    if let known = namesVerdicts[key] { return known }
+                    let verdict = try texts.hasName(unit, level, hasName)
+                    namesVerdicts[key] = verdict
+                    return verdict
+                }
             }
             for unit in 0..<layer.unitCount {
                 for level in AdminLevel.allCases where try has(unit, level) {

@@ -122,4 +122,37 @@ struct AdministrativeUnitsTests {
         #expect(decoded() == some.count, "only the selected placemarks are decoded")
         #expect(asked > 0)
     }
+
+    /// The selection by code or name has two paths: placemarks decoded (a checked load: a unit asked
+    /// through `Placemark.Unit.has(codeIn:orName:)`) and codes and names read from the index cache's
+    /// slots (a load checked on first use). Both go through one rule (`Placemark.Unit.selects`); the same
+    /// queries through both, on the bundled data, must select the same placemarks, or the two have
+    /// drifted apart: by code (TW, which only the worldview gives 台湾省's placemarks), by the name a unit
+    /// shows, by names only in other languages, and by a test that accepts many names (every name
+    /// starting "Zh", at every level).
+    @Test func bothPathsSelectTheSameUnits() async throws {
+        try await offPool { try Self.bothPathsSelectTheSameUnitsBody() }
+    }
+
+    static func bothPathsSelectTheSameUnitsBody() throws {
+        let checked = try BundledDataTests.geocoder.get()
+        _ = try BundledData.geocoder()
+        let lazy = try ReverseGeocoder(directory: BundledData.directory,
+                                       options: .init(cacheDirectory: BundledData.cacheDirectory, hugePages: false, verifyOnFirstUse: true))
+        #expect(checked.loaded.flatMap(\.layers).allSatisfy { $0.firstUse == nil })
+        #expect(lazy.loaded.filter { $0.manifest.role == .admin }.flatMap(\.layers).allSatisfy { $0.firstUse != nil })
+        let queries: [(codes: Set<String>, names: (String) -> Bool, least: Int)] = [
+            (["TW", "DE-BE", "110000"], { _ in false }, 3),
+            ([], { $0 == "东城区" || $0 == "Bavaria" }, 2),
+            ([], { ["Allemagne", "Baviera", "Pechino", "Tientsin"].contains($0) }, 4),
+            (["CN"], { $0.hasPrefix("Zh") }, 500),
+        ]
+        for (k, query) in queries.enumerated() {
+            let decoded = try checked.administrativeUnits(withCode: query.codes, orName: query.names)
+            let stored = try lazy.administrativeUnits(withCode: query.codes, orName: query.names)
+            let same = stored == decoded  // not in the expectation: it would print tens of thousands of placemarks
+            #expect(same, "query \(k): \(stored.count) placemarks read from the slots, \(decoded.count) decoded")
+            #expect(decoded.count >= query.least, "query \(k): \(decoded.count)")
+        }
+    }
 }
