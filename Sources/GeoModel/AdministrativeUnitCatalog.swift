@@ -24,16 +24,17 @@ public protocol AdministrativeUnitCatalog: Sendable {
     func administrativeUnits(where wanted: (AdminLevel, Placemark.Unit) -> Bool) throws(GeocoderError) -> [Placemark]
 
     /// ``administrativeUnits(where:)`` with the question a regions file asks
-    /// (``Placemark/Unit/has(codeIn:orName:)``): a unit with one of `codes`, or a name `hasName`
-    /// accepts. Asked so, a catalog can answer from its stored codes and names without making a unit of
-    /// every placemark (the engine reads them from its index cache, and makes only the placemarks it
-    /// selects: `geocode track --region` decoded all 42,000 of the bundled data's at start). `hasName`
-    /// is asked about names in no particular order, not necessarily about all of a unit's (its first
-    /// accepted name selects it; a names text already asked about is not asked again), and may be asked
-    /// about one string more than once (the name a unit shows is also among its names).
+    /// (``Placemark/Unit/has(codeIn:orName:)``): a unit with one of `codes`, or a name `names` has.
+    /// Asked so, a catalog can answer from its stored codes and names without making a unit of every
+    /// placemark (the engine reads them from its index cache as bytes, asks ``UnitNameTest/hasName(utf8:)``,
+    /// and makes only the placemarks it selects: `geocode track --region` decoded all 42,000 of the
+    /// bundled data's at start). `names` is asked about names in no particular order, not necessarily
+    /// about all of a unit's (its first accepted name selects it; a names text already asked about is not
+    /// asked again), and may be asked about one string more than once (the name a unit shows is also
+    /// among its names).
     ///
     /// The default asks ``administrativeUnits(where:)``.
-    func administrativeUnits(withCode codes: Set<String>, orName hasName: (String) -> Bool) throws(GeocoderError) -> [Placemark]
+    func administrativeUnits<Names: UnitNameTest>(withCode codes: Set<String>, orName names: inout Names) throws(GeocoderError) -> [Placemark]
 }
 
 extension AdministrativeUnitCatalog {
@@ -41,24 +42,24 @@ extension AdministrativeUnitCatalog {
         try administrativeUnits().filter { p in AdminLevel.allCases.contains { wanted($0, p[$0]) } }
     }
 
-    public func administrativeUnits(withCode codes: Set<String>, orName hasName: (String) -> Bool) throws(GeocoderError) -> [Placemark] {
-        try administrativeUnits(where: { _, unit in unit.has(codeIn: codes, orName: hasName) })
+    public func administrativeUnits<Names: UnitNameTest>(withCode codes: Set<String>, orName names: inout Names) throws(GeocoderError) -> [Placemark] {
+        try administrativeUnits(where: { _, unit in unit.has(codeIn: codes, orName: &names) })
     }
 }
 
 extension Placemark.Unit {
-    /// Whether the unit's code is one of `codes`, or `hasName` accepts the name it shows or one of its
-    /// names in other languages: what a monitored area given by code or name selects the units of a catalog
+    /// Whether the unit's code is one of `codes`, or `names` has the name it shows or one of its names
+    /// in other languages: what a monitored area given by code or name selects the units of a catalog
     /// by (``AdministrativeUnitCatalog/administrativeUnits(withCode:orName:)``), as ``selects(code:name:wantedCode:wantedName:wantedOtherName:)``
     /// says it. A level with neither a code nor a name is no unit.
-    public func has(codeIn codes: Set<String>, orName hasName: (String) -> Bool) -> Bool {
-        Self.selects(code: code, name: name, wantedCode: { codes.contains($0) }, wantedName: hasName,
-                     wantedOtherName: { names.values.contains(where: hasName) })
+    public func has<Names: UnitNameTest>(codeIn codes: Set<String>, orName wanted: inout Names) -> Bool {
+        Self.selects(code: code, name: name, wantedCode: { codes.contains($0) }, wantedName: { wanted.hasName($0) },
+                     wantedOtherName: { names.values.contains { wanted.hasName($0) } })
     }
 
     /// Whether a level's unit is selected by a code or a name: the one rule, for every form a unit's
-    /// texts take (a decoded unit's in ``has(codeIn:orName:)``, the codes and names the engine reads from
-    /// its index cache's slots), so that the forms cannot answer differently. A level with neither a code nor a
+    /// texts take (a decoded unit's Strings in ``has(codeIn:orName:)``, the bytes the engine reads from
+    /// its index cache), so that the forms cannot answer differently. A level with neither a code nor a
     /// name is no unit. Else the unit is selected when its `code` (as answers show it: a country's after
     /// the worldview) is wanted, or the `name` it has in the dataset, or one of its names in other
     /// languages (`wantedOtherName`, asked last: a country has 150).

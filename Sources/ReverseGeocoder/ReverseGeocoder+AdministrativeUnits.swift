@@ -29,19 +29,22 @@ extension ReverseGeocoder: AdministrativeUnitCatalog {
     }
 
     /// The placemarks of ``administrativeUnits()`` with a unit whose code is one of `codes` or one of
-    /// whose names `hasName` accepts (``Placemark/Unit/has(codeIn:orName:)``), in the same order, as
+    /// whose names `names` has (``Placemark/Unit/has(codeIn:orName:)``), in the same order, as
     /// ``administrativeUnits(where:)`` selects them. A layer mapped from the index cache and checked on
     /// first use is read from its placemark slots (``PlacemarkSlots/UnitTexts``): only the placemarks
-    /// selected are decoded. Decoding all of them (42,000 for the bundled data, kept for the run) was
-    /// nearly all of `geocode track --region`'s start: 0.6 s of CPU and 60 MB.
-    public func administrativeUnits(withCode codes: Set<String>, orName hasName: (String) -> Bool) throws(GeocoderError) -> [Placemark] {
-        if let replacement { return try replacement.administrativeUnits(withCode: codes, orName: hasName) }
+    /// selected are decoded, and its codes and names are compared as the UTF-8 bytes stored
+    /// (``TextSet``, ``UnitNameTest/hasName(utf8:)``). Decoding all of them (42,000 for the bundled data,
+    /// kept for the run) was nearly all of `geocode track --region`'s start: 0.6 s of CPU and 60 MB; then
+    /// making a String of every code and name read was most of what was left.
+    public func administrativeUnits<Names: UnitNameTest>(withCode codes: Set<String>, orName names: inout Names) throws(GeocoderError) -> [Placemark] {
+        if let replacement { return try replacement.administrativeUnits(withCode: codes, orName: &names) }
         var verdicts = StoredUnitVerdicts()
+        let storedCodes = TextSet(codes)
         return try selecting { (set, layer) throws(GeocoderError) in
             if let firstUse = layer.firstUse {
-                return try selectedByText(of: layer, in: set, firstUse, codes: codes, hasName: hasName)
+                return try selectedByText(of: layer, in: set, firstUse, codes: storedCodes, names: &names)
             }
-            return try selected(of: layer, in: set, verdicts: &verdicts) { _, unit in unit.has(codeIn: codes, orName: hasName) }
+            return try selected(of: layer, in: set, verdicts: &verdicts) { _, unit in unit.has(codeIn: codes, orName: &names) }
         }
     }
 
@@ -114,37 +117,50 @@ extension ReverseGeocoder: AdministrativeUnitCatalog {
 
     /// The units of a first-use layer with a level that ``Placemark/Unit/selects(code:name:wantedCode:wantedName:wantedOtherName:)``
     /// (the rule ``Placemark/Unit/has(codeIn:orName:)`` asks of a decoded unit): a code, as answers show
-    /// it, in `codes`, or a name `hasName` accepts; read from the placemark slots, so that no placemark is
-    /// decoded to ask. Names in other languages are asked about once per distinct names
-    /// text of a coarser level (a country's 150, under each of its localities), once per record for the
-    /// layer's own units. Damage in the slots is thrown as a query's would be, naming the cache file.
-    private func selectedByText(of layer: LayerIndex, in set: LoadedDataset, _ firstUse: LayerFirstUse,
-                                codes: Set<String>, hasName: (String) -> Bool) throws(GeocoderError) -> [Int] {
+    /// it, in `codes`, or a name `names` has; read from the placemark slots, so that no placemark is
+    /// decoded to ask, and compared as the bytes stored, so that no String is made for most codes and
+    /// names. Names in other languages are asked about once per distinct names text of a coarser level (a
+    /// country's 150, under each of its localities), once per record for the layer's own units. Damage in
+    /// the slots is thrown as a query's would be, naming the cache file.
+    private func selectedByText<Names: UnitNameTest>(of layer: LayerIndex, in set: LoadedDataset, _ firstUse: LayerFirstUse,
+                                                     codes: TextSet, names: inout Names) throws(GeocoderError) -> [Int] {
         let hot = hotLayerOf[ObjectIdentifier(layer)]
         func scan(_ texts: PlacemarkSlots.UnitTexts) throws(PlacemarkSlots.Damage) -> [Int] {
             var units: [Int] = []
             var namesVerdicts: [UInt64: Bool] = [:]
+            // Per level, the previous unit's names key and verdict: neighbouring records mostly share their
+            // coarser units, and comparing with it spares hashing the key.
+            var previous = [(key: UInt64, verdict: Bool)?](repeating: nil, count: AdminLevel.allCases.count)
             func has(_ unit: Int, _ level: AdminLevel) throws(PlacemarkSlots.Damage) -> Bool {
-                var code = try texts.code(unit, level)
                 let name = try texts.name(unit, level)
+                var code = try texts.code(unit, level).map(ShownCode.stored)
                 // The country's code as answers show it (台湾省's placemarks answer TW), of a level that is a
                 // unit, as ``selected(of:in:verdicts:_:)`` gives it.
                 if level == .country, code != nil || name != nil, let hot,
-                   let iso = try presentedCountryCode(layer: hot, code: { (l) throws(PlacemarkSlots.Damage) in try texts.code(unit, l) }) {
-                    code = iso
+                   let iso = try presentedCountryCode(layer: hot, code: { (l) throws(PlacemarkSlots.Damage) in
+                       try texts.code(unit, l).map { String(decoding: $0, as: UTF8.self) }
+                   }) {
+                    code = .presented(iso)
                 }
-                return try Placemark.Unit.selects(code: code, name: name, wantedCode: { codes.contains($0) }, wantedName: hasName) {
-                    () throws(PlacemarkSlots.Damage) in
+                return try Placemark.Unit.selects(code: code, name: name, wantedCode: { $0.isIn(codes) },
+                                                  wantedName: { names.hasName(utf8: $0) }) { () throws(PlacemarkSlots.Damage) in
                     guard let key = texts.namesKey(unit, level) else { return false }
-                    if level == layer.level { return try texts.hasName(unit, level, hasName) }  // one per record
-                    if let known = namesVerdicts[key] { return known }
-                    let verdict = try texts.hasName(unit, level, hasName)
-                    namesVerdicts[key] = verdict
+                    if level == layer.level { return try texts.hasName(unit, level) { names.hasName(utf8: $0) } }  // one per record
+                    if let last = previous[level.rank], last.key == key { return last.verdict }
+                    let verdict: Bool
+                    if let known = namesVerdicts[key] {
+                        verdict = known
+                    } else {
+                        verdict = try texts.hasName(unit, level) { names.hasName(utf8: $0) }
+                        namesVerdicts[key] = verdict
+                    }
+                    previous[level.rank] = (key, verdict)
                     return verdict
                 }
             }
+            let levels = AdminLevel.allCases
             for unit in 0..<layer.unitCount {
-                for level in AdminLevel.allCases where try has(unit, level) {
+                for level in levels where try has(unit, level) {
                     units.append(unit)
                     break
                 }
@@ -156,6 +172,20 @@ extension ReverseGeocoder: AdministrativeUnitCatalog {
             do throws(PlacemarkSlots.Damage) { return try scan(texts) } catch { throw LayerFirstUse.Damage(reason: "\(firstUse.name): \(error.reason)") }
         } catch {
             throw Self.damaged(set, error)
+        }
+    }
+
+    /// A unit's code as answers show it: as stored (UTF-8 in the placemark slots), or the worldview's
+    /// country code (``presentedCountryCode(layer:code:)``).
+    private enum ShownCode {
+        case stored(UnsafeRawBufferPointer)
+        case presented(String)
+
+        func isIn(_ codes: TextSet) -> Bool {
+            switch self {
+            case .stored(let bytes): codes.contains(utf8: bytes)
+            case .presented(let code): codes.contains(code)
+            }
         }
     }
 

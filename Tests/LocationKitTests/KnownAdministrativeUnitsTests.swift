@@ -129,7 +129,7 @@ import Testing
         let geocoder = try await DriveTests.loadedGeocoder()
         let areas: [AdministrativeArea] = [.name("  PECHINO "), .name("Tientsin", level: .city), .code("110000", level: .province), .code("TW")]
         var filter = AreaKeyFilter(areas)
-        let byText = try geocoder.administrativeUnits(withCode: filter.codes, orName: { filter.hasName($0) })
+        let byText = try geocoder.administrativeUnits(withCode: filter.codes, orName: &filter)
         var before = AreaKeyFilter(areas)
         let byPredicate = try geocoder.administrativeUnits(where: { _, unit in before.accepts(unit) })
         #expect(byText == byPredicate)

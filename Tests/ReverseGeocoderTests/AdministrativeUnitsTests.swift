@@ -106,12 +106,13 @@ struct AdministrativeUnitsTests {
         // one shown: Beijing in Italian, Tianjin's old romanization, Zürich's own spelling.
         let codes: Set<String> = ["110000", "TW", "DE-BE"]
         let names: Set<String> = ["Pechino", "Tientsin", "Zürich"]
-        var asked = 0
-        let some = try lazy.administrativeUnits(withCode: codes, orName: { asked += 1; return names.contains($0) })
+        var asked = NamesWhere { names.contains($0) }
+        let some = try lazy.administrativeUnits(withCode: codes, orName: &asked)
         let all = try checked.administrativeUnits()
         let expected = all.filter { p in
             AdminLevel.allCases.contains { level in
-                (p.code(at: level) != nil || p.name(at: level) != nil) && p[level].has(codeIn: codes, orName: { names.contains($0) })
+                var names = NamesWhere { names.contains($0) }
+                return p[level].has(codeIn: codes, orName: &names)
             }
         }
         #expect(some == expected)
@@ -120,16 +121,43 @@ struct AdministrativeUnitsTests {
                 "selected by a name it does not show")
         #expect(expected.count * 20 < all.count, "\(expected.count)")
         #expect(decoded() == some.count, "only the selected placemarks are decoded")
-        #expect(asked > 0)
+        #expect(asked.asked > 0)
+    }
+
+    /// The listing by code or name on a load checked on first use reads every unit's codes and names
+    /// from the placemark slots and text (every block of both: bundled data, all 437 text blocks), so it
+    /// checks both sections whole before it reads them: a byte flipped in the first or the last block of
+    /// either is thrown as damage naming the cache file, whatever the query asks.
+    @Test func aFlippedByteInThePlacemarkSectionsIsFoundByTheListing() async throws {
+        try await offPool {
+            let s = CacheDamageTests.Setup("listing-damage")
+            _ = try s.engine(firstUse: false)
+            let template = [UInt8](try Data(contentsOf: s.cacheFile))
+            let sections = try IndexCache.meta(ofFile: template).sections.filter { $0.name.hasSuffix(" placemarks") || $0.name.hasSuffix(" placemark text") }
+            #expect(sections.count == 2, "\(sections.map(\.name))")
+            for (section, stride, name) in sections {
+                for position in [0, section.count * stride - 1] {
+                    var file = template
+                    file[section.offset + position] ^= 0x40
+                    try Data(file).write(to: s.cacheFile)
+                    let g = try s.engine(firstUse: true)
+                    var names = NamesIn(["no such name"])
+                    let reason = "index cache damaged: checksum mismatch in \(name) (block \(position / CacheVerifier.blockSize))"
+                    #expect(throws: GeocoderError.corrupt(file: s.cacheFile.path, record: nil, reason: reason), "\(name) byte \(position)") {
+                        try g.administrativeUnits(withCode: ["no such code"], orName: &names)
+                    }
+                }
+            }
+        }
     }
 
     /// The selection by code or name has two paths: placemarks decoded (a checked load: a unit asked
     /// through `Placemark.Unit.has(codeIn:orName:)`) and codes and names read from the index cache's
-    /// slots (a load checked on first use). Both go through one rule (`Placemark.Unit.selects`); the same
-    /// queries through both, on the bundled data, must select the same placemarks, or the two have
-    /// drifted apart: by code (TW, which only the worldview gives 台湾省's placemarks), by the name a unit
-    /// shows, by names only in other languages, and by a test that accepts many names (every name
-    /// starting "Zh", at every level).
+    /// slots as bytes (a load checked on first use). Both go through one rule (`Placemark.Unit.selects`);
+    /// the same queries through both, on the bundled data, must select the same placemarks, or the two
+    /// have drifted apart: by code (TW, which only the worldview gives 台湾省's placemarks), by the name a
+    /// unit shows, by names only in other languages, by a test that accepts many names (every name
+    /// starting "Zh", at every level), and by names asked about as bytes (`TextSet`), one decomposed.
     @Test func bothPathsSelectTheSameUnits() async throws {
         try await offPool { try Self.bothPathsSelectTheSameUnitsBody() }
     }
@@ -141,18 +169,41 @@ struct AdministrativeUnitsTests {
                                        options: .init(cacheDirectory: BundledData.cacheDirectory, hugePages: false, verifyOnFirstUse: true))
         #expect(checked.loaded.flatMap(\.layers).allSatisfy { $0.firstUse == nil })
         #expect(lazy.loaded.filter { $0.manifest.role == .admin }.flatMap(\.layers).allSatisfy { $0.firstUse != nil })
-        let queries: [(codes: Set<String>, names: (String) -> Bool, least: Int)] = [
-            (["TW", "DE-BE", "110000"], { _ in false }, 3),
-            ([], { $0 == "东城区" || $0 == "Bavaria" }, 2),
-            ([], { ["Allemagne", "Baviera", "Pechino", "Tientsin"].contains($0) }, 4),
-            (["CN"], { $0.hasPrefix("Zh") }, 500),
-        ]
-        for (k, query) in queries.enumerated() {
-            let decoded = try checked.administrativeUnits(withCode: query.codes, orName: query.names)
-            let stored = try lazy.administrativeUnits(withCode: query.codes, orName: query.names)
-            let same = stored == decoded  // not in the expectation: it would print tens of thousands of placemarks
-            #expect(same, "query \(k): \(stored.count) placemarks read from the slots, \(decoded.count) decoded")
-            #expect(decoded.count >= query.least, "query \(k): \(decoded.count)")
+        func compare<Names: UnitNameTest>(_ query: String, codes: Set<String>, _ names: Names, least: Int) throws {
+            var a = names, b = names
+            let decoded = try checked.administrativeUnits(withCode: codes, orName: &a)
+            let stored = try lazy.administrativeUnits(withCode: codes, orName: &b)
+            let same = stored == decoded  // not in the expectation: it would print thousands of placemarks
+            #expect(same, "\(query): \(stored.count) placemarks read from the slots, \(decoded.count) decoded")
+            #expect(decoded.count >= least, "\(query): \(decoded.count)")
         }
+        try compare("codes", codes: ["TW", "DE-BE", "110000"], NamesWhere { _ in false }, least: 3)
+        try compare("shown names", codes: [], NamesWhere { $0 == "东城区" || $0 == "Bavaria" }, least: 2)
+        try compare("other languages", codes: [], NamesWhere { ["Allemagne", "Baviera", "Pechino", "Tientsin"].contains($0) }, least: 4)
+        try compare("many", codes: ["CN"], NamesWhere { $0.hasPrefix("Zh") }, least: 500)
+        try compare("as bytes", codes: [], NamesIn(["Zu\u{308}rich", "Pechino", "东城区"]), least: 3)
     }
+}
+
+/// Names asked about through a predicate on the String: the engine's bytes are made a String first (the
+/// protocol's default).
+struct NamesWhere: UnitNameTest {
+    let accepts: (String) -> Bool
+    /// How many names were asked about.
+    var asked = 0
+
+    mutating func hasName(_ name: String) -> Bool {
+        asked += 1
+        return accepts(name)
+    }
+}
+
+/// Exactly these names, by String's equality, asked about as bytes where a catalog has them.
+struct NamesIn: UnitNameTest {
+    let names: TextSet
+
+    init(_ names: [String]) { self.names = TextSet(names) }
+
+    func hasName(_ name: String) -> Bool { names.contains(name) }
+    func hasName(utf8 name: UnsafeRawBufferPointer) -> Bool { names.contains(utf8: name) }
 }

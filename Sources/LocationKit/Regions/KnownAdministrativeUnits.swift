@@ -63,7 +63,7 @@ public struct KnownAdministrativeUnits: Sendable {
             self.init([Placemark]())
             return
         }
-        self.init(try catalog.administrativeUnits(withCode: filter.codes, orName: { filter.hasName($0) }))
+        self.init(try catalog.administrativeUnits(withCode: filter.codes, orName: &filter))
     }
 
     /// ``init(_:checking:)`` with the administrative areas of `regions` (circles need no units).

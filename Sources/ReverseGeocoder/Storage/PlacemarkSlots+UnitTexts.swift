@@ -1,3 +1,5 @@
+import Foundation
+
 extension PlacemarkSlots {
     /// A layer's placemark section read for its units' codes and names only, without making placemarks:
     /// what selecting units by code or name needs (``ReverseGeocoder/administrativeUnits(withCode:orName:)``).
@@ -8,49 +10,65 @@ extension PlacemarkSlots {
     struct UnitTexts {
         let slots: UnsafeBufferPointer<UInt32>
         let bytes: UnsafeRawBufferPointer
+        /// Per level (by rank): where its code, its name and its names in other languages are in a unit's
+        /// row of slots. Kept here, with the row's size, for the reads: the static tables behind them cost
+        /// a lazy-initialization check on every read (2 % of a `track --region` start, callgrind).
+        private let levels: [(code: Int, name: Int, names: Int)]
+        private let rowSize: Int
 
-        /// Per level (by rank): the slot index of its code and of its name among ``PlacemarkSlots/fields``.
-        private static let codeField = AdminLevel.allCases.map { fields.firstIndex(of: .level($0, .code))! }
-        private static let nameField = AdminLevel.allCases.map { fields.firstIndex(of: .level($0, .name))! }
+        init(slots: UnsafeBufferPointer<UInt32>, bytes: UnsafeRawBufferPointer) {
+            self.slots = slots
+            self.bytes = bytes
+            levels = AdminLevel.allCases.map { level in
+                (2 * fields.firstIndex(of: .level(level, .code))!, 2 * fields.firstIndex(of: .level(level, .name))!,
+                 2 * (fields.count + level.rank))
+            }
+            rowSize = slotsPerPlacemark
+        }
 
-        /// The bytes of text slot `i` of unit `u` (nil: no text).
-        private func text(_ u: Int, _ i: Int) throws(Damage) -> UnsafeRawBufferPointer? {
-            let at = u * slotsPerPlacemark + 2 * i
+        /// The place of the (offset, length) pair `slot` of unit `u`'s row.
+        private func at(_ u: Int, _ slot: Int) throws(Damage) -> Int {
+            let at = u * rowSize + slot
             guard at >= 0, at + 1 < slots.count else { throw Damage(reason: "placemark table size") }
-            return try PlacemarkSlots.textBytes(at: at, slots: slots, bytes: bytes)
+            return at
         }
 
-        /// Unit `u`'s code at `level`, as stored.
-        func code(_ u: Int, _ level: AdminLevel) throws(Damage) -> String? {
-            try text(u, Self.codeField[level.rank]).map { String(decoding: $0, as: UTF8.self) }
+        /// Unit `u`'s code at `level`, as stored (UTF-8).
+        func code(_ u: Int, _ level: AdminLevel) throws(Damage) -> UnsafeRawBufferPointer? {
+            try PlacemarkSlots.textBytes(at: try at(u, levels[level.rank].code), slots: slots, bytes: bytes)
         }
 
-        /// Unit `u`'s name at `level`, as stored.
-        func name(_ u: Int, _ level: AdminLevel) throws(Damage) -> String? {
-            try text(u, Self.nameField[level.rank]).map { String(decoding: $0, as: UTF8.self) }
+        /// Unit `u`'s name at `level`, as stored (UTF-8).
+        func name(_ u: Int, _ level: AdminLevel) throws(Damage) -> UnsafeRawBufferPointer? {
+            try PlacemarkSlots.textBytes(at: try at(u, levels[level.rank].name), slots: slots, bytes: bytes)
         }
 
         /// What names unit `u`'s names in other languages at `level`: a layer writes each distinct names
         /// text once, so units with the same key have the same names (a country's, under each of its
         /// localities). nil: none.
         func namesKey(_ u: Int, _ level: AdminLevel) -> UInt64? {
-            let at = u * slotsPerPlacemark + 2 * (fields.count + level.rank)
+            let at = u * rowSize + levels[level.rank].names
             guard at >= 0, at + 1 < slots.count, slots[at + 1] != UInt32.max else { return nil }
             return PlacemarkSlots.word(at: at, slots: slots)
         }
 
-        /// Whether `accepts` accepts one of unit `u`'s names in other languages at `level` (asked in the
-        /// order stored, until one is).
-        func hasName(_ u: Int, _ level: AdminLevel, _ accepts: (String) -> Bool) throws(Damage) -> Bool {
-            guard let packed = try text(u, fields.count + level.rank) else { return false }
-            // `tag US name RS tag US name ...`, as ``append(_:slots:text:pool:)`` writes it. Walked in place:
-            // splitting made an array for every unit's names (6 % of a `track --region` start, perf).
-            var start = packed.startIndex
+        /// Whether `accepts` accepts one of unit `u`'s names in other languages at `level`, each given as
+        /// its UTF-8 bytes (asked in the order stored, until one is).
+        func hasName(_ u: Int, _ level: AdminLevel, _ accepts: (UnsafeRawBufferPointer) -> Bool) throws(Damage) -> Bool {
+            guard let packed = try PlacemarkSlots.textBytes(at: try at(u, levels[level.rank].names), slots: slots, bytes: bytes) else {
+                return false
+            }
+            guard let base = packed.baseAddress, !packed.isEmpty else { throw Damage(reason: "placemark names malformed") }
+            // `tag US name RS tag US name ...`, as ``append(_:slots:text:pool:)`` writes it. Walked in place,
+            // the separators found by memchr: splitting made an array for every unit's names (6 % of a
+            // `track --region` start, perf), and a generic search of the slice was 9 % (callgrind).
+            var start = 0
             while true {
-                let end = packed[start...].firstIndex(of: recordSeparator) ?? packed.endIndex
-                guard let us = packed[start..<end].firstIndex(of: unitSeparator) else { throw Damage(reason: "placemark names malformed") }
-                if accepts(String(decoding: UnsafeRawBufferPointer(rebasing: packed[(us + 1)..<end]), as: UTF8.self)) { return true }
-                if end == packed.endIndex { return false }
+                let end = memchr(base + start, Int32(recordSeparator), packed.count - start).map { $0 - UnsafeMutableRawPointer(mutating: base) } ?? packed.count
+                guard let us = memchr(base + start, Int32(unitSeparator), end - start) else { throw Damage(reason: "placemark names malformed") }
+                let name = us - UnsafeMutableRawPointer(mutating: base) + 1
+                if accepts(UnsafeRawBufferPointer(start: base + name, count: end - name)) { return true }
+                if end == packed.count { return false }
                 start = end + 1
             }
         }
