@@ -45,6 +45,21 @@ extension AdministrativeUnitCatalog {
     public func administrativeUnits<Names: UnitNameTest>(withCode codes: Set<String>, orName names: inout Names) throws(GeocoderError) -> [Placemark] {
         try administrativeUnits(where: { _, unit in unit.has(codeIn: codes, orName: &names) })
     }
+
+    /// ``administrativeUnits(withCode:orName:)`` with the names asked as Strings, by a closure: the
+    /// simple form, for a caller with no byte-level test of its own.
+    public func administrativeUnits(withCode codes: Set<String>, orName hasName: (String) -> Bool) throws(GeocoderError) -> [Placemark] {
+        try withoutActuallyEscaping(hasName) { hasName throws(GeocoderError) -> [Placemark] in
+            var test = ClosureNameTest(hasName: hasName)
+            return try administrativeUnits(withCode: codes, orName: &test)
+        }
+    }
+}
+
+/// A ``UnitNameTest`` that asks a closure about each name, as a String.
+struct ClosureNameTest: UnitNameTest {
+    let hasName: (String) -> Bool
+    mutating func hasName(_ name: String) -> Bool { hasName(name) }
 }
 
 extension Placemark.Unit {
@@ -55,6 +70,14 @@ extension Placemark.Unit {
     public func has<Names: UnitNameTest>(codeIn codes: Set<String>, orName wanted: inout Names) -> Bool {
         Self.selects(code: code, name: name, wantedCode: { codes.contains($0) }, wantedName: { wanted.hasName($0) },
                      wantedOtherName: { names.values.contains { wanted.hasName($0) } })
+    }
+
+    /// ``has(codeIn:orName:)`` with the names asked as Strings, by a closure.
+    public func has(codeIn codes: Set<String>, orName hasName: (String) -> Bool) -> Bool {
+        withoutActuallyEscaping(hasName) { hasName in
+            var test = ClosureNameTest(hasName: hasName)
+            return has(codeIn: codes, orName: &test)
+        }
     }
 
     /// Whether a level's unit is selected by a code or a name: the one rule, for every form a unit's

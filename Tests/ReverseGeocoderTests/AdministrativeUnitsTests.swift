@@ -158,6 +158,24 @@ struct AdministrativeUnitsTests {
     /// have drifted apart: by code (TW, which only the worldview gives 台湾省's placemarks), by the name a
     /// unit shows, by names only in other languages, by a test that accepts many names (every name
     /// starting "Zh", at every level), and by names asked about as bytes (`TextSet`), one decomposed.
+    /// The closure forms (the simple public API) select as the ``UnitNameTest`` forms they wrap.
+    @Test func theClosureFormsSelectAsTheTestForms() async throws {
+        try await offPool {
+            let geocoder = try BundledDataTests.geocoder.get()
+            let wanted = ["Zürich", "东城区", "Bavaria"], codes: Set<String> = ["DE-BE", "120000"]
+            var test = NamesIn(wanted)
+            let byTest = try geocoder.administrativeUnits(withCode: codes, orName: &test)
+            let byClosure = try geocoder.administrativeUnits(withCode: codes, orName: { wanted.contains($0) })
+            #expect(byClosure == byTest && byTest.count >= 4, "\(byTest.count) placemarks")
+            let unit = Placemark.Unit(name: "München", code: "DE-BY-M", names: ["en": "Munich", "it": "Monaco di Baviera"])
+            for (codes, names, selected) in [([], ["Munich"], true), ([], ["Monaco"], false), (["DE-BY-M"], [], true), ([], ["München"], true)] {
+                var t = NamesIn(names)
+                #expect(unit.has(codeIn: Set(codes), orName: { names.contains($0) }) == selected && unit.has(codeIn: Set(codes), orName: &t) == selected,
+                        "\(codes) \(names)")
+            }
+        }
+    }
+
     @Test func bothPathsSelectTheSameUnits() async throws {
         try await offPool { try Self.bothPathsSelectTheSameUnitsBody() }
     }
