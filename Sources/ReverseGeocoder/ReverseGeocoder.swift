@@ -290,6 +290,8 @@ public final class ReverseGeocoder: Sendable {
             offset += set.layers.reduce(0) { $0 + $1.store.count }
             sets.append(set)
         }
+        // A build read back from its file left its buffers as spares for the next build; none is next now.
+        LargeAllocation.releaseSpares()
         // A write is when the directory grows (tens of megabytes), and a load that wrote took seconds:
         // the moment to remove what can never be used again, for a few milliseconds of reading headers.
         // Not on every load: a one-point start takes 25 ms in all. After the loop, so that no file this
@@ -462,13 +464,33 @@ public final class ReverseGeocoder: Sendable {
                     cacheStatus! += "; not written: \(writeFailure!)"
                 }
             }
-            set = built
+            set = wrote && !options.hugePages
+                ? Self.readBack(built, cache: cache!, manifest: manifest, directory: directory, options: options,
+                                partOffset: partOffset)
+                : built
         }
         var info = set!.info
         info.cacheFile = cacheFile
         info.cacheStatus = cacheStatus
         info.cacheWriteFailure = writeFailure
         return (set!, info, wrote, damage)
+    }
+
+    /// The dataset as the file just written holds it, mapped as every later start will map it; `built` when
+    /// the file cannot be read back (the next start rebuilds it and says why). Only for a mapped load
+    /// (``Options/hugePages`` off): a copy in 2 MB pages would hold as much memory as the build, and cost
+    /// a copy.
+    ///
+    /// Why not keep what was built: its arrays are private memory that stays beside the next dataset's
+    /// build, so a first run held every dataset's build at once (the bundled four: 600 MB, for one point).
+    /// The mapped file is the page cache's, which the write filled anyway; the build's large buffers go to
+    /// ``LargeAllocation``'s spares, which the next dataset's build takes instead of fresh pages; and the
+    /// first run answers from the same bytes every later run answers from.
+    private static func readBack(_ built: LoadedDataset, cache: IndexCache, manifest: DatasetManifest, directory: URL?,
+                                 options: Options, partOffset: Int) -> LoadedDataset {
+        guard case .success(let loaded)? = try? cache.load(manifest: manifest, directory: directory, cellSize: options.cellSize,
+                                                           partOffset: partOffset) else { return built }
+        return loaded
     }
 
     /// The warning for an index cache found damaged, at load or by a query: the file, why, and that the
