@@ -41,7 +41,7 @@ enum IndexCommand: Command {
         // `geocode index DIR` means the data in DIR: building the bundled data's cache instead (minutes,
         // then exit 0) would leave DIR's unbuilt without a word.
         try arguments.rejectPositionals(suggesting: OptionSpec.data.long)
-        let options = LookupFactory.options(load: .batch, environment: context.environment)
+        let options = LookupFactory.options(load: .cacheOnly, environment: context.environment)
         guard let cacheDirectory = options.cacheDirectory else {
             throw CLIError(.usage, "the index cache is off (GEOCODE_CACHE_DIR=off)")
         }
@@ -57,7 +57,7 @@ enum IndexCommand: Command {
                 throw CLIError(.dataUnavailable, "cannot remove the index cache: \(error)")
             }
         }
-        let lookup = try context.openLookup(dataOption: arguments.value("data"), load: .batch)
+        let lookup = try context.openLookup(dataOption: arguments.value("data"), load: .cacheOnly)
         let geocoder: any DatasetDescribing = lookup
         var out = ""
         for d in geocoder.datasets {

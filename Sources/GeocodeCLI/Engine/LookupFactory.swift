@@ -61,7 +61,7 @@ public struct LookupFactory: Sendable {
         var options = ReverseGeocoder.Options(cacheDirectory: ReverseGeocoder.Options.defaultCacheDirectory(environment: environment),
                                               hugePages: load == .batch)
         // A copy is read whole anyway, so the engine checks a copied cache whole whatever this says.
-        options.verifyOnFirstUse = load != .batch
+        options.verifyOnFirstUse = load == .onePoint || load == .stream
         switch environment[indexMemoryVariable] {
         case "shared": options.hugePages = false
         case "private": options.hugePages = true
