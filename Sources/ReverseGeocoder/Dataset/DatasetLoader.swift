@@ -107,6 +107,10 @@ struct DatasetLoader: Sendable {
     }
 
     func load(partOffset: Int) throws -> LoadedDataset {
+        // One layer's freed buffers serve the next layer's build (and a dataset dropped after its cache is
+        // read back, the next dataset's: ReverseGeocoder.readBack); kept past the load they are memory
+        // held for nothing.
+        defer { LargeAllocation.releaseSpares() }
         let raw = try readLayers()
         var modified = raw.flatMap(\.modified)
         if let m = try DatasetIntegrity.checkNames(manifest: manifest, directory: directory) {

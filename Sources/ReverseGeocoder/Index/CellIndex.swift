@@ -581,7 +581,7 @@ final class CellIndex: Sendable {
         unitCells = builder.unitCells
         emptyCells = builder.emptyCells
         mixedCells = builder.mixedStart.count - 1
-        LargeAllocation.releaseSpares()
+        // The spares stay for the next layer's build (released when the dataset is loaded: DatasetLoader).
     }
 
     /// Turns each border cell's entry from its number m into where its records begin, `starts[m]` (what

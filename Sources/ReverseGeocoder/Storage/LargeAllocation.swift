@@ -69,8 +69,9 @@ enum LargeAllocation {
 
     static func free<T>(_ buffer: UnsafeBufferPointer<T>) { free(UnsafeMutableBufferPointer(mutating: buffer)) }
 
-    /// Returns the spare mappings to the kernel: called when a build is done, so a process does not hold
-    /// memory it no longer uses.
+    /// Returns the spare mappings to the kernel: called when a dataset's build is done (its layers reuse
+    /// each other's) and after a whole load (a dataset read back from its cache frees its build for the
+    /// next one's), so a process does not hold memory it no longer uses.
     static func releaseSpares() {
         for spare in spares.withLock({ $0.drain() }) { munmap(UnsafeMutableRawPointer(bitPattern: spare.address), spare.length) }
     }
