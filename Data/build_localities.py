@@ -547,6 +547,128 @@ def code_by_generic_terms(a1: dict, by_code: dict, depths: dict) -> list:
     return out
 
 
+# Letters NFKD does not decompose, as GeoNames' ASCII romanisations write them (Vietnamese/Croatian đ, Azerbaijani
+# ı and ə: `Sumqayit` / `Sumqayıt`, `Lankaran` / `Lənkəran`, Polish ł, Danish/Norwegian ø and æ, German ß,
+# Maltese ħ), and the apostrophes, okina and ayin marks romanisations write or leave out (`Farg‘ona`).
+ROMAN_LETTERS = str.maketrans({"đ": "d", "Đ": "D", "ı": "i", "ə": "a", "Ə": "A", "ł": "l", "Ł": "L", "ø": "o",
+                               "Ø": "O", "æ": "ae", "Æ": "AE", "ß": "ss", "ħ": "h", "Ħ": "H", "'": "", "’": "",
+                               "‘": "", "ʻ": "", "ʼ": "", "`": "", "ʿ": "", "ʾ": ""})
+# Known romanisation variants, applied to both names after the letters above, each with the unit that needs
+# it: a doubled consonant written once (Persian `Chahar Mahall` / ISO `Chahār Maḩāl`), the conjunction
+# romanised or translated (Persian va / English and: `Sistan and Baluchestan` / `Sīstān va Balūchestān`;
+# `Brunei and Muara` / `Brunei-Muara`), Persian و as ow or u (`Buyer Ahmad` / `Bowyer Aḩmad`), -iya / -ia
+# (`Oromiya` / `Oromia`), and English direction adjectives (`Western Darfur` / ISO `West Darfur`).
+ROMAN_CONJUNCTIONS = {"and", "va"}
+ROMAN_WORDS = {"western": "west", "eastern": "east", "northern": "north", "southern": "south"}
+ROMAN_SPELLINGS = (("ow", "u"), ("iya", "ia"))
+# Slavic relative adjectives of oblast names (ISO 3166-2:UA `Cherkaska oblast`, KZ `Atyrauskaja oblast'`, KG
+# `Chuyskaya oblast'`): the adjective is the stem of the centre's or region's name + -s'k- + the feminine
+# ending (Ukrainian -a, Russian -aja/-aya); s, ts, z, c before the suffix belong to the stem's last consonant
+# (Cherkasy -> Cherkaska, Donetsk -> Donetska, Zaporizhzhia -> Zaporizka).
+OBLAST_ADJECTIVE = re.compile(r"^(.{3,}?)(?:t?s|z|c)?k(?:a|aja|aya)$")
+
+
+def romanised(name: str) -> str:
+    """A name folded for the romanisation variants above: ROMAN_LETTERS, build.norm_name, conjunctions
+    dropped, ROMAN_WORDS and ROMAN_SPELLINGS replaced, doubled letters written once."""
+    words = [ROMAN_WORDS.get(w, w) for w in build.norm_name(name.translate(ROMAN_LETTERS)).split()
+             if w not in ROMAN_CONJUNCTIONS]
+    s = " ".join(words)
+    for a, b in ROMAN_SPELLINGS:
+        s = s.replace(a, b)
+    return re.sub(r"([a-z])\1", r"\1", s)
+
+
+def oblast_stems(name: str) -> list[str]:
+    """The stems an ISO name of the form `<adjective> oblast` admits (OBLAST_ADJECTIVE), with and without a
+    final fleeting e (Chernivetska: `chernive`, `cherniv` of Chernivtsi); [] for any other name."""
+    words = build.norm_name(name).split()
+    if "oblast" not in words or len(words) != 2:
+        return []
+    m = OBLAST_ADJECTIVE.match(words[1 - words.index("oblast")])
+    if not m:
+        return []
+    stem = m.group(1)
+    return [stem] + ([stem[:-1]] if stem.endswith("e") and len(stem) > 3 else [])
+
+
+def code_by_transliteration(a1: dict, by_code: dict, depths: dict, trans: dict) -> list:
+    """After code_by_generic_terms, over the units every rule before left without a code: the unit's name
+    against the names of its country's first-order ISO subdivisions that no unit holds, each ISO name taken
+    with all its iso-codes gettext translations (`trans`: iso-codes' own translations, the source the world
+    build's second pass uses; `Kampong Cham` is KH-3 `Kampong Chaam`'s), by these rules in order, the first
+    that names any free code deciding: (1) exactly (build.norm_name: accents and case aside); (2) without
+    generic terms on both sides (ADMIN1_GENERIC_TERMS and the world build's GENERIC_UNIT_WORDS: `Donetsk` /
+    `Donetsk, Provincie`); (3) folded for transliteration as the world build folds (build.translit_key:
+    `Moskovskaya` / `Moskovskaja oblast'`); (4) romanised (ROMAN_LETTERS, the variants after it: `Nam Dinh` /
+    `Nam Định`, `Western Darfur` / `West Darfur`), whole or without generic terms; (5) the ISO name is `<Slavic
+    adjective> oblast` (OBLAST_ADJECTIVE) and the unit's name starts with the adjective's stem (`Cherkasy` /
+    `Cherkaska oblast`). A rule that names two free codes gives none (Azerbaijan's city and rayon `Lankaran`);
+    a code two units would get goes to neither; a unit whose name another unit of its country has too (a
+    stale name) is not compared. The name stays the unit's. Sets a1 and returns [(key, name, code, how)] for
+    every unit a rule named a code for, coded or not."""
+    parents = {e["parent"] for e in by_code.values() if e["parent"]}
+    held = {code for _, code, _ in a1.values() if code}
+
+    def parts(names):
+        return {p for n in names for p in re.split(r"\s*[\[\(]|\s*/\s*|[\]\)]", n) if p.strip()}
+
+    def bare(n):
+        return without_generic_terms(build.generic_stripped(n))[0]
+
+    rules = [
+        ("exactly", lambda n: {build.norm_name(n)}),
+        ("without generic terms", lambda n: {bare(build.norm_name(n))}),
+        ("folded for transliteration", lambda n: {build.translit_key(build.norm_name(n))}),
+        ("romanised", lambda n: {romanised(n), bare(romanised(n))}),
+    ]
+    free = collections.defaultdict(list)  # country -> [(code, {source name: variants})]
+    for code, e in sorted(by_code.items()):
+        cc = code.split("-")[0]
+        if code not in held and first_order(code, depths.get(cc, 0), by_code, parents):
+            free[cc].append((code, sorted(parts([e["name"]] + sorted(trans.get(e["name"], ()))))))
+    # a name another unit of the country has too is older than a split or merger (stale_admin1_units): it
+    # says which unit the places came from, not which they are in, so it names nothing here
+    shared = collections.Counter((k[0], build.norm_name(name)) for k, (name, _, _) in a1.items() if name)
+    claims = {}
+    for k, (name, code, how) in sorted(a1.items()):
+        if code or not name or not free.get(k[0]) or shared[(k[0], build.norm_name(name))] > 1:
+            continue
+        hits = {}
+        for rule, key in rules:
+            ours = key(name) - {""}
+            for c, names in free[k[0]]:
+                for n in names:
+                    if key(n) & ours:
+                        hits.setdefault(c, (rule, n))
+            if hits:
+                break
+        if not hits:
+            rest = bare(build.norm_name(name))
+            for c, names in free[k[0]]:
+                for n in names:
+                    if any(rest.startswith(s) for s in oblast_stems(n)):
+                        hits.setdefault(c, ("its name starts with the stem of the oblast's adjective", n))
+        if hits:
+            claims[k] = hits
+    wanted = collections.Counter(c for hits in claims.values() if len(hits) == 1 for c in hits)
+    out = []
+    for k, hits in sorted(claims.items()):
+        name = a1[k][0]
+        if len(hits) > 1:
+            out.append((k, name, "", f"{next(iter(hits.values()))[0]}: {len(hits)} ISO subdivisions ("
+                        + ", ".join(f"{c} {n!r}" for c, (_, n) in sorted(hits.items())) + ")"))
+            continue
+        (code, (rule, n)), = hits.items()
+        how = f"transliteration: {rule} ({n!r})"
+        if wanted[code] > 1:
+            out.append((k, name, "", how + f"; {code} wanted by {wanted[code]} units"))
+            continue
+        a1[k] = (name, code, "name " + how)
+        out.append((k, name, code, how))
+    return out
+
+
 # GeoNames admin-1 units that ISO 3166-2 names otherwise, where no rule and no permitted source links the two
 # names; set by hand, the unit's name kept (ISO's where the unit has none). Each entry names the unit's seat,
 # and the build checks that it IS a GeoNames cities1000 place of that GeoNames admin-1 code (check_seats),
@@ -998,6 +1120,14 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
         f"without it, or is an ISO name written whole: {len(generic)}; coded {sum(bool(c) for _, _, c, _ in generic)}")
     for k, name, code, how in generic:
         log(f"  {k[0]}.{k[1]} {name!r} -> {code or '-'}" + (f" {by_code[code]['name']!r}" if code else "") + f" ({how})")
+    before_translit = {k: c for k, (_, c, _) in a1.items() if c}
+    translit = code_by_transliteration(a1, by_code, depths, build.iso_3166_2_translations())
+    log(f"admin-1 units left without a code whose name an ISO name or iso-codes translation spells otherwise "
+        f"(code_by_transliteration): {len(translit)}; coded {sum(bool(c) for _, _, c, _ in translit)}")
+    for k, name, code, how in translit:
+        log(f"  {k[0]}.{k[1]} {name!r} -> {code or '-'}" + (f" {by_code[code]['name']!r}" if code else "") + f" ({how})")
+    build.check(all(a1[k][1] == c for k, c in before_translit.items()),
+                "code_by_transliteration changed a code given before it")
     hand = code_by_hand(a1, c1000, by_code, depths)
     log(f"admin-1 units coded by hand (GN_ADMIN1_ISO_OTHER_NAME: ISO names them otherwise): {len(hand)}")
     for k, name, code, seat in hand:
