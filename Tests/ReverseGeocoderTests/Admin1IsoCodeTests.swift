@@ -58,6 +58,54 @@ struct Admin1IsoCodeTests {
         }
     }
 
+    struct CapitalsAbout: Decodable {
+        var ownCell: Int
+        var ownCellByCountry: [String: Int]
+        var isoNames: [String: String]
+        var units: [String: String]
+    }
+
+    /// `Fixtures/locality-oracle/admin1-capitals.json`: places of the units the build codes by transliteration
+    /// (`code_by_transliteration`: `Cherkasy` → UA-71 `Cherkaska oblast`, `Nam Dinh` → VN-67 `Nam Định`),
+    /// each unit found by the oracle through the GeoNames admin-1 unit of the subdivision's capital (a table of
+    /// facts in `make_locality_oracle.py`, `ADMIN1_CAPITALS`), not through any name rule.
+    static let capitals: Result<(CapitalsAbout, [Place]), Error> = Result { try IslandCellsTests.places("admin1-capitals") }
+
+    /// Every place in the GeoNames unit of an ISO subdivision's capital that the engine answers with its own
+    /// cell carries that subdivision's code (Lutsk's unit `Volyn` → UA-07, Bila Tserkva's `Kiev` → UA-32,
+    /// Kyiv's oblast; Matola's `Maputo` → MZ-L, the province, not the city MZ-MPM); each code of the oracle is
+    /// answered at least once, for one GeoNames unit; in each country as many places answer their own cell
+    /// as shapely finds. On the build before the transliteration rules these units had no code at all.
+    @Test func placesOfTransliteratedUnitsAnswerTheirCapitalsCode() async throws {
+        try await offPool {
+            let (about, places) = try Self.capitals.get()
+            let g = try IslandCellsTests.geocoder.get()
+            var own: [(Place, Placemark)] = []
+            for place in places {
+                if let p = try g.placemark(latitude: place.lat, longitude: place.lon),
+                   (p.subLocalityCode ?? p.localityCode) == place.geonameid {
+                    own.append((place, p))
+                }
+            }
+            var unitsOfCode: [String: Set<String>] = [:]
+            for (place, p) in own {
+                let iso = try #require(place.geonamesAdmin1Iso)
+                #expect(p.administrativeAreaCode == iso,
+                        "\(place.name) (\(place.geonamesAdmin1Code ?? "-")): \(p.administrativeAreaCode ?? "nil"), capital's \(iso) \(about.isoNames[iso] ?? "")")
+                #expect(p.isoCountryCode == place.geonamesCountry, "\(place.name): \(p.isoCountryCode ?? "nil")")
+                if let code = p.administrativeAreaCode { unitsOfCode[code, default: []].insert(place.geonamesAdmin1Code ?? "-") }
+            }
+            #expect(Set(unitsOfCode.keys) == Set(about.isoNames.keys),
+                    "codes answered \(unitsOfCode.count) of \(about.isoNames.count); missing \(Set(about.isoNames.keys).subtracting(unitsOfCode.keys).sorted())")
+            for (code, units) in unitsOfCode {
+                #expect(units == [about.units[code] ?? "?"], "\(code) answers \(units.sorted()), oracle \(about.units[code] ?? "?")")
+            }
+            let byCountry = Dictionary(grouping: own, by: { $0.0.geonamesCountry }).mapValues(\.count)
+            #expect(byCountry == about.ownCellByCountry && own.count == about.ownCell,
+                    "own cells \(byCountry.sorted { $0.key < $1.key }), shapely \(about.ownCellByCountry)")
+        }
+    }
+
     /// Every place of the Maldives and the Marshall Islands answered by its own cell has an admin-1 code, one
     /// GeoNames unit one code, and ISO's atolls lie where their names say: of two codes iso-codes names
     /// "North X" and "South X", every place answering the North one lies north of every place answering the
