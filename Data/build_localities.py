@@ -557,10 +557,12 @@ ROMAN_LETTERS = str.maketrans({"đ": "d", "Đ": "D", "ı": "i", "ə": "a", "Ə":
 # it: a doubled consonant written once (Persian `Chahar Mahall` / ISO `Chahār Maḩāl`), the conjunction
 # romanised or translated (Persian va / English and: `Sistan and Baluchestan` / `Sīstān va Balūchestān`;
 # `Brunei and Muara` / `Brunei-Muara`), Persian و as ow or u (`Buyer Ahmad` / `Bowyer Aḩmad`), -iya / -ia
-# (`Oromiya` / `Oromia`), and English direction adjectives (`Western Darfur` / ISO `West Darfur`).
+# (`Oromiya` / `Oromia`), c or k for /k/ (French and English spellings in Benin, Vietnamese: `Atakora` /
+# `Atacora`, `Kouffo` / `Couffo`, `Dac Lak` / `Đắk Lắk`), and English direction adjectives (`Western
+# Darfur` / ISO `West Darfur`).
 ROMAN_CONJUNCTIONS = {"and", "va"}
 ROMAN_WORDS = {"western": "west", "eastern": "east", "northern": "north", "southern": "south"}
-ROMAN_SPELLINGS = (("ow", "u"), ("iya", "ia"))
+ROMAN_SPELLINGS = (("ow", "u"), ("iya", "ia"), ("c", "k"))
 # Slavic relative adjectives of oblast names (ISO 3166-2:UA `Cherkaska oblast`, KZ `Atyrauskaja oblast'`, KG
 # `Chuyskaya oblast'`): the adjective is the stem of the centre's or region's name + -s'k- + the feminine
 # ending (Ukrainian -a, Russian -aja/-aya); s, ts, z, c before the suffix belong to the stem's last consonant

@@ -538,7 +538,7 @@ def admin1_iso_places(data: str, places: list[dict], stale) -> dict:
 ADMIN1_CAPITALS = {
     "AZ-SBN": (586763, "Divichibazar"), "AZ-SM": (584923, "Sumgayit"), "BD-A": (1336137, "Barishal"),
     "BD-B": (1205733, "Chattogram"), "BG-23": (733014, "Botevgrad", "largest"),  # centre: Sofia, BG-22
-    "BN-BM": (1820906, "Bandar Seri Begawan"), "CY-05": (146214, "Paphos"), "EE-56": (592225, "Haapsalu"),
+    "BJ-AK": (2392601, "Natitingou"), "BJ-KO": (2395568, "Aplahoué"), "BN-BM": (1820906, "Bandar Seri Begawan"), "CY-05": (146214, "Paphos"), "EE-56": (592225, "Haapsalu"),
     "EE-68": (589580, "Pärnu"), "EG-LX": (360502, "Luxor"), "ET-OR": (330186, "Nazrēt", "largest"),  # Adama
     "FI-15": (650224, "Kuopio"), "ID-JB": (1650357, "Bandung"), "IN-PY": (1259425, "Puducherry"),
     "IR-11": (1159301, "Zahedan"), "IR-14": (115770, "Shahr-e Kord"), "IR-17": (66093, "Yasuj"),
@@ -558,7 +558,7 @@ ADMIN1_CAPITALS = {
     "UA-65": (706448, "Kherson"), "UA-68": (706369, "Khmelnytskyi"), "UA-71": (710791, "Cherkasy"),
     "UA-74": (710735, "Chernihiv"), "UA-77": (710719, "Chernivtsi"),
     "UZ-TO": (1514210, "Chirchiq", "largest"),  # centre: Nurafshon, not in cities1000
-    "VN-35": (1584071, "Ðà Lạt"), "VN-45": (1586151, "Cao Lãnh"), "VN-67": (1573517, "Nam Định"),
+    "VN-33": (1586896, "Buôn Ma Thuột"), "VN-35": (1584071, "Ðà Lạt"), "VN-45": (1586151, "Cao Lãnh"), "VN-67": (1573517, "Nam Định"),
 }
 CAPITAL_SAMPLE = 20  # places per unit besides the capital, seeded
 
