@@ -77,18 +77,22 @@ public final class ReverseGeocoder: Sendable {
     private let ownDatasets: [DatasetInfo]
     /// What the load let pass that a user should hear about: datasets skipped under
     /// ``Options/skipBrokenDatasets``, files that differ from their manifest under
-    /// ``Options/allowModifiedData``, index caches found damaged (and rebuilt). Empty after a clean
-    /// load. After a query found an index cache damaged (``Options/verifyOnFirstUse``), also the line
+    /// ``Options/allowModifiedData``, index caches found damaged (and rebuilt), index caches that could
+    /// not be written (every load builds those datasets again). Empty after a clean load. After a query found an index cache damaged (``Options/verifyOnFirstUse``), also the line
     /// that says so, then what the engine that replaced this one said of its own load: it checks every
     /// other cache whole, so a second damaged one is found there (and rebuilt). Each fact once: what
     /// that load let pass again (a skipped dataset, a modified file) is not repeated. Only ever
     /// appended to: a lookup that says warnings as they come compares the count.
     public var warnings: [String] {
         guard let replacement else { return ownWarnings }
-        let said = ownWarnings + replacementWarning.withLock { $0 }
+        let (line, unremoved) = replacementWarning.withLock { $0 }
+        let said = ownWarnings + line
         // The replacement loaded the same manifests with the same options: a dataset skipped or a file
-        // modified here is so there too, in the same words. A new line (the second damage) is news.
-        return said + replacement.warnings.filter { !said.contains($0) }
+        // modified here is so there too, in the same words. A new line (the second damage) is news; but
+        // not that the damaged dataset's cache could not be written when its file could not be removed:
+        // the damage line already says the next start rebuilds it.
+        let covered = unremoved.map { Self.unwrittenPrefix(dataset: $0) }
+        return said + replacement.warnings.filter { w in !said.contains(w) && !(covered.map(w.hasPrefix) ?? false) }
     }
     private let ownWarnings: [String]
     /// What the load was asked, to load again when a query finds a cache damaged.
@@ -98,7 +102,8 @@ public final class ReverseGeocoder: Sendable {
     /// after damage was found.
     private let replaced = Atomic<Bool>(false)
     private let replacementEngine = Mutex<ReverseGeocoder?>(nil)
-    private let replacementWarning = Mutex<[String]>([])
+    /// The line a query's damage added, and the dataset whose damaged file could not be removed.
+    private let replacementWarning = Mutex<(lines: [String], unremoved: String?)>(([], nil))
     /// Internal, not private, for the unit listing (ReverseGeocoder+AdministrativeUnits.swift).
     var replacement: ReverseGeocoder? { replaced.load(ordering: .acquiring) ? replacementEngine.withLock { $0 } : nil }
     /// Wall time spent loading.
@@ -269,8 +274,10 @@ public final class ReverseGeocoder: Sendable {
         // A writer killed mid-way left its temporary file: no later write would ever replace it.
         if let directory = options.cacheDirectory { CacheTemporaryFile.removeAbandoned(in: directory, now: options.now()) }
         var wroteCache = false
+        var unwritten: [(dataset: String, reason: String, seconds: Double)] = []
         for (manifest, directory) in manifests.sorted(by: { $0.manifest.priority < $1.manifest.priority }) {
             let set: LoadedDataset, info: DatasetInfo, wrote: Bool, damage: String?
+            let opening = ContinuousClock.now
             do {
                 (set, info, wrote, damage) = try Self.open(manifest, directory: directory, options: options, partOffset: offset,
                                                            damaged: damaged[manifest.name])
@@ -282,13 +289,31 @@ public final class ReverseGeocoder: Sendable {
             }
             // A damaged cache is rebuilt, never trusted; but it is news (a disk or a copy that corrupts files),
             // so it is said, as a damage a query finds later is (``recover(from:dataset:coordinate:datum:)``).
-            if let damage { warnings.append(Self.damageWarning(file: info.cacheFile, reason: damage, dataset: manifest.name)) }
+            // A cache that could not be written is too: every load pays the build again (seconds, where a
+            // load from the cache takes milliseconds), which nobody would guess from the answers. One line
+            // per dataset; a damage a query found says it (``warnings``).
+            let buildSeconds = (ContinuousClock.now - opening) / .seconds(1)
+            if let damage {
+                let unwritten = info.cacheWriteFailure.map {
+                    "; " + Self.unwrittenWarning(datasets: [manifest.name], reason: $0, seconds: buildSeconds)
+                }
+                warnings.append(Self.damageWarning(file: info.cacheFile, reason: damage, dataset: manifest.name) + (unwritten ?? ""))
+            } else if let failure = info.cacheWriteFailure {
+                unwritten.append((manifest.name, failure, buildSeconds))
+            }
             for m in info.modifiedFiles ?? [] {
                 warnings.append("\(GeocoderError.modifiedFile(file: m.file, expected: m.expected, actual: m.actual)) (allowed)")
             }
             infos.append(info)
             offset += set.layers.reduce(0) { $0 + $1.store.count }
             sets.append(set)
+        }
+        // Caches not written for one reason (a cache directory that cannot be made: all of them) in one line.
+        var reasons: [String] = []
+        for u in unwritten where !reasons.contains(u.reason) { reasons.append(u.reason) }
+        for reason in reasons {
+            let sets = unwritten.filter { $0.reason == reason }
+            warnings.append(Self.unwrittenWarning(datasets: sets.map(\.dataset), reason: reason, seconds: sets.reduce(0) { $0 + $1.seconds }))
         }
         // A build read back from its file left its buffers as spares for the next build; none is next now.
         LargeAllocation.releaseSpares()
@@ -493,6 +518,17 @@ public final class ReverseGeocoder: Sendable {
         return loaded
     }
 
+    /// The warning for datasets whose index caches could not be written, for one reason: why, and what
+    /// it costs every load.
+    static func unwrittenWarning(datasets: [String], reason: String, seconds: Double) -> String {
+        let one = datasets.count == 1
+        return "index cache not written for \(datasets.joined(separator: ", ")): \(reason); building \(one ? "it" : "them") took "
+            + String(format: "%.1f s", seconds) + ", which every load will pay again until \(one ? "its cache" : "they") can be written"
+    }
+
+    /// How ``unwrittenWarning(datasets:reason:seconds:)`` begins for one dataset.
+    static func unwrittenPrefix(dataset: String) -> String { "index cache not written for \(dataset): " }
+
     /// The warning for an index cache found damaged, at load or by a query: the file, why, and that the
     /// dataset was rebuilt from its shapefiles. `notRemoved`: why a query could not remove the file (the
     /// errno text), so that the user knows the next start will meet it and rebuild again.
@@ -667,8 +703,10 @@ public final class ReverseGeocoder: Sendable {
                 again.verifyOnFirstUse = false  // checked whole now: a second damage would be a second rebuild
                 engine = try ReverseGeocoder(manifests: sources, options: again, skipped: [],
                                              damaged: [loaded[s].manifest.name: damage.reason])
+                let name = loaded[s].manifest.name
                 replacementWarning.withLock {
-                    $0 = [Self.damageWarning(file: file, reason: damage.reason, dataset: loaded[s].manifest.name, notRemoved: notRemoved)]
+                    $0 = ([Self.damageWarning(file: file, reason: damage.reason, dataset: name, notRemoved: notRemoved)],
+                          notRemoved == nil ? nil : name)
                 }
             }
         } catch let error as GeocoderError {

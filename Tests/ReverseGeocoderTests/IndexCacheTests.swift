@@ -180,6 +180,14 @@ struct IndexCacheTests {
             let g = try s.engine(cacheDirectory: blocker.appendingPathComponent("cache"))
             #expect(g.datasets[0].cacheStatus?.contains("not written") == true)
             #expect(try g.placemark(latitude: (s.coverage.minY + s.coverage.maxY) / 2, longitude: (s.coverage.minX + s.coverage.maxX) / 2) != nil)
+            // Said, on every load: each one builds again. The reason names the file in the way.
+            for engine in [g, try s.engine(cacheDirectory: blocker.appendingPathComponent("cache"))] {
+                #expect(engine.warnings.count == 1, "\(engine.warnings)")
+                let line = engine.warnings.first ?? ""
+                #expect(line.hasPrefix("index cache not written for cov: \(blocker.path)/cache: cannot open: cannot create the cache "
+                                       + "directory: \(blocker.path) is a file, not a folder; building it took "), "\(line)")
+                #expect(line.hasSuffix(" s, which every load will pay again until its cache can be written"), "\(line)")
+            }
         }
     }
 

@@ -70,8 +70,9 @@ enum IndexCommand: Command {
         if unwritten.isEmpty { out += String(format: "ready in %.2f s\n", ProgressReporter.seconds(geocoder.loadTime)) }
         try context.stdout.emit(out)
         // The point of `index` is the file: without it the next start rebuilds, so say so in the status.
-        if let first = unwritten.first {
-            throw .io("index cache not written for \(unwritten.map(\.name).joined(separator: ", ")): \(first.cacheWriteFailure!)")
+        // Why each was not written is the engine's warning, printed at load.
+        if !unwritten.isEmpty {
+            throw .io("index cache not written for \(unwritten.map(\.name).joined(separator: ", ")) (the warning above says why)")
         }
         return .success
     }

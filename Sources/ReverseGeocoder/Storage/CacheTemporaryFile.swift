@@ -25,12 +25,20 @@ enum CacheTemporaryFile {
         case .file: throw GeocoderError.cannotOpen(file: directory.path, reason: "a file is in the way of the cache directory")
         case .unreachable(let reason): throw GeocoderError.cannotOpen(file: directory.path, reason: reason)
         case .missing:
-            do {
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            } catch {
-                let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
-                let reason = underlying.map { FileReading.reason(Int32($0.code)) } ?? error.localizedDescription
+            // Folder by folder with mkdir, not FileManager: its error here is "The operation could not be
+            // completed (NSCocoaErrorDomain error 512)", with neither the cause nor the folder.
+            var folder = directory.path.hasPrefix("/") ? "" : "."
+            for part in directory.path.split(separator: "/") {
+                let parent = folder.isEmpty ? "/" : folder
+                folder += "/" + part
+                guard mkdir(folder, 0o755) != 0 else { continue }
+                let code = errno
+                if code == EEXIST { continue }  // a file here is met as ENOTDIR at the next folder
+                let reason = code == ENOTDIR ? "\(parent) is a file, not a folder" : "\(folder): \(FileReading.reason(code))"
                 throw GeocoderError.cannotOpen(file: directory.path, reason: "cannot create the cache directory: \(reason)")
+            }
+            if case .file = FileReading.kind(of: directory.path) {
+                throw GeocoderError.cannotOpen(file: directory.path, reason: "a file is in the way of the cache directory")
             }
         }
     }

@@ -146,6 +146,27 @@ struct RobustnessTests {
         #expect(help.out.contains("5 a cache file could not"))
     }
 
+    /// A one-point run whose cache cannot be written (a file where a folder of its path should be) answers,
+    /// exit 0, and says on stderr, in one line for the one reason, that every run builds the index again:
+    /// before, each run took seconds instead of milliseconds without a word.
+    @Test func aCacheThatCannotBeWrittenIsSaidOnEveryRun() async throws {
+        let data = try Self.dataCopy(["world", "timezones"])
+        let blocker = try TemporaryDirectory.shared.newFile("home-is-a-file")
+        let cache = blocker.appendingPathComponent("cache")
+        for _ in 0..<2 {
+            let r = try await Self.run(["52.52", "13.405", "--data", data.path], environment: ["GEOCODE_CACHE_DIR": cache.path])
+            #expect(r.status == 0, "\(r.err)")
+            #expect(r.out.contains("Berlin"), "\(r.out)")
+            let lines = r.err.split(separator: "\n").filter { $0.contains("not written") }
+            #expect(lines.count == 1, "\(r.err)")
+            let line = String(lines.first ?? "")
+            #expect(line.hasPrefix("geocode: warning: index cache not written for world, timezones: \(cache.path): cannot open: "
+                                   + "cannot create the cache directory: \(blocker.path) is a file, not a folder; building them took "), "\(line)")
+            #expect(line.hasSuffix(" s, which every load will pay again until they can be written"), "\(line)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: cache.path))
+    }
+
     // MARK: Fault 4: lost output
 
     @Test func aSingleQueryWhoseOutputIsLostExitsFive() async throws {
