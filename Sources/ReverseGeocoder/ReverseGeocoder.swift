@@ -78,8 +78,8 @@ public final class ReverseGeocoder: Sendable {
     /// What the load let pass that a user should hear about: datasets skipped under
     /// ``Options/skipBrokenDatasets``, files that differ from their manifest under
     /// ``Options/allowModifiedData``, index caches found damaged (and rebuilt), index caches that could
-    /// not be written (every load builds those datasets again). Empty after a clean load. After a query found an index cache damaged (``Options/verifyOnFirstUse``), also the line
-    /// that says so, then what the engine that replaced this one said of its own load: it checks every
+    /// not be written (every load builds those datasets again). Empty after a clean load. After a query
+    /// found an index cache damaged (``Options/verifyOnFirstUse``), also the line that says so, then what the engine that replaced this one said of its own load: it checks every
     /// other cache whole, so a second damaged one is found there (and rebuilt). Each fact once: what
     /// that load let pass again (a skipped dataset, a modified file) is not repeated. Only ever
     /// appended to: a lookup that says warnings as they come compares the count.
@@ -290,8 +290,8 @@ public final class ReverseGeocoder: Sendable {
             // A damaged cache is rebuilt, never trusted; but it is news (a disk or a copy that corrupts files),
             // so it is said, as a damage a query finds later is (``recover(from:dataset:coordinate:datum:)``).
             // A cache that could not be written is too: every load pays the build again (seconds, where a
-            // load from the cache takes milliseconds), which nobody would guess from the answers. One line
-            // per dataset; a damage a query found says it (``warnings``).
+            // load from the cache takes milliseconds), which nobody would guess from the answers: in the
+            // damage's line, or in one line per reason after the loop.
             let buildSeconds = (ContinuousClock.now - opening) / .seconds(1)
             if let damage {
                 let unwritten = info.cacheWriteFailure.map {
