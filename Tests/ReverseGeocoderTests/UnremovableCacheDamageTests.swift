@@ -67,6 +67,11 @@ struct UnremovableCacheDamageTests {
             // As said: the next start meets the file damaged again (at load, checking it whole), and rebuilds.
             let next = try engine(firstUse: false)
             #expect(next.warnings.count == 1 && next.warnings.first?.hasPrefix(prefix + "checksum mismatch in ") == true, "\(next.warnings)")
+            // And its one line says that it could not write the rebuilt cache either, so every load rebuilds
+            // (before, only the status said so).
+            #expect(next.datasets.first?.cacheStatus?.contains("; not written: ") == true, "\(next.datasets.first?.cacheStatus ?? "")")
+            #expect(next.warnings.first?.contains("dataset a rebuilt; index cache not written for a: ") == true, "\(next.warnings)")
+            #expect(next.warnings.first?.hasSuffix(", which every load will pay again until its cache can be written") == true, "\(next.warnings)")
         }
     }
 }
