@@ -297,17 +297,31 @@ struct BatchSetup {
                 break
             }
         }
-        try readAhead(framer, into: &pending, options: options)
+        readAhead(framer, into: &pending, options: options)
         return BatchSetup(framer: framer, schema: schema, pending: pending, preamble: [], closing: { _ in [] }, notices: notices)
     }
 
     /// Up to ``ColumnGuess/rows`` records for the swapped-coordinates check, from a file only: a pipe may
     /// be a live feed, whose first records must not wait for a thousand more (it gets the check over what
     /// was read already).
-    private static func readAhead(_ framer: any RecordFramer, into pending: inout [RawChunk], options: BatchOptions) throws(CLIError) {
+    ///
+    /// A framing error stops the reading ahead without a word: the framer throws it again to the
+    /// pipeline's reader (``RecordFramer``), after the records read so far are written, as a pipe, read
+    /// without looking ahead, writes them. Thrown here, it cost a file every row before it.
+    private static func readAhead(_ framer: any RecordFramer, into pending: inout [RawChunk], options: BatchOptions) {
         guard options.sampleWaits else { return }
-        while pending.count < ColumnGuess.rows, let chunk = try framer.nextChunk(targetBytes: 1, maxRecords: 1) {
+        nextRecords(framer, into: &pending, while: { $0.count < ColumnGuess.rows })
+    }
+
+    /// Reads one record a chunk into `pending` while `more` says so, up to the end of input or to a
+    /// framing error, which is left for the framer to throw again (see ``readAhead(_:into:options:)``).
+    /// `body` sees each chunk as it is added and returns false to stop.
+    private static func nextRecords(_ framer: any RecordFramer, into pending: inout [RawChunk],
+                                    while more: ([RawChunk]) -> Bool, _ body: (RawChunk) -> Bool = { _ in true }) {
+        while more(pending) {
+            guard let chunk = try? framer.nextChunk(targetBytes: 1, maxRecords: 1) else { return }
             pending.append(chunk)
+            guard body(chunk) else { return }
         }
     }
 
@@ -348,14 +362,13 @@ struct BatchSetup {
 
     /// The feature's own names (``OutputNames/Feature``) beside the properties of the first feature that
     /// has properties (read into `pending`), for the outputs that write them: delimited output's columns
-    /// (then the property names) and NDJSON's `id`/`lat`/`lon` keys.
-    private static func featureColumns(_ framer: any RecordFramer, schema: inout BatchSchema,
-                                       pending: inout [RawChunk]) throws(CLIError) {
+    /// (then the property names) and NDJSON's `id`/`lat`/`lon` keys. A framing error ends the search,
+    /// for the pipeline to raise after the features before it (``readAhead(_:into:options:)``).
+    private static func featureColumns(_ framer: any RecordFramer, schema: inout BatchSchema, pending: inout [RawChunk]) {
         let delimited = schema.output.delimiter != nil
         guard delimited || schema.output == .ndjson else { return }
         if delimited { schema.jsonColumns = [schema.featureNames.id, schema.featureNames.lat, schema.featureNames.lon] }
-        while pending.count < lookahead, let chunk = try framer.nextChunk(targetBytes: 1, maxRecords: 1) {
-            pending.append(chunk)
+        nextRecords(framer, into: &pending, while: { $0.count < lookahead }) { chunk in
             let decoder = RecordDecoder(schema: schema)
             let keys: [[UInt8]]? = chunk.bytes.withUnsafeBufferPointer { b in
                 let record = decoder.decode(b, chunk.records[0].range)
@@ -363,14 +376,13 @@ struct BatchSetup {
                       members[properties].kind == .object else { return nil }
                 return propertyMembers.map { JSONScanner.decodeString(b, $0.key) }
             }
-            if let keys {
-                schema.featureNames = OutputNames.Feature(beside: keys)
-                if delimited {
-                    schema.jsonColumns = [schema.featureNames.id, schema.featureNames.lat, schema.featureNames.lon] + distinct(keys)
-                }
-                schema.columnsLine = chunk.records[0].line
-                return
+            guard let keys else { return true }
+            schema.featureNames = OutputNames.Feature(beside: keys)
+            if delimited {
+                schema.jsonColumns = [schema.featureNames.id, schema.featureNames.lat, schema.featureNames.lon] + distinct(keys)
             }
+            schema.columnsLine = chunk.records[0].line
+            return false
         }
     }
 
@@ -381,8 +393,8 @@ struct BatchSetup {
         let prefix = try framer.readPrefix()
         schema.geojsonTopLevel = framer.topLevel
         var pending: [RawChunk] = []
-        try featureColumns(framer, schema: &schema, pending: &pending)
-        try readAhead(framer, into: &pending, options: options)
+        featureColumns(framer, schema: &schema, pending: &pending)
+        readAhead(framer, into: &pending, options: options)
         let sameFormat = schema.output == .geojson
         if framer.topLevel != .collection {
             // One Feature or Point in, one Feature out: nothing around it but the line's end.
@@ -404,8 +416,8 @@ struct BatchSetup {
         let hadRS = try framer.start()
         if options.outputRecordSeparator == nil { schema.recordSeparator = hadRS }
         var pending: [RawChunk] = []
-        try featureColumns(framer, schema: &schema, pending: &pending)
-        try readAhead(framer, into: &pending, options: options)
+        featureColumns(framer, schema: &schema, pending: &pending)
+        readAhead(framer, into: &pending, options: options)
         return BatchSetup(framer: framer, schema: schema, pending: pending, preamble: [], closing: { _ in [] })
     }
 }

@@ -139,7 +139,20 @@ final class CSVFramer: RecordFramer {
 
     var trailer: [UInt8] { [] }
 
+    /// The error a call threw, which every later call throws again (``RecordFramer``).
+    private var failure: CLIError?
+
     func nextChunk(targetBytes: Int, maxRecords: Int) throws(CLIError) -> RawChunk? {
+        if let failure { throw failure }
+        do throws(CLIError) {
+            return try frameChunk(targetBytes: targetBytes, maxRecords: maxRecords)
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+
+    private func frameChunk(targetBytes: Int, maxRecords: Int) throws(CLIError) -> RawChunk? {
         // LF-only input outside quotes (nearly every file): cut at a line end and let the worker frame.
         if maxRecords >= Self.unframedMinimumRecords, usesCRLF == false, !previousWasCR, !firstEndIsUndecidedCR,
            input.mark == input.cursor, let chunk = try unframedChunk(targetBytes: targetBytes, maxRecords: maxRecords) {

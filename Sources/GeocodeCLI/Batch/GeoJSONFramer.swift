@@ -149,7 +149,20 @@ final class GeoJSONFramer: RecordFramer {
         }
     }
 
+    /// The error a call threw, which every later call throws again (``RecordFramer``).
+    private var failure: CLIError?
+
     func nextChunk(targetBytes: Int, maxRecords: Int) throws(CLIError) -> RawChunk? {
+        if let failure { throw failure }
+        do throws(CLIError) {
+            return try frameChunk(targetBytes: targetBytes, maxRecords: maxRecords)
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+
+    private func frameChunk(targetBytes: Int, maxRecords: Int) throws(CLIError) -> RawChunk? {
         if let chunk = single {
             single = nil
             done = true
@@ -157,34 +170,50 @@ final class GeoJSONFramer: RecordFramer {
         }
         if done { return nil }
         var records: [RecordSpan] = []
-        while true {
-            try skipWhitespace()
-            guard let c = try peek() else { throw fail("unexpected end of input inside the \"features\" array") }
-            if expectComma {
-                if c == UInt8(ascii: ",") {
-                    advance()
-                    expectComma = false
-                    continue
+        do throws(CLIError) {
+            while true {
+                try skipWhitespace()
+                guard let c = try peek() else { throw fail("unexpected end of input inside the \"features\" array") }
+                if expectComma {
+                    if c == UInt8(ascii: ",") {
+                        advance()
+                        expectComma = false
+                        continue
+                    }
+                    guard c == UInt8(ascii: "]") else { throw fail("expected ',' or ']' after a feature") }
                 }
-                guard c == UInt8(ascii: "]") else { throw fail("expected ',' or ']' after a feature") }
+                if c == UInt8(ascii: "]") {
+                    // End of the features (a trailing comma before ']' is forgiven). Cut the chunk here, then
+                    // read the rest of the document as the trailer.
+                    let chunk = records.isEmpty ? nil : makeChunk(records)
+                    if chunk == nil { input.discard() }
+                    do throws(CLIError) {
+                        try readTrailer()
+                    } catch {
+                        // The features are whole: they go out, and the trailer's error with the next call.
+                        guard let chunk else { throw error }
+                        failure = error
+                        return chunk
+                    }
+                    done = true
+                    return chunk
+                }
+                let start = input.cursor - input.mark
+                let startLine = line
+                try skipValue()
+                records.append(RecordSpan(range: start..<(input.cursor - input.mark), line: startLine))
+                expectComma = true
+                if records.count >= maxRecords || input.cursor - input.mark >= targetBytes {
+                    return makeChunk(records)
+                }
             }
-            if c == UInt8(ascii: "]") {
-                // End of the features (a trailing comma before ']' is forgiven). Cut the chunk here, then
-                // read the rest of the document as the trailer.
-                let chunk = records.isEmpty ? nil : makeChunk(records)
-                if chunk == nil { input.discard() }
-                try readTrailer()
-                done = true
-                return chunk
-            }
-            let start = input.cursor - input.mark
-            let startLine = line
-            try skipValue()
-            records.append(RecordSpan(range: start..<(input.cursor - input.mark), line: startLine))
-            expectComma = true
-            if records.count >= maxRecords || input.cursor - input.mark >= targetBytes {
-                return makeChunk(records)
-            }
+        } catch {
+            // The features framed before the error are whole records: they go out as a chunk and the error
+            // comes with the next call (``nextChunk``), as when the chunk was cut just before it. Thrown
+            // now, they were lost, from a pipe but not from a file (read ahead a record a chunk).
+            guard !records.isEmpty else { throw error }
+            failure = error
+            return makeChunk(records)
         }
     }
 

@@ -52,7 +52,20 @@ final class GeoJSONSeqFramer: RecordFramer {
         return separatedByRS
     }
 
+    /// The error a call threw, which every later call throws again (``RecordFramer``).
+    private var failure: CLIError?
+
     func nextChunk(targetBytes: Int, maxRecords: Int) throws(CLIError) -> RawChunk? {
+        if let failure { throw failure }
+        do throws(CLIError) {
+            return try frameChunk(targetBytes: targetBytes, maxRecords: maxRecords)
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+
+    private func frameChunk(targetBytes: Int, maxRecords: Int) throws(CLIError) -> RawChunk? {
         try start()
         if let lines { return try lines.nextChunk(targetBytes: targetBytes, maxRecords: maxRecords) }
         var records: [RecordSpan] = []

@@ -16,7 +16,20 @@ final class NDJSONFramer: RecordFramer {
 
     var trailer: [UInt8] { [] }
 
+    /// The error a call threw, which every later call throws again (``RecordFramer``).
+    private var failure: CLIError?
+
     func nextChunk(targetBytes: Int, maxRecords: Int) throws(CLIError) -> RawChunk? {
+        if let failure { throw failure }
+        do throws(CLIError) {
+            return try frameChunk(targetBytes: targetBytes, maxRecords: maxRecords)
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+
+    private func frameChunk(targetBytes: Int, maxRecords: Int) throws(CLIError) -> RawChunk? {
         var records: [RecordSpan] = []
         var lineStart = input.cursor - input.mark
         while true {

@@ -164,6 +164,31 @@ import Testing
         }
     }
 
+    /// After a framing error every later call throws the same error (``RecordFramer``), which lets a
+    /// reader that looked ahead stop at it and leave it to the pipeline: it threw another, about where
+    /// the failure had left the input ("inside the features array" after a cut-off value; "expected ','
+    /// or ']'" after text following the collection).
+    @Test(arguments: [#"{"features": [{"a":1}, {"b":[1,"#, #"{"features": [{"a":1}, {"b":"x"#, #"{"features": [{"a":1}] } extra"#])
+    func geojsonFramingErrorIsThrownAgain(text: String) throws {
+        let framer = GeoJSONFramer(input: try input(text, readSize: 3))
+        _ = try framer.readPrefix()
+        var first: CLIError?
+        do {
+            while try framer.nextChunk(targetBytes: 1, maxRecords: 1) != nil {}
+        } catch {
+            first = error
+        }
+        let firstError = try #require(first, "no error for \(text)")
+        for _ in 0..<2 {
+            do {
+                let chunk = try framer.nextChunk(targetBytes: 1, maxRecords: 1)
+                Issue.record("a chunk after the error: \(String(describing: chunk))")
+            } catch {
+                #expect(error == firstError, "\(error.message), first \(firstError.message)")
+            }
+        }
+    }
+
     /// A document that is one Feature or one Point is one record: the whole object, from its own line,
     /// however the reads cut it; members after "type" (a "features" inside a Feature too) are its own.
     @Test(arguments: geometries)
