@@ -38,4 +38,19 @@ struct DecodedRecord {
     var repeatedNestedKeys: [String] = []
     /// Whether a nested value of the record is written with ``DistinctJSON`` rather than as it came.
     var writesNestedDistinct: Bool { !repeatedNestedKeys.isEmpty }
+    /// What the record's Point geometry has beyond its type and longitude and latitude, which only
+    /// GeoJSON and GeoJSONSeq output carry (``RecordEncoder`` says it elsewhere). Empty for nearly every row.
+    var geometryExtras = GeometryExtras()
+
+    /// A Point geometry's members and position values that have no column or key in CSV, TSV and NDJSON
+    /// output, by kind: each kind is said once a run.
+    struct GeometryExtras: OptionSet {
+        let rawValue: UInt8
+        /// The geometry's `bbox` (RFC 7946 §5).
+        static let bbox = GeometryExtras(rawValue: 1)
+        /// A member besides `type`, `coordinates` and `bbox` (a foreign member, RFC 7946 §6.1).
+        static let foreignMembers = GeometryExtras(rawValue: 2)
+        /// A third position value (an altitude, RFC 7946 §3.1.1), or more.
+        static let altitude = GeometryExtras(rawValue: 4)
+    }
 }

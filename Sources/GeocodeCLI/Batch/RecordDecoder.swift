@@ -455,6 +455,9 @@ struct RecordDecoder: Sendable {
             record.error = "the geometry is not a Point (type \(name))"
             return nil
         }
+        // Each key once: a third member is a bbox or a foreign member, told apart only then (two
+        // comparisons a Point, none made for the common one).
+        if geometryMembers.count > 2 { record.geometryExtras = Self.geometryExtras(b, geometryMembers) }
         guard let coordinates = member(GeoJSONBytes.coordinates), coordinates.kind == .array else {
             record.error = "the Point has no \"coordinates\" array"
             return nil
@@ -464,6 +467,7 @@ struct RecordDecoder: Sendable {
             record.error = "the Point's coordinates need at least [longitude, latitude]"
             return nil
         }
+        if position.count > 2 { record.geometryExtras.insert(.altitude) }
         func value(_ element: (JSONKind, Range<Int>)) -> CoordinateCheck.Value {
             let raw = UnsafeBufferPointer(rebasing: b[element.1])
             guard element.0 == .number else { return .wrongKind(json: String(decoding: raw, as: UTF8.self)) }
@@ -477,6 +481,44 @@ struct RecordDecoder: Sendable {
         case .failure(let e): record.error = e.message
         }
         return (lon: position[0].1, lat: position[1].1)
+    }
+
+    /// The bbox and foreign members among a Point geometry's members (each key once).
+    static func geometryExtras(_ b: UnsafeBufferPointer<UInt8>, _ geometryMembers: [JSONMember]) -> DecodedRecord.GeometryExtras {
+        var extras = DecodedRecord.GeometryExtras()
+        for member in geometryMembers {
+            if member.keyEquals(b, GeoJSONBytes.bbox) {
+                extras.insert(.bbox)
+            } else if !member.keyEquals(b, GeoJSONBytes.type) && !member.keyEquals(b, GeoJSONBytes.coordinates) {
+                extras.insert(.foreignMembers)
+            }
+        }
+        return extras
+    }
+
+    /// The members of a record's Point geometry (a feature's `geometry`, or the bare Point), each key
+    /// once; none for any other record. Read again only for the rare message that names them.
+    static func geometryMembers(_ b: UnsafeBufferPointer<UInt8>, of content: DecodedRecord.Content) -> [JSONMember] {
+        let range: Range<Int>
+        switch content {
+        case .feature(let members, _, _, _):
+            guard let (index, _) = members.lastMember(named: GeoJSONBytes.geometry, in: b) else { return [] }
+            range = members[index].value
+        case .geometry(let span, _):
+            range = span
+        default:
+            return []
+        }
+        var scanner = JSONScanner(b, range: range)
+        guard let members = try? scanner.objectMembers() else { return [] }
+        return members.withoutRepeatedKeys(in: b)?.members ?? members
+    }
+
+    /// The names of a Point geometry's foreign members (not type, coordinates or bbox), decoded, in order.
+    static func foreignMemberNames(_ b: UnsafeBufferPointer<UInt8>, _ geometryMembers: [JSONMember]) -> [[UInt8]] {
+        geometryMembers.filter { member in
+            ![GeoJSONBytes.type, GeoJSONBytes.coordinates, GeoJSONBytes.bbox].contains { member.keyEquals(b, $0) }
+        }.map { JSONScanner.decodeString(b, $0.key) }
     }
 
     private func typeDescription(_ b: UnsafeBufferPointer<UInt8>, _ members: [JSONMember], _ index: Int?) -> String {
@@ -493,6 +535,7 @@ private enum GeoJSONBytes {
     static let properties = Array("properties".utf8)
     static let geometry = Array("geometry".utf8)
     static let coordinates = Array("coordinates".utf8)
+    static let bbox = Array("bbox".utf8)
     static let feature = Array("Feature".utf8)
     static let point = Array("Point".utf8)
 }

@@ -186,6 +186,7 @@ struct RecordEncoder: Sendable {
         case .feature(let members, _, let propertyMembers, let position):
             // id, lat, lon, then the property columns; a bbox or a foreign member is said, not written.
             noteUnwrittenMembers(b, members, line: line, notices: &notices)
+            noteUnwrittenGeometry(b, record, line: line, notices: &notices)
             if let (index, _) = members.lastMember(named: Self.idKey, in: b) {
                 appendJSONAsCSV(b, members[index].value, kind: members[index].kind, distinct: record.writesNestedDistinct, &out)
             }
@@ -202,7 +203,9 @@ struct RecordEncoder: Sendable {
             appendJSONColumns(b, propertyMembers, columns: propertyColumns, distinct: record.writesNestedDistinct, line: line,
                               notices: &notices, into: &out)
         case .geometry(_, let position):
-            // A bare Point: no id, its lat and lon, no properties.
+            // A bare Point: no id, its lat and lon, no properties; a bbox, a foreign member or an
+            // altitude is said, not written.
+            noteUnwrittenGeometry(b, record, line: line, notices: &notices)
             out.append(delimiter)
             if let position {
                 appendJSONAsCSV(b, position.lat, kind: .number, distinct: false, &out)
@@ -336,6 +339,7 @@ struct RecordEncoder: Sendable {
             // lon, under the names that give way to the properties' (OutputNames); a bbox or a foreign
             // member is said, not written.
             noteUnwrittenMembers(b, members, line: line, notices: &notices)
+            noteUnwrittenGeometry(b, record, line: line, notices: &notices)
             let names = featureNames(b, inner)
             comma()
             if let names { out += Self.memberKey(names.id) } else { out += featureIdKey }
@@ -356,7 +360,8 @@ struct RecordEncoder: Sendable {
                 appendMember(b, member, distinct: record.writesNestedDistinct, &out)
             }
         case .geometry(_, let position):
-            // A bare Point: a feature without id or properties.
+            // A bare Point: a feature without id or properties (and what else the geometry has, said).
+            noteUnwrittenGeometry(b, record, line: line, notices: &notices)
             comma()
             out += featureIdKey
             out.append(contentsOf: "null,".utf8)
