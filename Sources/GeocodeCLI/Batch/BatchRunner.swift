@@ -70,6 +70,31 @@ struct BatchRunner {
         let progress = ProgressReporter(console: context.stderr, totalBytes: totalBytes,
                                         enabled: !options.quiet && context.stderr.isTerminal)
         var strictFailure: RowProblem?
+        // Whether the writer's side stopped the run (--strict, a write error): the reader may still be
+        // running then, and the framer is not to be asked what it read.
+        var writerStopped = false
+        var trailingMembersSaid = false
+        /// The warnings of `notices` not said yet this run, one line each.
+        func warnings(_ notices: some Sequence<Notice>) -> String {
+            var report = ""
+            for notice in notices where noticed.insert(notice.key).inserted {
+                report += "geocode: warning: \(notice.message)\n"
+            }
+            return report
+        }
+        func say(_ report: String) {
+            guard !report.isEmpty else { return }
+            progress.clear()
+            context.stderr.write(report)
+        }
+        /// The collection's members after its features, once the reader is done with the framer.
+        func sayTrailingMembers() {
+            guard !trailingMembersSaid else { return }
+            trailingMembersSaid = true
+            if let warning = BatchSetup.unwrittenCollectionMembers(setup.framer, schema: setup.schema, afterFeatures: true) {
+                say("geocode: warning: \(warning)\n")
+            }
+        }
         do throws(CLIError) {
             if !setup.preamble.isEmpty { try sink.write(setup.preamble) }
             let pipeline = BatchPipeline(threads: options.threads, chunkBytes: options.chunkBytes,
@@ -77,6 +102,10 @@ struct BatchRunner {
             let readerFinished = try pipeline.run(framer: setup.framer, pending: setup.pending,
                              processor: ChunkProcessor(schema: setup.schema, lookup: lookup)) { chunk throws(CLIError) -> Bool in
                 if options.strict, let problem = chunk.problems.first {
+                    writerStopped = true
+                    // What the rows before the bad one had is said, in this chunk too; the bad row's
+                    // own message ends the run.
+                    say(warnings(chunk.notices.filter { $0.row < problem.rowIndex }))
                     // Streaming to stdout, the rows before the bad one are already promised; send exactly those.
                     if options.writesStandardOutput, problem.rowIndex > 0 {
                         try sink.write(Array(chunk.output[..<chunk.rowEnds[problem.rowIndex - 1]]))
@@ -85,19 +114,20 @@ struct BatchRunner {
                     strictFailure = problem
                     return false
                 }
-                try sink.write(chunk.output)
+                do throws(CLIError) {
+                    try sink.write(chunk.output)
+                } catch {
+                    // What the input had is said however the run ends.
+                    writerStopped = true
+                    say(warnings(chunk.notices))
+                    throw error
+                }
                 statistics.add(chunk)
                 var report = ""
                 for problem in chunk.problems {
                     report += "\(options.inputName):\(problem.line): bad row: \(problem.message)\n"
                 }
-                for notice in chunk.notices where noticed.insert(notice.key).inserted {
-                    report += "geocode: warning: \(notice.message)\n"
-                }
-                if !report.isEmpty {
-                    progress.clear()
-                    context.stderr.write(report)
-                }
+                say(report + warnings(chunk.notices))
                 progress.update(rows: statistics.rows, bytes: chunk.inputOffset)
                 return true
             }
@@ -107,13 +137,13 @@ struct BatchRunner {
                 throw CLIError(.badInput, "\(options.inputName):\(problem.line): bad row: \(problem.message) "
                                + "(stopped at the first bad row: --strict\(target))")
             }
-            if let warning = BatchSetup.unwrittenCollectionMembers(setup.framer, schema: setup.schema) {
-                progress.clear()
-                context.stderr.write("geocode: warning: \(warning)\n")
-            }
+            sayTrailingMembers()
             try sink.write(setup.closing(setup.framer.trailer))
             try sink.commit()
         } catch {
+            // A framing error ended the input (the reader has finished): members the collection has after
+            // its features, read before the error, are said too.
+            if !writerStopped { sayTrailingMembers() }
             progress.clear()
             sink.abandon()
             // A write error cancels the run; a reader on a FIFO may still be blocked reading it.

@@ -36,6 +36,9 @@ struct BatchSetup {
         }
         if let notice = repeatedColumnsNotice(setup.schema) { setup.notices.append(notice) }
         if let notice = clashNotice(setup.schema) { setup.notices.append(notice) }
+        if let notice = unwrittenCollectionMembers(setup.framer, schema: setup.schema, afterFeatures: false) {
+            setup.notices.append(notice)
+        }
         // What surrounds the rows depends on the output format.
         let encoder = RecordEncoder(schema: setup.schema)
         switch outputFormat {
@@ -83,15 +86,19 @@ struct BatchSetup {
     }
 
     /// The FeatureCollection's bbox and foreign members (``GeoJSONFramer/collectionMembers``), which
-    /// only GeoJSON output writes (around the features, as they came): for any other output, said once,
-    /// after the rows (members after the features are known only then), naming the first one's line.
-    static func unwrittenCollectionMembers(_ framer: any RecordFramer, schema: BatchSchema) -> String? {
-        guard schema.output != .geojson, let framer = framer as? GeoJSONFramer, let first = framer.collectionMembers.first else {
-            return nil
-        }
-        let names = distinct(framer.collectionMembers.map { RecordEncoder.spelled(member: $0.name) })
-        return "\(schema.inputName):\(first.line): the FeatureCollection has \(names.joined(separator: ", ")), which "
-            + "\(schema.output.displayName) output does not write (it writes the features only); GeoJSON output keeps them"
+    /// only GeoJSON output writes (around the features, as they came): for any other output, said once
+    /// for those before `"features"`, before the rows (``prepare(input:format:outputFormat:options:)``),
+    /// and once for those after the features (`afterFeatures`), once they are read; each names the
+    /// first one's line.
+    static func unwrittenCollectionMembers(_ framer: any RecordFramer, schema: BatchSchema, afterFeatures: Bool) -> String? {
+        guard schema.output != .geojson, let framer = framer as? GeoJSONFramer else { return nil }
+        let members = afterFeatures ? framer.collectionMembers[framer.membersBeforeFeatures...]
+                                    : framer.collectionMembers[..<framer.membersBeforeFeatures]
+        guard let first = members.first else { return nil }
+        let names = distinct(members.map { RecordEncoder.spelled(member: $0.name) })
+        return "\(schema.inputName):\(first.line): the FeatureCollection has \(names.joined(separator: ", "))"
+            + (afterFeatures ? " after its features" : "") + ", which \(schema.output.displayName) output does not write "
+            + "(it writes the features only); GeoJSON output keeps them"
     }
 
     /// A CSV/TSV header that gives a name twice, for JSON output (which writes the later columns under

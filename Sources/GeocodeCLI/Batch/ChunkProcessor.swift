@@ -56,6 +56,7 @@ struct ChunkProcessor: Sendable {
                     index += 1
                     return
                 }
+                let noticesBefore = result.notices.count
                 var record = decoder.decode(b, span.range)
                 if case .raw = record.content { result.unreadable += 1 }
                 if !record.repeatedKeys.isEmpty || !record.repeatedNestedKeys.isEmpty {
@@ -80,6 +81,7 @@ struct ChunkProcessor: Sendable {
                 }
                 encoder.encode(b, record, placemark: placemark, first: chunk.sequence == 0 && index == 0,
                                line: span.line, notices: &result.notices, cache: &cache, into: &result.output)
+                for i in noticesBefore..<result.notices.count { result.notices[i].row = index }
                 result.rowEnds.append(result.output.count)
                 index += 1
             }

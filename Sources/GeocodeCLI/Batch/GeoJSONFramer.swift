@@ -33,6 +33,9 @@ final class GeoJSONFramer: RecordFramer {
     /// ``prefix`` and ``trailer``); the other outputs have no place for them and say so. Complete once
     /// ``nextChunk`` returned nil.
     private(set) var collectionMembers: [CollectionMember] = []
+    /// How many of ``collectionMembers`` come before `"features"`: known once ``readPrefix()`` returned,
+    /// so they are said before the rows.
+    private(set) var membersBeforeFeatures = 0
 
     /// A member of the FeatureCollection other than `type` and `features`, and the line its name is on.
     struct CollectionMember: Sendable, Equatable {
@@ -95,6 +98,7 @@ final class GeoJSONFramer: RecordFramer {
                 guard try peek() == UInt8(ascii: "[") else { throw fail("\"features\" is not an array") }
                 advance()
                 prefix = input.take(upTo: input.cursor)
+                membersBeforeFeatures = collectionMembers.count
                 return prefix
             }
             if key == Array("type".utf8) {

@@ -2,6 +2,9 @@
 struct Notice: Sendable, Equatable {
     var key: String
     var message: String
+    /// The index in its chunk of the row that gave it (set by ``ChunkProcessor``): a `--strict` stop
+    /// still says the notices of the rows before the bad one, and only theirs.
+    var row = 0
 
     /// A JSON record gives `keys` more than once, and their last values were read (as JavaScript and
     /// Python read JSON) and are the ones written: never silently, since the file may have meant

@@ -95,9 +95,13 @@ enum BatchCommand: Command {
           feature_id, geometry_lat and geometry_lon when a property has the name in any
           case; JSON output has every key on every row (null when empty); CSV columns come
           from the first record (keys that later records add are reported and dropped).
-          A feature's bbox and foreign members stay on it in GeoJSON and GeoJSONSeq output,
+          A feature's bbox and foreign members, its Point's bbox and foreign members and an
+          altitude (a third coordinate) stay as they are in GeoJSON and GeoJSONSeq output,
           a FeatureCollection's in GeoJSON output; CSV, TSV and NDJSON output (and
-          GeoJSONSeq, for the collection's) warn once that they are not written.
+          GeoJSONSeq, for the collection's) warn once a run for each kind that they are not
+          written, naming the first line that has it: the collection's before its features
+          before the rows. Warnings are said however the run ends (--strict: those of the
+          rows before the bad one; a framing error: those of the rows written before it).
           An added column that the input already has (country) is warned about once,
           whatever the input format; CSV output has it twice, JSON output (which cannot hold
           a key twice) writes the added one as geocode_country. So is one that differs only

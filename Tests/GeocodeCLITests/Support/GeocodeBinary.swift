@@ -80,6 +80,23 @@ struct GeocodeBinary {
         return Result(status: status, stdout: try Data(contentsOf: outFile), stderr: try Data(contentsOf: errFile))
     }
 
+    /// Runs with stdin a pipe that holds `input` and then ends, as `producer | geocode …` gives it: read
+    /// as it comes, with nothing to look ahead in (a file is). `input` is written whole into the pipe
+    /// before the process starts, so it must fit the pipe's buffer (64 KiB on Linux; 32 are allowed):
+    /// a run that stops early can then never leave a writer blocked, nor raise SIGPIPE in the tests.
+    static func run(_ arguments: [String], piped input: String, environment extra: [String: String] = [:]) async throws -> Result {
+        let bytes = Data(input.utf8)
+        precondition(bytes.count <= 32 << 10, "piped test input must fit the pipe's buffer")
+        let process = Process()
+        process.executableURL = extra["GEOCODE_TEST_LOOKUP"] == "" ? url : gridURL
+        process.arguments = arguments
+        process.environment = environment(extra)
+        let pipe = Pipe()
+        try pipe.fileHandleForWriting.write(contentsOf: bytes)
+        try pipe.fileHandleForWriting.close()
+        return try await capture(process, stdin: pipe.fileHandleForReading)
+    }
+
     /// Runs with stdin from text.
     static func run(_ arguments: [String], input: String) async throws -> Result {
         let file = try TemporaryDirectory.shared.newFile("stdin")
