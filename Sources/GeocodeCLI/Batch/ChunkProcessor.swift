@@ -95,7 +95,13 @@ struct ChunkProcessor: Sendable {
         }
         encoder.encode(b, record, placemark: placemark, first: first, line: span.line, notices: &result.notices,
                        cache: &cache, into: &result.output)
-        for i in noticesBefore..<result.notices.count { result.notices[i].row = index }
+        if result.notices.count > noticesBefore { Self.attribute(&result.notices, from: noticesBefore, to: index) }
         result.rowEnds.append(result.output.count)
+    }
+
+    /// Gives the notices from `start` on the row `row`: out of line, since nearly no row has one.
+    @inline(never)
+    private static func attribute(_ notices: inout [Notice], from start: Int, to row: Int) {
+        for i in start..<notices.count { notices[i].row = row }
     }
 }

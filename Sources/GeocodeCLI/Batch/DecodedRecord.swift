@@ -24,6 +24,11 @@ struct DecodedRecord {
 
     var content: Content
     var coordinate: Coordinate?
+    /// What the record's Point geometry has beyond its type and longitude and latitude, which only
+    /// GeoJSON and GeoJSONSeq output carry (``RecordEncoder`` says it elsewhere). Empty for nearly every
+    /// row. Declared here, its byte takes the padding after ``coordinate`` (Swift lays fields out in
+    /// order): a record one word longer cost every JSON row a memcpy more, ~50 instructions (callgrind).
+    var geometryExtras = GeometryExtras()
     /// Where the coordinate's numbers are written in the record, when they are plain text in the buffer:
     /// a new GeoJSON Point then repeats the user's digits instead of re-formatting the Double.
     var coordinateText: (lat: Range<Int>, lon: Range<Int>)?
@@ -38,9 +43,6 @@ struct DecodedRecord {
     var repeatedNestedKeys: [String] = []
     /// Whether a nested value of the record is written with ``DistinctJSON`` rather than as it came.
     var writesNestedDistinct: Bool { !repeatedNestedKeys.isEmpty }
-    /// What the record's Point geometry has beyond its type and longitude and latitude, which only
-    /// GeoJSON and GeoJSONSeq output carry (``RecordEncoder`` says it elsewhere). Empty for nearly every row.
-    var geometryExtras = GeometryExtras()
 
     /// A Point geometry's members and position values that have no column or key in CSV, TSV and NDJSON
     /// output, by kind: each kind is said once a run.
