@@ -27,7 +27,7 @@ struct DecodedRecord {
     /// What the record's Point geometry has beyond its type and longitude and latitude, which only
     /// GeoJSON and GeoJSONSeq output carry (``RecordEncoder`` says it elsewhere). Empty for nearly every
     /// row. Declared here, its byte takes the padding after ``coordinate`` (Swift lays fields out in
-    /// order): a record one word longer cost every JSON row a memcpy more, ~50 instructions (callgrind).
+    /// order), so the record is no longer than it was.
     var geometryExtras = GeometryExtras()
     /// Where the coordinate's numbers are written in the record, when they are plain text in the buffer:
     /// a new GeoJSON Point then repeats the user's digits instead of re-formatting the Double.
