@@ -229,7 +229,11 @@ struct RecordEncoder: Sendable {
 
     /// The output row of a plain row that geocoded without error (``RecordDecoder/plainCoordinate(_:_:noQuotes:)``):
     /// what ``encodeDelimited`` writes for a `.plainRow` record with no error, without building one.
-    @inline(__always)
+    ///
+    /// Out of line: inlined into the worker's loop, its byte appends were compiled one way or another
+    /// as the loop's other code changed (68 instructions a row more once, by callgrind, for a change
+    /// elsewhere in the loop); on its own they are compiled the same way whatever the loop holds.
+    @inline(never)
     func encodePlainRow(_ b: UnsafeBufferPointer<UInt8>, _ span: Range<Int>, fields: Int, placemark: Placemark?,
                         cache: inout PlacemarkBytesCache, into out: inout [UInt8]) {
         out.append(contentsOf: UnsafeBufferPointer(rebasing: b[span]))
