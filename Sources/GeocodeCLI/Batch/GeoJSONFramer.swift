@@ -154,16 +154,11 @@ final class GeoJSONFramer: RecordFramer {
     }
 
     /// The error a call threw, which every later call throws again (``RecordFramer``).
-    private var failure: CLIError?
+    private var failure = FramingFailure()
 
     func nextChunk(targetBytes: Int, maxRecords: Int) throws(CLIError) -> RawChunk? {
-        if let failure { throw failure }
-        do throws(CLIError) {
-            return try frameChunk(targetBytes: targetBytes, maxRecords: maxRecords)
-        } catch {
-            failure = error
-            throw error
-        }
+        try failure.check()
+        do throws(CLIError) { return try frameChunk(targetBytes: targetBytes, maxRecords: maxRecords) } catch { throw failure.keep(error) }
     }
 
     private func frameChunk(targetBytes: Int, maxRecords: Int) throws(CLIError) -> RawChunk? {
@@ -196,7 +191,7 @@ final class GeoJSONFramer: RecordFramer {
                     } catch {
                         // The features are whole: they go out, and the trailer's error with the next call.
                         guard let chunk else { throw error }
-                        failure = error
+                        failure.keep(error)
                         return chunk
                     }
                     done = true
@@ -216,7 +211,7 @@ final class GeoJSONFramer: RecordFramer {
             // comes with the next call (``nextChunk``), as when the chunk was cut just before it. Thrown
             // now, they were lost, from a pipe but not from a file (read ahead a record a chunk).
             guard !records.isEmpty else { throw error }
-            failure = error
+            failure.keep(error)
             return makeChunk(records)
         }
     }

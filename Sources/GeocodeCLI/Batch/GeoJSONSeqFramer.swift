@@ -53,16 +53,11 @@ final class GeoJSONSeqFramer: RecordFramer {
     }
 
     /// The error a call threw, which every later call throws again (``RecordFramer``).
-    private var failure: CLIError?
+    private var failure = FramingFailure()
 
     func nextChunk(targetBytes: Int, maxRecords: Int) throws(CLIError) -> RawChunk? {
-        if let failure { throw failure }
-        do throws(CLIError) {
-            return try frameChunk(targetBytes: targetBytes, maxRecords: maxRecords)
-        } catch {
-            failure = error
-            throw error
-        }
+        try failure.check()
+        do throws(CLIError) { return try frameChunk(targetBytes: targetBytes, maxRecords: maxRecords) } catch { throw failure.keep(error) }
     }
 
     private func frameChunk(targetBytes: Int, maxRecords: Int) throws(CLIError) -> RawChunk? {
