@@ -98,7 +98,7 @@ struct BatchSetup {
         let names = distinct(members.map { RecordEncoder.spelled(member: $0.name) })
         return "\(schema.inputName):\(first.line): the FeatureCollection has \(names.joined(separator: ", "))"
             + (afterFeatures ? " after its features" : "") + ", which \(schema.output.displayName) output does not write "
-            + "(it writes the features only); GeoJSON output keeps them"
+            + "(it writes the features only); GeoJSON output keeps \(names.count == 1 ? "it" : "them")"
     }
 
     /// A CSV/TSV header that gives a name twice, for JSON output (which writes the later columns under

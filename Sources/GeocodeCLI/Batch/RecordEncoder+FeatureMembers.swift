@@ -49,7 +49,7 @@ extension RecordEncoder {
         }
         return Notice(key: Self.unwrittenMembersNotice, message: "\(schema.inputName):\(line): the feature has "
                       + "\(names.joined(separator: ", ")), which \(schema.output.displayName) output does not write (it "
-                      + "writes a feature's id, position and properties); GeoJSON and GeoJSONSeq output keep them on the "
-                      + "feature (said for the first such feature only)")
+                      + "writes a feature's id, position and properties); GeoJSON and GeoJSONSeq output keep "
+                      + "\(names.count == 1 ? "it" : "them") on the feature (said for the first such feature only)")
     }
 }

@@ -44,7 +44,7 @@ import Testing
         ("geocode: warning: <stdin>:1: the FeatureCollection has \"name\", bbox, which \(format) output does not write (it "
             + "writes the features only); GeoJSON output keeps them",
          "geocode: warning: <stdin>:5: the FeatureCollection has \"generator\" after its features, which \(format) output does "
-            + "not write (it writes the features only); GeoJSON output keeps them")
+            + "not write (it writes the features only); GeoJSON output keeps it")
     }
 
     @Test(arguments: [("csv", "CSV"), ("tsv", "TSV"), ("ndjson", "NDJSON")])

@@ -35,7 +35,7 @@ import Testing
         let err = Self.lines(r.err)
         try #require(err.count == 4, "\(r.err)")
         #expect(err[0] == "geocode: warning: <stdin>:1: the FeatureCollection has \"name\", which CSV output does not write "
-                + "(it writes the features only); GeoJSON output keeps them")
+                + "(it writes the features only); GeoJSON output keeps it")
         #expect(err[1].hasPrefix("geocode: warning: <stdin>:2: the feature has bbox, which CSV output"), "\(err[1])")
         #expect(err[2].hasPrefix("geocode: warning: <stdin>:3: the Point has an altitude"), "\(err[2])")
         #expect(err[3] == "geocode: <stdin>:4: bad row: the feature's geometry is null (stopped at the first bad row: --strict)")
