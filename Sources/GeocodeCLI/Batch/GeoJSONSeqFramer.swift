@@ -71,9 +71,22 @@ final class GeoJSONSeqFramer: RecordFramer {
             let recordStart = input.cursor - input.mark
             var recordEnd: Int?
             while recordEnd == nil {
-                if input.cursor >= input.count, try !input.fill() {
-                    ended = true
-                    break
+                if input.cursor >= input.count {
+                    let more: Bool
+                    do throws(CLIError) {
+                        more = try input.fill()
+                    } catch {
+                        // The whole records before a failed read go out, the error with the next call (as
+                        // NDJSONFramer does).
+                        guard !records.isEmpty else { throw error }
+                        failure.keep(error)
+                        input.cursor = input.mark + recordStart
+                        return RawChunk(sequence: 0, bytes: input.take(upTo: input.cursor), records: records, inputOffset: input.offset)
+                    }
+                    if !more {
+                        ended = true
+                        break
+                    }
                 }
                 let hit: Int? = input.withBytes { b in
                     let start = b.baseAddress! + input.cursor

@@ -29,7 +29,18 @@ final class NDJSONFramer: RecordFramer {
         var lineStart = input.cursor - input.mark
         while true {
             if input.cursor >= input.count {
-                if try !input.fill() {
+                let more: Bool
+                do throws(CLIError) {
+                    more = try input.fill()
+                } catch {
+                    // The whole lines before a failed read (a truncated gzip, an I/O error, a line past the
+                    // size limit) go out, and the error with the next call, as when the chunk ended before it.
+                    guard !records.isEmpty else { throw error }
+                    failure.keep(error)
+                    input.cursor = input.mark + lineStart
+                    break
+                }
+                if !more {
                     let end = input.cursor - input.mark
                     addRecord(lineStart..<end, to: &records)
                     break
