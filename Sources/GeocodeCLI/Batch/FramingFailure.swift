@@ -19,4 +19,18 @@ struct FramingFailure {
         self.error = error
         return error
     }
+
+    /// `input.fill()` for a line framer: true when more was read, false at the end of the input; nil when
+    /// the read failed (a truncated gzip, an I/O error, a record past the size limit) after whole records
+    /// were framed (`framed`): the error is kept for the next call, and the caller hands those out first,
+    /// as when its chunk had ended just before the failure. With none framed, the error is thrown.
+    mutating func fill(_ input: ByteInput, framed: Bool) throws(CLIError) -> Bool? {
+        do throws(CLIError) {
+            return try input.fill()
+        } catch {
+            guard framed else { throw error }
+            keep(error)
+            return nil
+        }
+    }
 }

@@ -72,14 +72,8 @@ final class GeoJSONSeqFramer: RecordFramer {
             var recordEnd: Int?
             while recordEnd == nil {
                 if input.cursor >= input.count {
-                    let more: Bool
-                    do throws(CLIError) {
-                        more = try input.fill()
-                    } catch {
-                        // The whole records before a failed read go out, the error with the next call (as
-                        // NDJSONFramer does).
-                        guard !records.isEmpty else { throw error }
-                        failure.keep(error)
+                    guard let more = try failure.fill(input, framed: !records.isEmpty) else {
+                        // The whole records go out; the one the failure cut never was a record.
                         input.cursor = input.mark + recordStart
                         return RawChunk(sequence: 0, bytes: input.take(upTo: input.cursor), records: records, inputOffset: input.offset)
                     }

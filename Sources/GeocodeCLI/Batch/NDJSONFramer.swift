@@ -29,15 +29,8 @@ final class NDJSONFramer: RecordFramer {
         var lineStart = input.cursor - input.mark
         while true {
             if input.cursor >= input.count {
-                let more: Bool
-                do throws(CLIError) {
-                    more = try input.fill()
-                } catch {
-                    // The whole lines before a failed read (a truncated gzip, an I/O error, a line past the
-                    // size limit) go out, and the error with the next call, as when the chunk ended before it.
-                    guard !records.isEmpty else { throw error }
-                    failure.keep(error)
-                    input.cursor = input.mark + lineStart
+                guard let more = try failure.fill(input, framed: !records.isEmpty) else {
+                    input.cursor = input.mark + lineStart  // the whole lines go out; the cut one never was a record
                     break
                 }
                 if !more {
