@@ -22,6 +22,10 @@ import time
 import numpy as np
 
 BENCH_FIELD = "bench_rec"
+# Manifest keys a one-layer bench dataset leaves out: its own layer and files replace them, the names table's
+# path is relative to the source folder, and `completedBelow` names levels (province, city) the one layer
+# does not have, which the engine refuses ("no layer of level province answers these units").
+ONE_LAYER_DROPS = ("layers", "files", "names", "completedBelow")
 LEVELS = ["country", "province", "city", "district"]
 
 
@@ -110,7 +114,7 @@ def prepare_layer(dataset_dir: str, work: str) -> dict:
         del fields[level]["name"]
     # Without the names table: its path is relative to the dataset's folder, not this one, and the
     # benchmark asks for codes, not translated names.
-    bench_manifest = {k: v for k, v in manifest.items() if k not in ("layers", "files", "names")}
+    bench_manifest = {k: v for k, v in manifest.items() if k not in ONE_LAYER_DROPS}
     bench_manifest["name"] = manifest["name"]
     bench_manifest["layers"] = [{"file": os.path.abspath(os.path.join(ldir, name + ".shp")), "level": level, "fields": fields}]
     # The engine checks each source file against the manifest's sha256 when it builds an index: the

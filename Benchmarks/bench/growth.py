@@ -28,7 +28,7 @@ import time
 
 import numpy as np
 
-from .common import log, make_points, read_answers, read_layer, read_points
+from .common import ONE_LAYER_DROPS, log, make_points, read_answers, read_layer, read_points
 from .suite import PY, REPO, Arbiter, compare, prepare, run_json
 
 sys.path.insert(0, os.path.join(REPO, "Data"))
@@ -67,7 +67,7 @@ def densify(src_dir: str, out_dir: str, factor_vertices: int) -> dict:
     with open(os.path.splitext(shp)[0] + ".prj", encoding="ascii") as f:
         prj = f.read()
     build.write_shapefile(base, dense, fields, rows, prj)
-    out = {k: v for k, v in manifest.items() if k not in ("layers", "files", "names")}
+    out = {k: v for k, v in manifest.items() if k not in ONE_LAYER_DROPS}
     out["name"] = manifest["name"]
     out["layers"] = [layer]
     with open(os.path.join(out_dir, "manifest.json"), "w", encoding="utf-8") as f:
@@ -86,7 +86,7 @@ def finest_only(src_dir: str, out_dir: str):
         dst = os.path.join(out_dir, stem + ext)
         if not os.path.lexists(dst) and os.path.exists(os.path.join(src_dir, stem + ext)):
             os.symlink(os.path.abspath(os.path.join(src_dir, stem + ext)), dst)
-    out = {k: v for k, v in manifest.items() if k not in ("layers", "files", "names")}
+    out = {k: v for k, v in manifest.items() if k not in ONE_LAYER_DROPS}
     out["layers"] = [layer]
     with open(os.path.join(out_dir, "manifest.json"), "w", encoding="utf-8") as f:
         json.dump(out, f, ensure_ascii=False, indent=2)
