@@ -86,6 +86,32 @@ import Testing
         }
     }
 
+    /// What may reuse the last unit's names text: one dictionary twice, and two dictionaries with the same
+    /// tags and names byte for byte, however each was built; never two that differ in one name's bytes
+    /// (a combining accent for a precomposed one), a tag, or an entry.
+    @Test func namesDictionariesAreTheSameOnlyByteForByte() {
+        var names: [String: String] = [:]
+        for k in 0..<150 { names["l\(k)"] = "name \(k)" }
+        #expect(PlacemarkSlots.sameBytes(names, names))
+        var rebuilt: [String: String] = [:]  // equal, its own storage, filled in the other order
+        for k in (0..<150).reversed() { rebuilt["l\(k)"] = "name \(k)" }
+        #expect(PlacemarkSlots.sameBytes(names, rebuilt) && PlacemarkSlots.sameBytes(rebuilt, names))
+        var accent = names
+        accent["l7"] = "\u{C9}vreux"
+        var combining = names
+        combining["l7"] = "E\u{301}vreux"
+        #expect(accent == combining)  // the premise: equal as Strings
+        #expect(!PlacemarkSlots.sameBytes(accent, combining))
+        var retagged = names
+        retagged["l149"] = nil
+        retagged["m149"] = "name 149"
+        #expect(!PlacemarkSlots.sameBytes(names, retagged))
+        var fewer = names
+        fewer["l0"] = nil
+        #expect(!PlacemarkSlots.sameBytes(names, fewer) && !PlacemarkSlots.sameBytes(fewer, names))
+        #expect(PlacemarkSlots.sameBytes([:], [:]))
+    }
+
     @Test func formatVersionWasBumped() {
         #expect(IndexCache.formatVersion >= 6)
     }
