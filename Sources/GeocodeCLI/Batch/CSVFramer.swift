@@ -75,7 +75,14 @@ final class CSVFramer: RecordFramer {
                 }
                 if quit { return nil }
                 if cut != nil { break }
-                if try !input.fill() {
+                // Once per read (not per row), so the failed read's care costs the rows nothing.
+                guard let more = try failure.fill(input, framed: lines > 0) else {
+                    // The read failed after whole lines: they go out, and the error with the next call. The
+                    // bytes after the last LF were cut short: never a whole record.
+                    cut = (input.withBytes { b in Self.lastLineEnd(b.baseAddress! + input.cursor, before: counted) }, lines)
+                    break
+                }
+                if !more {
                     // End of input: the rest, its last line with or without an LF.
                     let rest = input.count - input.cursor
                     guard rest > 0 else { return nil }
@@ -88,13 +95,22 @@ final class CSVFramer: RecordFramer {
             let endIndex = input.cursor + end
             input.cursor = endIndex
             if end == count {
-                // Only empty lines: no record, so no chunk (as the state machine skips them); go on after them.
+                // Only empty lines: no record, so no chunk (as the state machine skips them); go on after them,
+                // unless a failed read ended them: its error now.
                 input.discard()
+                try failure.check()
                 continue   // a loop, not a call: a file of blank lines is a long run of them
             }
             let bytes = input.take(upTo: endIndex)
             return RawChunk(sequence: 0, bytes: bytes, framing: .lines(firstLine: firstLine), inputOffset: input.offset)
         }
+    }
+
+    /// The index just after the last LF before `end` (0: none). Lines are short: a short walk back.
+    private static func lastLineEnd(_ p: UnsafePointer<UInt8>, before end: Int) -> Int {
+        var i = end
+        while i > 0 && p[i - 1] != 0x0A { i -= 1 }
+        return i
     }
 
     /// LFs in `from..<to`; when they reach `limit`, also the index just after the `limit`-th (the count is
@@ -164,7 +180,12 @@ final class CSVFramer: RecordFramer {
         var full = false
         while !full {
             if input.cursor >= input.count {
-                if try !input.fill() {
+                guard let more = try failure.fill(input, framed: !records.isEmpty) else {
+                    // The whole records go out; the one the failed read cut short never was one.
+                    input.cursor = input.mark + recordStart
+                    break
+                }
+                if !more {
                     let end = input.cursor - input.mark
                     if end > recordStart { records.append(RecordSpan(range: recordStart..<end, line: recordLine)) }
                     break
@@ -275,7 +296,9 @@ final class CSVFramer: RecordFramer {
             // The chunk ends right after that CR: look at the byte after it now, as the schema needs it.
             firstEndIsUndecidedCR = false
             var more = input.cursor < input.count
-            if !more { more = try input.fill() }
+            // A failed read here: the chunk's records go out, the error with the next call; nothing
+            // followed that CR, as at the end of input.
+            if !more { more = try failure.fill(input, framed: true) ?? false }
             usesCRLF = more && input[input.cursor] == lf
         }
         return RawChunk(sequence: 0, bytes: bytes, records: records, inputOffset: input.offset)

@@ -85,7 +85,11 @@ struct GeocodeBinary {
     /// before the process starts, so it must fit the pipe's buffer (64 KiB on Linux; 32 are allowed):
     /// a run that stops early can then never leave a writer blocked, nor raise SIGPIPE in the tests.
     static func run(_ arguments: [String], piped input: String, environment extra: [String: String] = [:]) async throws -> Result {
-        let bytes = Data(input.utf8)
+        try await run(arguments, piped: Data(input.utf8), environment: extra)
+    }
+
+    /// ``run(_:piped:environment:)`` with bytes that need not be text (a compressed stream).
+    static func run(_ arguments: [String], piped bytes: Data, environment extra: [String: String] = [:]) async throws -> Result {
         precondition(bytes.count <= 32 << 10, "piped test input must fit the pipe's buffer")
         let process = Process()
         process.executableURL = extra["GEOCODE_TEST_LOOKUP"] == "" ? url : gridURL

@@ -35,6 +35,62 @@ import Testing
         return (records, errors)
     }
 
+    /// As ``frame(_:)``, but the first record alone, as the setup reads a CSV header: only then does the
+    /// CSV framer know the line ends and take its unframed fast path. Also whether a chunk took it.
+    static func frameAfterOne(_ framer: any RecordFramer) -> (records: [String], errors: [String], unframed: Bool) {
+        var records: [String] = [], errors: [String] = [], unframed = false
+        do {
+            if let first = try framer.nextChunk(targetBytes: 1, maxRecords: 1) {
+                for r in first.records { records.append(String(decoding: first.bytes[r.range], as: UTF8.self)) }
+            }
+        } catch {
+            errors.append(error.message)
+        }
+        while errors.count < 3 {
+            do {
+                guard let chunk = try framer.nextChunk(targetBytes: 1 << 20, maxRecords: 100_000) else { break }
+                if case .lines = chunk.framing { unframed = true }
+                for r in chunk.records { records.append(String(decoding: chunk.bytes[r.range], as: UTF8.self)) }
+            } catch {
+                errors.append(error.message)
+            }
+        }
+        return (records, errors, unframed)
+    }
+
+    static let rows = (0..<500).map { "\($0),1.5,2.5" }
+
+    /// Plain LF-ended rows: after the header the framer cuts chunks unframed (the worker finds the rows),
+    /// and a read that fails there lost every row of the chunk being cut (up to 256 KiB of them from a
+    /// truncated .csv.gz). The row cut short is no row; blank lines before the failure are none either.
+    @Test(arguments: [1, 7, 4096, 1 << 20])
+    func csvFastPathHandsOutTheWholeRowsBeforeAFailedRead(readSize: Int) throws {
+        for (tail, delimiter) in [("499,1.5,2", ","), ("", ","), ("\n\n", ","), ("499\t1.", "\t")] {
+            let rows = Self.rows.map { $0.replacingOccurrences(of: ",", with: delimiter) }
+            let header = ["id", "lat", "lon"].joined(separator: delimiter)
+            let text = ([header] + rows).joined(separator: "\n") + "\n" + tail
+            let input = ByteInput(source: FailingSource(text, readSize: readSize), name: "test", readSize: readSize)
+            let (records, errors, unframed) = Self.frameAfterOne(CSVFramer(input: input, delimiter: Array(delimiter.utf8)[0]))
+            #expect(records == [header] + rows, "tail \(tail.debugDescription)")
+            #expect(errors == Array(repeating: "test: the read failed", count: 3))
+            #expect(unframed, "the fast path was not taken")
+        }
+    }
+
+    /// Quoted fields (one holding a line break) and CRLF line ends: the state machine frames every row,
+    /// and lost the chunk's rows the same way. A quoted field the failure cuts open is no row.
+    @Test(arguments: [1, 7, 4096, 1 << 20])
+    func csvFramedRowsBeforeAFailedReadAreHandedOut(readSize: Int) throws {
+        let rows = (0..<500).map { $0 % 7 == 3 ? "\($0),\"two\r\nlines\",1.5,2.5" : "\($0),\"q\",1.5,2.5" }
+        for tail in ["500,\"open\r\nquote", "500,1.5,2.", ""] {
+            let text = (["id,name,lat,lon"] + rows).joined(separator: "\r\n") + "\r\n" + tail
+            let input = ByteInput(source: FailingSource(text, readSize: readSize), name: "test", readSize: readSize)
+            let (records, errors, _) = Self.frameAfterOne(CSVFramer(input: input, delimiter: UInt8(ascii: ",")))
+            #expect(records == ["id,name,lat,lon"] + rows, "tail \(tail.debugDescription)")
+            #expect(errors == Array(repeating: "test: the read failed", count: 3))
+        }
+    }
+
     static let lines = (0..<500).map { "{\"id\":\($0),\"lat\":1.5,\"lon\":2.5}" }
 
     @Test(arguments: [1, 7, 4096, 1 << 20])
