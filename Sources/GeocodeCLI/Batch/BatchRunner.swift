@@ -103,9 +103,10 @@ struct BatchRunner {
                              processor: ChunkProcessor(schema: setup.schema, lookup: lookup)) { chunk throws(CLIError) -> Bool in
                 if options.strict, let problem = chunk.problems.first {
                     writerStopped = true
-                    // What the rows before the bad one had is said, in this chunk too; the bad row's
-                    // own message ends the run.
-                    say(warnings(chunk.notices.filter { $0.row < problem.rowIndex }))
+                    // What the rows up to the bad one had is said, in this chunk too, the bad row's own
+                    // warnings included (its key without a column, its altitude: what the user fixes
+                    // along with it); then its message ends the run. The rows after it were never reached.
+                    say(warnings(chunk.notices.filter { $0.row <= problem.rowIndex }))
                     // Streaming to stdout, the rows before the bad one are already promised; send exactly those.
                     if options.writesStandardOutput, problem.rowIndex > 0 {
                         try sink.write(Array(chunk.output[..<chunk.rowEnds[problem.rowIndex - 1]]))

@@ -70,6 +70,68 @@ import Testing
         #expect(Self.lines(r.out).count == 3, "\(r.out)")
     }
 
+    /// A `--strict` stop says every warning up to and including the bad row's own, in the order a run
+    /// without `--strict` says them, then the error: the bad row's were dropped, so the user fixed the
+    /// row and met its warning only on the next run. The rows after it are never reached: their warnings
+    /// are not said. The oracle is the run without `--strict`, which says every warning.
+    @Test(arguments: [
+        // NDJSON: a key without a column on line 2; on the bad row a key it repeats and another key
+        // without a column; after it a third one.
+        ("""
+         {"lat":45.5,"lon":12.25}
+         {"lat":-45.5,"lon":120.5,"extra":1}
+         {"lat":"x","lon":12.25,"other":2,"lon":12.5}
+         {"lat":45.5,"lon":12.25,"later":3}
+
+         """, "ndjson", 3),
+        // A FeatureCollection: an altitude on line 2; the bad row (no geometry) has a foreign member;
+        // the feature after it a foreign member of its Point (each kind is said once a run).
+        ("""
+         {"type":"FeatureCollection","features":[
+         {"type":"Feature","geometry":{"type":"Point","coordinates":[12.25,45.5,3]},"properties":{"n":1}},
+         {"type":"Feature","source":"gps","geometry":null,"properties":{"n":2}},
+         {"type":"Feature","geometry":{"type":"Point","coordinates":[120.5,-45.5],"crs":1},"properties":{"n":3}}
+         ]}
+
+         """, "geojson", 3),
+    ])
+    func strictStopSaysTheBadRowsOwnWarningsBeforeTheError(_ text: String, _ format: String, _ badLine: Int) async throws {
+        let arguments = ["batch", "-", "-q", "--fields", "country", "--format", format, "-F", "csv"]
+        let strict = try await GeocodeBinary.run(arguments + ["--strict"], piped: text)
+        let all = try await GeocodeBinary.run(arguments, piped: text)
+        #expect(strict.status == 3, "\(strict.err)")
+        #expect(all.status == 0, "\(all.err)")
+        /// The warnings of lines up to `badLine`, in the order said.
+        func warningsUpToTheBadRow(_ err: String) -> [String] {
+            Self.lines(err).filter { line in
+                guard line.hasPrefix("geocode: warning: <stdin>:"),
+                      let n = Int(line.dropFirst("geocode: warning: <stdin>:".count).prefix { $0.isNumber }) else { return false }
+                return n <= badLine
+            }
+        }
+        let expected = warningsUpToTheBadRow(all.err)
+        // The bad row has warnings of its own, and a row after it has one (not to be said).
+        #expect(expected.contains { $0.hasPrefix("geocode: warning: <stdin>:\(badLine):") }, "\(all.err)")
+        #expect(Self.lines(all.err).count > expected.count, "\(all.err)")
+        let err = Self.lines(strict.err)
+        #expect(Array(err.dropLast()) == expected, "\(strict.err)")
+        #expect(err.last?.hasPrefix("geocode: <stdin>:\(badLine): bad row:") == true, "\(strict.err)")
+        #expect(err.last?.hasSuffix("(stopped at the first bad row: --strict)") == true, "\(strict.err)")
+        // The rows before the bad one, as the full run writes them (header included).
+        #expect(strict.out == Self.lines(all.out).prefix(badLine - (format == "geojson" ? 1 : 0)).joined(separator: "\n") + "\n",
+                "\(strict.out)")
+
+        // To a file: the same warnings and error, and no file.
+        let target = TemporaryDirectory.shared.uniqueURL("strict", extension: "csv")
+        let toFile = try await GeocodeBinary.run(["batch", "-", "-q", "--fields", "country", "--format", format, "-o", target.path,
+                                                  "--strict"], piped: text)
+        #expect(toFile.status == 3, "\(toFile.err)")
+        let fileErr = Self.lines(toFile.err)
+        #expect(Array(fileErr.dropLast()) == expected, "\(toFile.err)")
+        #expect(fileErr.last?.hasSuffix("--strict; \(target.path) not written)") == true, "\(toFile.err)")
+        #expect(!FileManager.default.fileExists(atPath: target.path))
+    }
+
     /// A FeatureCollection cut short inside its third feature (or with text after its end): a file and a
     /// pipe of the same bytes write the rows before the error, say the same things, and exit 3. From a
     /// file, the error came while reading ahead, and no row was written.
