@@ -55,7 +55,9 @@ struct BatchRunner {
         // Checked whole at load (QueryLoad.batch, shared or private): a damaged cache is among the load's
         // warnings, which the factory says; no query adds one later.
         let lookup = try context.openLookup(dataOption: dataOption, load: .batch)
-        let setup = try BatchSetup.prepare(input: input, format: format, outputFormat: outputFormat, options: options)
+        let setup = try BatchSetup.prepare(input: input, format: format, outputFormat: outputFormat, options: options) {
+            context.stderr.write("geocode: warning: \($0)\n")
+        }
         for notice in setup.notices { context.stderr.write("geocode: warning: \(notice)\n") }
         if let sample = setup.sample, let warning = ColumnGuess.warning(sample: sample, schema: setup.schema, lookup: lookup) {
             context.stderr.write("geocode: warning: \(warning)\n")

@@ -17,8 +17,11 @@ struct BatchSetup {
     /// How many records to look at, at most, for a first record that can define the output columns.
     static let lookahead = 1000
 
+    /// Decides the schema and reads the first records. Warnings go out in ``notices``, to be said before
+    /// the rows; `warn` says at once what must reach the user although the setup then throws (a
+    /// FeatureCollection's members named before a failure in its opening: ``GeoJSONFramer/readPrefix()``).
     static func prepare(input: ByteInput, format: BatchFormat, outputFormat: BatchFormat,
-                        options: BatchOptions) throws(CLIError) -> BatchSetup {
+                        options: BatchOptions, warn: (String) -> Void = { _ in }) throws(CLIError) -> BatchSetup {
         var schema = BatchSchema(input: format, output: outputFormat, inputName: options.inputName, datum: options.datum)
         schema.fields = options.fields
         schema.prefix = options.prefix
@@ -30,7 +33,7 @@ struct BatchSetup {
         case .ndjson:
             setup = try ndjson(input: input, schema: schema, options: options)
         case .geojson:
-            setup = try geojson(input: input, schema: schema, options: options)
+            setup = try geojson(input: input, schema: schema, options: options, warn: warn)
         case .geojsonseq:
             setup = try geojsonSequence(input: input, schema: schema, options: options)
         }
@@ -393,11 +396,19 @@ struct BatchSetup {
         }
     }
 
-    private static func geojson(input: ByteInput, schema: BatchSchema, options: BatchOptions) throws(CLIError) -> BatchSetup {
+    private static func geojson(input: ByteInput, schema: BatchSchema, options: BatchOptions,
+                                warn: (String) -> Void) throws(CLIError) -> BatchSetup {
         var schema = schema
         try refuseColumnOptions(options)
         let framer = GeoJSONFramer(input: input)
-        let prefix = try framer.readPrefix()
+        let prefix: [UInt8]
+        do throws(CLIError) {
+            prefix = try framer.readPrefix()
+        } catch {
+            // What the collection had is said however the run ends: its members before the failure too.
+            if let notice = unwrittenCollectionMembers(framer, schema: schema, afterFeatures: false) { warn(notice) }
+            throw error
+        }
         schema.geojsonTopLevel = framer.topLevel
         var pending: [RawChunk] = []
         featureColumns(framer, schema: &schema, pending: &pending)

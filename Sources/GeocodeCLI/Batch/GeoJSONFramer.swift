@@ -57,9 +57,27 @@ final class GeoJSONFramer: RecordFramer {
         .badInput("\(input.name):\(line): GeoJSON: \(message)")
     }
 
+    /// Whether the top-level `"type"` read last said FeatureCollection.
+    private var saysCollection = false
+
     /// Reads the collection up to and including the `[` of `"features"`. Call once, before ``nextChunk``.
     /// For a single Feature or Point, reads the whole object (the one record) and returns an empty prefix.
+    ///
+    /// When it throws (the text cut short or malformed there, a failed read), ``collectionMembers`` and
+    /// ``membersBeforeFeatures`` are the collection's members named before the failure, so the caller can
+    /// still say them: none unless the object said it is a FeatureCollection (a Feature's own members are
+    /// no collection's).
     func readPrefix() throws(CLIError) -> [UInt8] {
+        do throws(CLIError) {
+            return try readOpening()
+        } catch {
+            if !saysCollection { collectionMembers = [] }
+            membersBeforeFeatures = collectionMembers.count
+            throw error
+        }
+    }
+
+    private func readOpening() throws(CLIError) -> [UInt8] {
         try skipWhitespace()
         let opening = try peek()
         if opening == BatchFormat.recordSeparatorByte {
@@ -109,6 +127,7 @@ final class GeoJSONFramer: RecordFramer {
                 }
                 type = name
                 single = kind
+                saysCollection = kind == nil
             } else {
                 try skipValue()
             }

@@ -132,6 +132,39 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: target.path))
     }
 
+    /// A FeatureCollection whose opening fails, before `"features"` (cut short, malformed): the members it
+    /// named before the failure are said, then the error, exit 3, no row, from a file and a pipe alike, and
+    /// `-o` writes nothing. They went unsaid, as no row was read. A Feature's own members are no
+    /// collection's, and an object that has not said its type yet is not known to be a collection.
+    @Test(arguments: [
+        ("{\"type\":\"FeatureCollection\",\"name\":\"pts\",\n\"bbox\":[12.25,45.5,",
+         "<IN>:1: the FeatureCollection has \"name\", bbox, which CSV output does not write (it writes the features only); "
+            + "GeoJSON output keeps them",
+         "<IN>:2: GeoJSON: unexpected end of input inside a value"),
+        ("{\"type\":\"FeatureCollection\",\n\"crs\":{\"type\":\"name\"},\"features\":{}}\n",
+         "<IN>:2: the FeatureCollection has \"crs\", which CSV output does not write (it writes the features only); "
+            + "GeoJSON output keeps it",
+         "<IN>:2: GeoJSON: \"features\" is not an array"),
+        ("{\"type\":\"Feature\",\"source\":\"gps\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[12.25,",
+         nil, "<IN>:1: GeoJSON: unexpected end of input inside a value"),
+        ("{\"name\":\"pts\",\"bbox\":[12.25,45.5,", nil, "<IN>:1: GeoJSON: unexpected end of input inside a value"),
+    ])
+    func collectionMembersBeforeAFailedOpeningAreSaid(_ text: String, _ warning: String?, _ message: String) async throws {
+        let file = try TemporaryDirectory.shared.newFile("opening", extension: "geojson")
+        try Data(text.utf8).write(to: file)
+        let target = TemporaryDirectory.shared.uniqueURL("opening", extension: "csv")
+        let fromFile = try await GeocodeBinary.run(["batch", file.path, "-q", "--fields", "country", "-o", target.path])
+        let fromPipe = try await GeocodeBinary.run(["batch", "-", "-q", "--fields", "country", "--format", "geojson", "-F", "csv"],
+                                                   piped: text)
+        for (r, name) in [(fromFile, file.path), (fromPipe, "<stdin>")] {
+            #expect(r.status == 3, "\(name): \(r.err)")
+            let expected = [warning.map { "geocode: warning: " + $0 }, "geocode: " + message].compactMap { $0 }
+            #expect(Self.lines(r.err) == expected.map { $0.replacingOccurrences(of: "<IN>", with: name) }, "\(r.err)")
+            #expect(r.out.isEmpty, "\(r.out)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: target.path))
+    }
+
     /// A FeatureCollection cut short inside its third feature (or with text after its end): a file and a
     /// pipe of the same bytes write the rows before the error, say the same things, and exit 3. From a
     /// file, the error came while reading ahead, and no row was written.
