@@ -58,7 +58,7 @@ import Testing
         #expect(try temporaryFiles(in: folder).count == 1)
 
         // A complete run afterwards replaces OUT.
-        let ok = try await GeocodeBinary.run(["batch", "-", "--format", "csv", "-o", out.path, "-q"], input: "lat,lon\n45.5,12.25\n")
+        let ok = try await GeocodeBinary.run(["batch", "-", "--format", "csv", "-o", out.path, "-q"], piped: "lat,lon\n45.5,12.25\n")
         #expect(ok.status == 0)
         #expect(String(decoding: try Data(contentsOf: out), as: UTF8.self).hasPrefix("lat,lon,country"))
     }

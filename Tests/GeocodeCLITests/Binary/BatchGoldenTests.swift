@@ -16,11 +16,12 @@ import Testing
         #expect(result.stdout.isEmpty)
     }
 
-    /// Same output from stdin to stdout with the format sniffed, not named, and one worker.
+    /// Same output from stdin (a pipe, as `producer | geocode batch -` gives it) to stdout with the format
+    /// sniffed, not named, and one worker.
     @Test(arguments: GoldenCase.all)
     func stdinToStdoutSniffed(_ c: GoldenCase) async throws {
         let result = try await GeocodeBinary.run(["batch", "-", "--threads", "1", "-q"] + c.arguments,
-                                           stdin: golden.appendingPathComponent(c.input))
+                                                 piped: try Data(contentsOf: golden.appendingPathComponent(c.input)))
         #expect(result.status == 0, "\(result.err)")
         #expect(result.stdout == (try Fixture.data("golden/expected/\(c.expected)")))
         let expectedErr = ((try? Fixture.text("golden/expected/\(c.expected).stderr")) ?? "")

@@ -60,10 +60,15 @@ import Testing
         #expect(text == plain.out)
     }
 
+    /// From a pipe (`curl … | geocode batch -`) and from a file on stdin (`geocode batch - < points.csv.gz`).
     @Test func gzipOnStdinIsFoundByItsMagicBytes() async throws {
-        let r = try await run(["-"], stdin: inputs.appendingPathComponent("points.csv.gz"))
-        #expect(r.status == 0, "\(r.err)")
-        checkPoints(r.out)
+        let gz = inputs.appendingPathComponent("points.csv.gz")
+        let piped = try await GeocodeBinary.run(["batch", "-q", "-"], piped: try Data(contentsOf: gz))
+        let file = try await run(["-"], stdin: gz)
+        for r in [piped, file] {
+            #expect(r.status == 0, "\(r.err)")
+            checkPoints(r.out)
+        }
     }
 
     @Test func multiMemberGzipReadsAsOneStream() async throws {
@@ -240,7 +245,7 @@ import Testing
     }
 
     @Test func decimalCommaIsNotGuessedWhenValuesUseDots() async throws {
-        let r = try await GeocodeBinary.run(["batch", "-", "-q", "--fields", "country"], input: "lat;lon\n45.5;12.25\n1,5;12.25\n")
+        let r = try await GeocodeBinary.run(["batch", "-", "-q", "--fields", "country"], piped: "lat;lon\n45.5;12.25\n1,5;12.25\n")
         // A dot in the values says the comma is not decimal: 1,5 is a bad row, not 1.5.
         let rows = DelimitedRows.parse(r.out, delimiter: ";")
         #expect(rows.count == 3)
@@ -282,7 +287,7 @@ import Testing
 
     @Test func lonFirstPairs() async throws {
         let r = try await GeocodeBinary.run(["batch", "-", "-q", "--coords", "p", "--lon-first", "--fields", "country,city"],
-                                            input: "p\n\"12.25,45.5\"\nPOINT(12.25 45.5)\n")
+                                            piped: "p\n\"12.25,45.5\"\nPOINT(12.25 45.5)\n")
         #expect(r.out == "p,country,city,geocode_error\n\"12.25,45.5\",Testland,Cell 2,\nPOINT(12.25 45.5),Testland,Cell 2,\n")
     }
 
@@ -292,17 +297,17 @@ import Testing
         checkPoints(r.out, idColumn: "trip")
         for header in ["pickup_latitude,pickup_longitude", "start_lat,start_lng", "Lat (deg),Lon (deg)", "latitude_deg,longitude_deg",
                        "StartLat,StartLon", "gpslatitude,gpslongitude"] {
-            let r = try await GeocodeBinary.run(["batch", "-", "-q", "--fields", "country"], input: "\(header)\n45.5,12.25\n")
+            let r = try await GeocodeBinary.run(["batch", "-", "-q", "--fields", "country"], piped: "\(header)\n45.5,12.25\n")
             #expect(r.out.hasSuffix("\n45.5,12.25,Testland,\n"), "\(header): \(r.out) \(r.err)")
         }
         // Errors, ranges and other units are not positions.
-        let r2 = try await GeocodeBinary.run(["batch", "-", "-q"], input: "lat_error,lon_rad\n1,2\n")
+        let r2 = try await GeocodeBinary.run(["batch", "-", "-q"], piped: "lat_error,lon_rad\n1,2\n")
         #expect(r2.status == 3)
     }
 
     @Test func dmsInAPairColumn() async throws {
         let r = try await GeocodeBinary.run(["batch", "-", "-q", "--coords", "where", "--fields", "country,city"],
-                                            input: "where,id\n\"45°30'00\"\"N 12°15'E\",1\n\"12°15'E 45°30'N\",2\n\"45°30'N\",3\n"
+                                            piped: "where,id\n\"45°30'00\"\"N 12°15'E\",1\n\"12°15'E 45°30'N\",2\n\"45°30'N\",3\n"
                                                 + "95°30'N 12°15'E,4\n")
         let rows = DelimitedRows.parse(r.out)
         #expect(rows.count == 5 && rows.allSatisfy { $0.count == 5 }, "\(r.out)")
@@ -317,37 +322,37 @@ import Testing
     /// --coords pair as a space does, in CSV and in an NDJSON string (it said "are not \"lat,lon\"").
     @Test func ideographicSpaceInAPairColumn() async throws {
         let csv = try await GeocodeBinary.run(["batch", "-", "-q", "--coords", "p", "--fields", "country"],
-                                              input: "p\n45.5\u{3000}12.25\n45.5，\u{3000}120.5\n45°30'N\u{3000}12°15'E\n45\u{3000}.5 12.25\n")
+                                              piped: "p\n45.5\u{3000}12.25\n45.5，\u{3000}120.5\n45°30'N\u{3000}12°15'E\n45\u{3000}.5 12.25\n")
         let rows = DelimitedRows.parse(csv.out)
         #expect(rows.map { $0.count } == [3, 3, 3, 3, 3], "\(csv.out)")
         #expect(rows.dropFirst().map { $0[1] } == ["Testland", "Gridonia", "Testland", ""], "\(csv.out)")
         #expect(rows[4][2] == "coordinates \"45\u{3000}.5 12.25\" are not \"lat,lon\", \"lat lon\" or POINT(lon lat) (column \"p\")",
                 "\(rows[4])")
         let ndjson = try await GeocodeBinary.run(["batch", "-", "-q", "--format", "ndjson", "--coords", "p", "--fields", "country"],
-                                                 input: "{\"p\":\"45.5\u{3000}12.25\"}\n")
+                                                 piped: "{\"p\":\"45.5\u{3000}12.25\"}\n")
         #expect(ndjson.out == "{\"p\":\"45.5\u{3000}12.25\",\"country\":\"Testland\",\"geocode_error\":null}\n", "\(ndjson.out)")
     }
 
     @Test func prefixedNDJSONKeys() async throws {
         let r = try await GeocodeBinary.run(["batch", "-", "-q", "--fields", "country"],
-                                            input: "{\"pickup_latitude\":45.5,\"pickup_longitude\":12.25}\n{\"pickup_latitude\":-45.5,\"pickup_longitude\":120}\n")
+                                            piped: "{\"pickup_latitude\":45.5,\"pickup_longitude\":12.25}\n{\"pickup_latitude\":-45.5,\"pickup_longitude\":120}\n")
         // Every JSON row carries every added key, geocode_error null on a good row.
         #expect(r.out == "{\"pickup_latitude\":45.5,\"pickup_longitude\":12.25,\"country\":\"Testland\",\"geocode_error\":null}\n"
                 + "{\"pickup_latitude\":-45.5,\"pickup_longitude\":120,\"country\":\"Gridonia\",\"geocode_error\":null}\n", "\(r.err)")
-        let two = try await GeocodeBinary.run(["batch", "-", "-q"], input: "{\"start_lat\":1,\"end_lat\":2,\"lon\":3}\n")
+        let two = try await GeocodeBinary.run(["batch", "-", "-q"], piped: "{\"start_lat\":1,\"end_lat\":2,\"lon\":3}\n")
         #expect(two.status == 2)
         #expect(two.err.contains("2 keys could be the latitude: \"start_lat\" and \"end_lat\""), "\(two.err)")
     }
 
     @Test func twoCandidatesAreAnErrorNamingBoth() async throws {
-        let r = try await GeocodeBinary.run(["batch", "-", "-q"], input: "pickup_latitude,dropoff_latitude,lon\n1,2,3\n")
+        let r = try await GeocodeBinary.run(["batch", "-", "-q"], piped: "pickup_latitude,dropoff_latitude,lon\n1,2,3\n")
         #expect(r.status == 2)
         #expect(r.err.contains("2 columns could be the latitude: \"pickup_latitude\" (column 1) and \"dropoff_latitude\" (column 2)"), "\(r.err)")
     }
 
     @Test func headerNamesAreKeptByteForByteAndMatchedTrimmed() async throws {
         let r = try await GeocodeBinary.run(["batch", "-", "-q", "--fields", "country", "--lat-col", "lat", "--lon-col", "lon"],
-                                            input: "id, lat, lon\n1, 45.5, 12.25\n")
+                                            piped: "id, lat, lon\n1, 45.5, 12.25\n")
         #expect(r.status == 0, "\(r.err)")
         #expect(r.out.hasPrefix("id, lat, lon,country,geocode_error\n"), "\(r.out)")
         #expect(DelimitedRows.parse(r.out)[1][3] == "Testland")
@@ -358,15 +363,15 @@ import Testing
     /// reader refuses `−45.5`, so the row is flagged, by name.
     @Test func typographicMinusInTextValues() async throws {
         let csv = try await GeocodeBinary.run(["batch", "-", "-q", "--fields", "country"],
-                                              input: "lat,lon\n−45.5,120.5\n\"−45.5\",120.5\n1e400,5\n")
+                                              piped: "lat,lon\n−45.5,120.5\n\"−45.5\",120.5\n1e400,5\n")
         #expect(csv.out == "lat,lon,country,geocode_error\n−45.5,120.5,Gridonia,\n−45.5,120.5,Gridonia,\n"
                 + "1e400,5,,\"latitude \"\"1e400\"\" is outside -90...90 (column \"\"lat\"\")\"\n", "\(csv.out)")
         let pair = try await GeocodeBinary.run(["batch", "-", "-q", "--coords", "p", "--fields", "country"],
-                                               input: "p\n−45.5，120.5\n\"1e400,2\"\n")
+                                               piped: "p\n−45.5，120.5\n\"1e400,2\"\n")
         #expect(pair.out == "p,country,geocode_error\n−45.5，120.5,Gridonia,\n"
                 + "\"1e400,2\",,\"latitude \"\"1e400\"\" is outside -90...90 (column \"\"p\"\")\"\n", "\(pair.out)")
         let ndjson = try await GeocodeBinary.run(["batch", "-", "-q", "--format", "ndjson", "--fields", "country"],
-                                                 input: "{\"lat\":\"−45.5\",\"lon\":120.5}\n{\"lat\":−45.5,\"lon\":120.5}\n")
+                                                 piped: "{\"lat\":\"−45.5\",\"lon\":120.5}\n{\"lat\":−45.5,\"lon\":120.5}\n")
         let lines = ndjson.out.split(separator: "\n")
         #expect(lines.count == 2, "\(ndjson.out)")
         #expect(lines.first == "{\"lat\":\"−45.5\",\"lon\":120.5,\"country\":\"Gridonia\",\"geocode_error\":null}")
@@ -402,16 +407,16 @@ import Testing
         #expect(DelimitedRows.parse(fixed.out).dropFirst().map { $0[3] } == ["Testland", "Gridonia", "Testland"])
         #expect(DelimitedRows.parse(fixed.out)[0] == ["col1", "lon", "lat", "country", "geocode_error"])
         // Two columns the other way round: --lon-first.
-        let pairs = try await GeocodeBinary.run(["batch", "-", "--fields", "country"], input: "12.25,45.5\n120,-45.5\n")
+        let pairs = try await GeocodeBinary.run(["batch", "-", "--fields", "country"], piped: "12.25,45.5\n120,-45.5\n")
         #expect(pairs.err.contains("add --lon-first"), "\(pairs.err)")
         let good = try await GeocodeBinary.run(["batch", "-", "-q", "--fields", "country", "--lon-first", "--no-header-out"],
-                                               input: "12.25,45.5\n120,-45.5\n")
+                                               piped: "12.25,45.5\n120,-45.5\n")
         #expect(good.out == "12.25,45.5,Testland,\n120,-45.5,Gridonia,\n")
         #expect(good.err.isEmpty)
     }
 
     @Test func noWarningWhenSomeRowsAreFound() async throws {
-        let r = try await GeocodeBinary.run(["batch", "-", "--fields", "country"], input: "lat,lon\n0.5,-30\n45.5,12.25\n")
+        let r = try await GeocodeBinary.run(["batch", "-", "--fields", "country"], piped: "lat,lon\n0.5,-30\n45.5,12.25\n")
         #expect(!r.err.contains("warning"), "\(r.err)")
     }
 
@@ -452,7 +457,7 @@ import Testing
         let r = try await run(["nested.ndjson", "--lat-col", "location.lat", "--lon-col", "location.lon", "--fields", "country"])
         #expect(!r.err.contains("warning"), "\(r.err)")
         let ok = try await GeocodeBinary.run(["batch", "-", "--fields", "country", "-f", "ndjson"],
-                                             input: "{\"lat\":45.5,\"lon\":12.25}\n{\"lat\":12.25,\"lon\":45.5}\n")
+                                             piped: "{\"lat\":45.5,\"lon\":12.25}\n{\"lat\":12.25,\"lon\":45.5}\n")
         #expect(!ok.err.contains("warning"), "\(ok.err)")
     }
 

@@ -5,7 +5,7 @@ import Testing
 /// Column selection, header detection, format choice and edge-case inputs, through the binary.
 @Suite struct BatchOptionsTests {
     func batch(_ arguments: [String], _ input: String) async throws -> GeocodeBinary.Result {
-        try await GeocodeBinary.run(["batch", "-", "-q", "--fields", "country,city"] + arguments, input: input)
+        try await GeocodeBinary.run(["batch", "-", "-q", "--fields", "country,city"] + arguments, piped: input)
     }
 
     @Test func columnsByNameAndByNumber() async throws {
@@ -81,7 +81,7 @@ import Testing
 
     @Test func outputFormatFromOutExtension() async throws {
         let out = TemporaryDirectory.shared.uniqueURL("by-extension", extension: "ndjson")
-        let r = try await GeocodeBinary.run(["batch", "-", "-o", out.path, "-q", "--fields", "country"], input: "lat,lon\n45.5,12.25\n")
+        let r = try await GeocodeBinary.run(["batch", "-", "-o", out.path, "-q", "--fields", "country"], piped: "lat,lon\n45.5,12.25\n")
         #expect(r.status == 0)
         #expect(String(decoding: try Data(contentsOf: out), as: UTF8.self) == "{\"lat\":\"45.5\",\"lon\":\"12.25\",\"country\":\"Testland\",\"geocode_error\":null}\n")
     }
@@ -228,7 +228,7 @@ import Testing
     /// coordinates are all bad or missing (a Spark partition of nulls) are data: exit 0.
     @Test func aFileWithNoRecordOfItsFormatIsBadInput() async throws {
         let csvAsNDJSON = try await GeocodeBinary.run(["batch", "-", "--format", "ndjson", "--fields", "country"],
-                                                      input: "lat,lon\n45.5,12.25\n")
+                                                      piped: "lat,lon\n45.5,12.25\n")
         #expect(csvAsNDJSON.status == 3)
         #expect(csvAsNDJSON.err.contains("<stdin>: none of its 2 rows is NDJSON"), "\(csvAsNDJSON.err)")
         #expect(csvAsNDJSON.out.split(separator: "\n").count == 2)

@@ -41,19 +41,19 @@ import TestSupport
     }
 
     @Test func batchAllHasEveryColumnInEveryFormat() async throws {
-        let csv = try await GeocodeBinary.run(["batch", "-", "-q", "--fields", "all"], input: "lat,lon\n45.5,12.25\n10,-30\n")
+        let csv = try await GeocodeBinary.run(["batch", "-", "-q", "--fields", "all"], piped: "lat,lon\n45.5,12.25\n10,-30\n")
         #expect(csv.status == 0)
         let header = csv.out.split(separator: "\n")[0].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         #expect(header == ["lat", "lon"] + Self.allColumns + ["geocode_error"])
         let rows = csv.out.split(separator: "\n")
         #expect(rows.count == 3)
-        let ndjson = try await GeocodeBinary.run(["batch", "-", "-q", "-F", "ndjson", "--fields", "all"], input: "lat,lon\n45.5,12.25\n10,-30\n")
+        let ndjson = try await GeocodeBinary.run(["batch", "-", "-q", "-F", "ndjson", "--fields", "all"], piped: "lat,lon\n45.5,12.25\n10,-30\n")
         for line in ndjson.out.split(separator: "\n") {
             let o = try object(line)
             // geocode_error only on bad rows; every field on every row.
             #expect(Set(o.keys).subtracting(["geocode_error"]) == Set(["lat", "lon"] + Self.allColumns))
         }
-        let geojson = try await GeocodeBinary.run(["batch", "-", "-q", "-f", "csv", "-F", "geojson", "--fields", "all"], input: "lat,lon\n45.5,12.25\n")
+        let geojson = try await GeocodeBinary.run(["batch", "-", "-q", "-f", "csv", "-F", "geojson", "--fields", "all"], piped: "lat,lon\n45.5,12.25\n")
         let features = try #require((try JSONSerialization.jsonObject(with: geojson.stdout) as? [String: Any])?["features"] as? [[String: Any]])
         let properties = try #require(features.first?["properties"] as? [String: Any])
         #expect(Set(Self.allColumns).isSubset(of: Set(properties.keys)))
@@ -63,7 +63,7 @@ import TestSupport
     /// column; one column per field.
     @Test func oldNamesAreAliases() async throws {
         let r = try await GeocodeBinary.run(["batch", "-", "-q", "--fields", "province,administrativeArea,city_code,timeZone,sub-locality,city_is_province"],
-                                      input: "lat,lon\n45.5,12.25\n")
+                                      piped: "lat,lon\n45.5,12.25\n")
         #expect(r.status == 0, "\(r.err)")
         #expect(r.out == "lat,lon,province,city_code,time_zone,sub_locality,city_is_province,geocode_error\n"
                 + "45.5,12.25,Band 13,TL-13-2,,Quarter 5,false,\n")
@@ -71,7 +71,7 @@ import TestSupport
             #expect(PlacemarkColumn(name: name) == PlacemarkColumn(field, name: name))
         }
         #expect(PlacemarkColumn.defaults.map(\.name) == ["country", "country_code", "province", "city", "district"])
-        let bad = try await GeocodeBinary.run(["batch", "-", "--fields", "planet"], input: "1,2\n")
+        let bad = try await GeocodeBinary.run(["batch", "-", "--fields", "planet"], piped: "1,2\n")
         #expect(bad.status == 2)
         #expect(bad.err.contains("time_zone") && bad.err.contains("old names: country_code, province"))
     }

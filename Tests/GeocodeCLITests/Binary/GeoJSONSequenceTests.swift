@@ -15,8 +15,8 @@ import Testing
         (4, nil, false), (5, nil, true), (6, nil, true),
     ]
 
-    func run(_ arguments: [String], stdin: URL? = nil) async throws -> GeocodeBinary.Result {
-        try await GeocodeBinary.run(["batch", "-q", "--fields", "country"] + arguments, stdin: stdin, in: inputs)
+    func run(_ arguments: [String]) async throws -> GeocodeBinary.Result {
+        try await GeocodeBinary.run(["batch", "-q", "--fields", "country"] + arguments, in: inputs)
     }
 
     func out(_ ext: String) -> URL { TemporaryDirectory.shared.uniqueURL("seq", extension: ext) }
@@ -107,7 +107,7 @@ import Testing
         let expected = try await run(["points.geojsonl"])
         let r: GeocodeBinary.Result
         if name == "-" {
-            r = try await run(["-"], stdin: source)
+            r = try await GeocodeBinary.run(["batch", "-q", "--fields", "country", "-"], piped: try Data(contentsOf: source))
         } else {
             let copy = try TemporaryDirectory.shared.newFolder("named").appendingPathComponent(name)
             try FileManager.default.copyItem(at: source, to: copy)
@@ -205,7 +205,7 @@ import Testing
         #expect(properties[2]["geocode_input"] as? String == "[1,2]")
         #expect(rows.allSatisfy { $0["type"] as? String == "Feature" })
         let ndjson = try await GeocodeBinary.run(["batch", "-q", "--format", "geojsonseq", "-"],
-                                                 input: "{\"lat\":45.5,\"lon\":12.25}\n{\"lat\":1,\"lon\":2}\n")
+                                                 piped: "{\"lat\":45.5,\"lon\":12.25}\n{\"lat\":1,\"lon\":2}\n")
         #expect(ndjson.status == 3)
         #expect(ndjson.err.contains("<stdin>: none of its 2 rows is a GeoJSON Feature"), "\(ndjson.err)")
     }
@@ -246,7 +246,8 @@ import Testing
         let first = r.out.split(separator: "\n").first.map(String.init) ?? ""
         #expect(first.hasPrefix("{\"type\":\"Feature\",\"properties\":{\"id\":1,\"name\":\"Alpha\"},\"geometry\":"), "\(first)")
         #expect(first.hasSuffix(",\"country\":\"Testland\",\"geocode_error\":null}"), "\(first)")
-        let rs = try await run(["-", "--coords", "geometry.coordinates"], stdin: inputs.appendingPathComponent("points.geojsons"))
+        let rs = try await GeocodeBinary.run(["batch", "-q", "--fields", "country", "-", "--coords", "geometry.coordinates"],
+                                             piped: try Data(contentsOf: inputs.appendingPathComponent("points.geojsons")))
         #expect(rs.status == 2)
         #expect(rs.err.contains("do not apply to GeoJSON"), "\(rs.err)")
     }

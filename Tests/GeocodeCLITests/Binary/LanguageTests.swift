@@ -5,13 +5,10 @@ import Testing
 /// examples, the error for a language no dataset has, and a language a level lacks.
 @Suite(.serialized)
 struct LanguageTests {
+    /// `input`: stdin, a pipe that holds it (as `producer | geocode batch -` gives it); nil: /dev/null.
     static func run(_ arguments: [String], input: String? = nil) async throws -> GeocodeBinary.Result {
-        var stdin: URL?
-        if let input {
-            stdin = try TemporaryDirectory.shared.newFile("stdin")
-            try Data(input.utf8).write(to: stdin!)
-        }
-        return try await GeocodeBinary.run(arguments, stdin: stdin, environment: TrackAndInfoTests.realData)
+        if let input { return try await GeocodeBinary.run(arguments, piped: input, environment: TrackAndInfoTests.realData) }
+        return try await GeocodeBinary.run(arguments, environment: TrackAndInfoTests.realData)
     }
 
     static func placemark(_ r: GeocodeBinary.Result) throws -> [String: Any] {

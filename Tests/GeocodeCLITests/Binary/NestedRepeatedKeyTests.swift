@@ -10,7 +10,7 @@ import Testing
 /// of the input line (the values it holds are the ones written).
 @Suite struct NestedRepeatedKeyTests {
     static func batch(_ arguments: [String], _ input: String) async throws -> GeocodeBinary.Result {
-        let r = try await GeocodeBinary.run(["batch", "-", "-q", "--fields", "country"] + arguments, input: input)
+        let r = try await GeocodeBinary.run(["batch", "-", "-q", "--fields", "country"] + arguments, piped: input)
         #expect(r.status == 0, "\(r.err)")
         return r
     }

@@ -41,7 +41,7 @@ import Testing
     @Test func batchRowsKeepTheZoneAndCountOnlyAdminUnitsAsFound() async throws {
         let input = "lat,lon\n49.6,6.1\n53.5,3.0\n0,0\n"
         let r = try await GeocodeBinary.run(["batch", "-", "--fields", "locality,locality_source,time_zone,utc_offset"],
-                                            stdin: try file(input), environment: Self.env)
+                                            piped: input, environment: Self.env)
         #expect(r.status == 0, "\(r.err)")
         let rows = r.out.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(rows[0] == "lat,lon,locality,locality_source,time_zone,utc_offset,geocode_error")
@@ -75,11 +75,5 @@ import Testing
         #expect(summer.offset(of: "America/St_Johns") == "-02:30")
         #expect(winter.offset(of: "Etc/GMT+10") == "-10:00")
         #expect(winter.offset(of: "Mars/Olympus_Mons") == nil)
-    }
-
-    private func file(_ text: String) throws -> URL {
-        let url = try TemporaryDirectory.shared.newFile("stdin")
-        try Data(text.utf8).write(to: url)
-        return url
     }
 }

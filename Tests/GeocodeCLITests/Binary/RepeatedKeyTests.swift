@@ -9,7 +9,7 @@ import Testing
 /// made strict (``StrictJSON``: no object of the output gives a key twice).
 @Suite struct RepeatedKeyTests {
     static func batch(_ arguments: [String], _ input: String) async throws -> GeocodeBinary.Result {
-        try await GeocodeBinary.run(["batch", "-", "-q", "--fields", "country"] + arguments, input: input)
+        try await GeocodeBinary.run(["batch", "-", "-q", "--fields", "country"] + arguments, piped: input)
     }
 
     /// The one warning, for the first record (line) that repeats `keys`.

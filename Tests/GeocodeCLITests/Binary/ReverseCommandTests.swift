@@ -45,7 +45,7 @@ import Testing
         #expect(r.out.isEmpty)
         #expect(r.err == "geocode: testgrid.shp: query failed: GEOS: a GEOS exception (the test double's failing point)\n")
         // In a batch the same failure is that row's error, flagged; the other rows are answered.
-        let batch = try await GeocodeBinary.run(["batch", "-q", "--fields", "country"], input: "lat,lon\n45.5,12.25\n-66.6,-66.6\n45.5,120.5\n")
+        let batch = try await GeocodeBinary.run(["batch", "-q", "--fields", "country"], piped: "lat,lon\n45.5,12.25\n-66.6,-66.6\n45.5,120.5\n")
         let rows = batch.out.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(rows.count == 5, "\(batch.out)")
         #expect(rows[1].contains("Testland") && rows[3].contains("Gridonia"), "\(batch.out)")

@@ -31,7 +31,7 @@ import Testing
         """
 
     static func batch(_ input: String, _ arguments: [String]) async throws -> GeocodeBinary.Result {
-        let r = try await GeocodeBinary.run(["batch", "-", "-q", "--fields", "country"] + arguments, input: input)
+        let r = try await GeocodeBinary.run(["batch", "-", "-q", "--fields", "country"] + arguments, piped: input)
         #expect(r.status == 0, "\(r.err)")
         return r
     }

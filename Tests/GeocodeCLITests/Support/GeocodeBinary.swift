@@ -52,7 +52,9 @@ struct GeocodeBinary {
         return env.merging(extra) { $1 }
     }
 
-    /// Runs to completion, waiting without holding a pool thread. `stdin` is fed from a file (nil: /dev/null).
+    /// Runs to completion, waiting without holding a pool thread. `stdin` is a regular file (nil: /dev/null),
+    /// as `geocode batch - < file` gives it, sized and readable ahead: for the tests that mean a file. Text
+    /// on stdin as `producer | geocode batch -` gives it is ``run(_:piped:environment:)``.
     static func run(_ arguments: [String], stdin: URL? = nil, environment extra: [String: String] = [:],
                     in directory: URL? = nil) async throws -> Result {
         let process = Process()
@@ -99,12 +101,5 @@ struct GeocodeBinary {
         try pipe.fileHandleForWriting.write(contentsOf: bytes)
         try pipe.fileHandleForWriting.close()
         return try await capture(process, stdin: pipe.fileHandleForReading)
-    }
-
-    /// Runs with stdin from text.
-    static func run(_ arguments: [String], input: String) async throws -> Result {
-        let file = try TemporaryDirectory.shared.newFile("stdin")
-        try Data(input.utf8).write(to: file)
-        return try await run(arguments, stdin: file)
     }
 }
