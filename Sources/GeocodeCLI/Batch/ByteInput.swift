@@ -55,8 +55,23 @@ final class ByteInput {
     /// Bytes pending from ``mark`` to ``cursor``.
     var pendingCount: Int { cursor - mark }
 
-    /// Reads more input, keeping everything from ``mark`` on. Returns false at end of input.
+    /// The error a ``fill()`` threw, which every later one throws again: what a look ahead stopped at
+    /// (``peek(_:)``, ``InputSample``) reaches the framer where the input failed, after the records before it.
+    private var failure: CLIError?
+
+    /// Reads more input, keeping everything from ``mark`` on. Returns false at end of input. Once it has
+    /// thrown, it throws the same error again.
     func fill() throws(CLIError) -> Bool {
+        if let failure { throw failure }
+        do throws(CLIError) {
+            return try readMore()
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+
+    private func readMore() throws(CLIError) -> Bool {
         if isAtEOF { return false }
         if mark > 0 {
             // Compact: move the pending bytes to the front.
@@ -117,9 +132,15 @@ final class ByteInput {
         return true
     }
 
-    /// The first bytes of the input (at most `n`), without consuming them: for sniffing the format.
+    /// The first bytes of the input (at most `n`), without consuming them: for sniffing the format. A read
+    /// that fails after some bytes ends them early, and the framer meets the error again (``fill()``) after
+    /// the records before it; one that fails before any is thrown.
     func peek(_ n: Int) throws(CLIError) -> [UInt8] {
-        _ = try ensure(n)
+        do throws(CLIError) {
+            _ = try ensure(n)
+        } catch {
+            if count == cursor { throw error }
+        }
         return Array(buffer[cursor..<min(count, cursor + n)])
     }
 

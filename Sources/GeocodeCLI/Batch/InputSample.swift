@@ -18,19 +18,22 @@ struct InputSample {
     /// Samples `input` at its cursor. Quoted line breaks stay inside their record for any of the
     /// candidate delimiters (quoting does not depend on the delimiter). `wait`: read until
     /// ``decidingRecords`` records are in (a file); otherwise stop as soon as one is (a pipe, which may
-    /// be a live feed).
+    /// be a live feed). A read that fails ends the sample: the framer meets the error again (``ByteInput``
+    /// keeps it) after the records before it are written, so a short file cut short (a truncated .csv.gz of
+    /// a few rows) loses none of its rows here; one that fails before any byte is thrown.
     static func read(_ input: ByteInput, wait: Bool) throws(CLIError) -> InputSample {
         if input.count == input.cursor && !input.isAtEOF { _ = try input.fill() }
         let enough = wait ? decidingRecords : 1
+        var failed = false
         while true {
             let available = input.count - input.cursor
             let bytes = try input.peek(min(available, maxBytes))
             let complete = input.isAtEOF && available <= maxBytes
             let records = split(bytes, complete: complete)
-            if complete || records.count >= enough || available >= maxBytes {
+            if complete || failed || records.count >= enough || available >= maxBytes {
                 return InputSample(bytes: bytes, records: records)
             }
-            _ = try input.fill()
+            do throws(CLIError) { _ = try input.fill() } catch { failed = true }
         }
     }
 

@@ -164,6 +164,10 @@ final class Lookahead: ByteSource {
 
     /// Whether everything the source has is in the lookahead.
     var isEnded: Bool { ended }
+    /// A read that failed while peeking, after some bytes: ``read(into:capacity:)`` hands those out first,
+    /// then throws it (every call), so a short input cut short (a truncated .gz within the 64 KiB checked)
+    /// still has its rows before the failure written.
+    private var failure: CLIError?
 
     /// At most `n` bytes, after one read at most: at least one byte unless the input is empty.
     func peekAvailable(_ n: Int) throws(CLIError) -> [UInt8] {
@@ -179,13 +183,24 @@ final class Lookahead: ByteSource {
         if got == 0 { ended = true } else { ahead += block[..<got] }
     }
 
+    /// At most `n` bytes; fewer at the end of the input or before a failed read (thrown when none came).
     func peek(_ n: Int) throws(CLIError) -> [UInt8] {
-        while ahead.count < n && !ended { try readMore(n - ahead.count) }
+        while ahead.count < n && !ended && failure == nil {
+            do throws(CLIError) {
+                try readMore(n - ahead.count)
+            } catch {
+                guard !ahead.isEmpty else { throw error }
+                failure = error
+            }
+        }
         return Array(ahead.prefix(n))
     }
 
     func read(into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) throws(CLIError) -> Int {
-        guard !ahead.isEmpty else { return ended ? 0 : try source.read(into: buffer, capacity: capacity) }
+        guard !ahead.isEmpty else {
+            if let failure { throw failure }
+            return ended ? 0 : try source.read(into: buffer, capacity: capacity)
+        }
         let n = min(capacity, ahead.count)
         ahead.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress!, count: n) }
         ahead.removeFirst(n)
