@@ -61,6 +61,10 @@ final class ByteInput {
 
     /// Reads more input, keeping everything from ``mark`` on. Returns false at end of input. Once it has
     /// thrown, it throws the same error again.
+    ///
+    /// Out of line: it runs once a read, and inlined into the framers' byte loops (GeoJSON's `peek`) it
+    /// made them too big to inline in turn (+41 instructions a GeoJSON record, callgrind).
+    @inline(never)
     func fill() throws(CLIError) -> Bool {
         if let failure { throw failure }
         do throws(CLIError) {
