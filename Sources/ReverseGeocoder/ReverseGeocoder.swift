@@ -225,6 +225,10 @@ public final class ReverseGeocoder: Sendable {
         /// Workers per layer for the cell index build; nil: the cores this process may run on. Not public:
         /// tests build with 1 and with several and compare the bytes (the index is the same either way).
         var buildThreads: Int?
+        /// Reads each layer's records in this many runs, handed out last to first when `lastFirst` (nil: as
+        /// the workers suit). Not public: tests make a later run meet its bad record before an earlier one
+        /// does, which two busy cores may or may not do by themselves.
+        var recordRuns: (count: Int, lastFirst: Bool)?
         /// Whose view `isoCountryCode` follows: ISO 3166-1 (the default) or the dataset's own.
         /// Applied once per unit, like the languages.
         public var worldview: Worldview

@@ -144,7 +144,7 @@ struct DatasetLoader: Sendable {
             results.set(i, Result {
                 let check: @Sendable () throws -> [ModifiedFile] = { try DatasetIntegrity.check(layer: specs[i], manifest: manifest, directory: directory) }
                 let digests = hashAside ? AsideResult(check) : nil
-                let records = Result { try read(specs[i], context: loadContext(specs[i].file)) }
+                let records = Result { try read(specs[i]) }
                 // The check's verdict comes first, whichever finished first: a changed file is named as
                 // changed, not as whatever it breaks.
                 let modified = try digests?.value() ?? check()
@@ -357,7 +357,12 @@ struct DatasetLoader: Sendable {
         return directory!.appendingPathComponent(file)
     }
 
-    private func read(_ spec: DatasetManifest.Layer, context loader: GEOSContext) throws -> RawLayer {
+    /// A layer's records and what the loader counted in them. The records are read in runs of consecutive
+    /// records (``recordRuns(_:workers:)``), by as many workers as there are idle cores, each with its own
+    /// shapelib reader and GEOS context (neither is thread-safe); the runs are joined in record order, so the
+    /// layer, and the index cache written from it, is the same whatever the number of workers. A bad record
+    /// is reported as a one-thread read reports it: the first bad one in record order.
+    private func read(_ spec: DatasetManifest.Layer) throws -> RawLayer {
         let shapefile = url(of: spec.file)
         let reader = try ShapefileReader(url: shapefile)
         var warnings: [String] = []
@@ -376,18 +381,127 @@ struct DatasetLoader: Sendable {
             }
             return found
         }
-        var fieldIndices: [String: (name: [Int], code: [Int])] = [:]
-        for (key, fields) in spec.fields {
-            fieldIndices[key] = (try indices(fields.name), try indices(fields.code))
+        var fields = RecordFields(dbf: dbf)
+        for (key, list) in spec.fields {
+            fields.levels[key] = (try indices(list.name), try indices(list.code))
         }
-        let placeIndices = try spec.place.map { (latitude: try indices(.init([$0.latitude]))[0], longitude: try indices(.init([$0.longitude]))[0]) }
+        fields.place = try spec.place.map { (latitude: try indices(.init([$0.latitude]))[0], longitude: try indices(.init([$0.longitude]))[0]) }
+
+        let workers = max(1, options.buildThreads ?? Workers.cores)
+        let runs = options.recordRuns.map { Self.recordRuns(reader.recordCount, count: $0.count) }
+            ?? Self.recordRuns(reader.recordCount, workers: workers)
+        let queue = RunQueue(runs: runs.count, lastFirst: options.recordRuns?.lastFirst ?? false)
+        let results = LoadResults<RecordRun?>(count: runs.count)
+        Workers.perform(iterations: workers, threads: workers) { worker in
+            // This worker's reader (the first worker takes the one open) and context, made when it first
+            // gets a run: a worker that finds the queue empty makes neither.
+            var mine: (reader: ShapefileReader, context: GEOSContext)?
+            while let (run, read) = queue.next() {
+                // After a failed run: not read (the failure in record order comes before it).
+                guard read else { results.set(run, .success(nil)); continue }
+                let result = Result { () throws -> RecordRun? in
+                    if mine == nil { mine = (worker == 0 ? reader : try reader.sibling(), try loadContext(spec.file)) }
+                    return try readRecords(runs[run], spec: spec, fields: fields, reader: mine!.reader, context: mine!.context)
+                }
+                if case .failure = result { queue.failed(run) }
+                results.set(run, result)
+            }
+        }
+        // The runs in record order; the first failure in that order is the first bad record.
+        var tally = RecordTally(), units: [Unit] = []
+        units.reserveCapacity(reader.recordCount)
+        for run in try results.values() {
+            guard let run else { preconditionFailure("a run skipped with no failed run before it") }
+            tally.add(run.tally)
+            units += run.units
+        }
+        let info = LayerInfo(file: spec.file, level: spec.level, records: reader.recordCount, units: units.count,
+                             nullShapes: tally.nullShapes, emptyRecords: tally.emptyRecords, repairedPolygons: tally.repairedPolygons,
+                             windingCorrected: tally.rings.windingCorrected, degenerateRings: tally.rings.degenerateRings,
+                             antimeridianRecords: tally.rings.antimeridianRecords, polygons: tally.polygons, vertices: tally.vertices,
+                             encoding: reader.encodingName, warnings: warnings)
+        return RawLayer(spec: spec, units: units, info: info, modified: [])
+    }
+
+    /// The runs a layer's records are read in: one for one worker; for more, several runs a worker, so that
+    /// a worker slowed by a busy machine (or by a run of large records) leaves the rest to the others.
+    static func recordRuns(_ records: Int, workers: Int) -> [Range<Int>] {
+        recordRuns(records, count: workers <= 1 ? 1 : min(8 * workers, records / 64))
+    }
+
+    /// `records` in `count` runs of consecutive records (at least one run, none empty but for no records).
+    static func recordRuns(_ records: Int, count: Int) -> [Range<Int>] {
+        let n = max(1, min(count, records))
+        return (0..<n).map { k in (records * k / n)..<(records * (k + 1) / n) }
+    }
+
+    /// The fields read from each record, by index in the `.dbf`.
+    private struct RecordFields {
+        var dbf: String
+        /// By the manifest layer's `fields` key: the candidate fields present, in the manifest's order.
+        var levels: [String: (name: [Int], code: [Int])] = [:]
+        var place: (latitude: Int, longitude: Int)?
+    }
+
+    /// What the loader counts while reading records, added up over runs.
+    private struct RecordTally {
+        var nullShapes = 0, emptyRecords = 0, repairedPolygons = 0, polygons = 0, vertices = 0
+        var rings = RingAssembler.Statistics()
+
+        mutating func add(_ other: RecordTally) {
+            nullShapes += other.nullShapes
+            emptyRecords += other.emptyRecords
+            repairedPolygons += other.repairedPolygons
+            polygons += other.polygons
+            vertices += other.vertices
+            rings.degenerateRings += other.rings.degenerateRings
+            rings.windingCorrected += other.rings.windingCorrected
+            rings.antimeridianRecords += other.rings.antimeridianRecords
+        }
+    }
+
+    /// One run's units, in record order, and its counts.
+    private struct RecordRun {
+        var units: [Unit]
+        var tally: RecordTally
+    }
+
+    /// Hands out a layer's runs to its workers, and says which follow a run that failed.
+    private final class RunQueue: Sendable {
+        private struct State { var next = 0, firstFailed = Int.max }
+        private let state = Mutex(State())
+        private let count: Int, lastFirst: Bool
+
+        /// `lastFirst`: hand the runs out last to first (tests: a later bad record is then met first).
+        init(runs: Int, lastFirst: Bool) {
+            count = runs
+            self.lastFirst = lastFirst
+        }
+
+        /// The next run, each once, and whether to read it: not when a run before it has failed. Nil when
+        /// every run has been handed out.
+        func next() -> (run: Int, read: Bool)? {
+            state.withLock { s in
+                guard s.next < count else { return nil }
+                let run = lastFirst ? count - 1 - s.next : s.next
+                s.next += 1
+                return (run, run < s.firstFailed)
+            }
+        }
+
+        func failed(_ run: Int) { state.withLock { $0.firstFailed = min($0.firstFailed, run) } }
+    }
+
+    /// Reads the records of one run with one reader and one context; throws at the run's first bad record.
+    private func readRecords(_ records: Range<Int>, spec: DatasetManifest.Layer, fields: RecordFields,
+                             reader: ShapefileReader, context loader: GEOSContext) throws -> RecordRun {
         /// A record's place: both fields decimal degrees within range, else an error naming record and field.
         func place(_ record: Int) throws -> Coordinate? {
-            guard let placeIndices, let spec = spec.place else { return nil }
+            guard let placeIndices = fields.place, let spec = spec.place else { return nil }
             func degrees(_ field: Int, _ name: String, limit: Double) throws -> Double {
                 let text = try reader.string(record: record, field: field)
                 guard let text, let v = Double(text.trimmingCharacters(in: .whitespaces)), abs(v) <= limit else {
-                    throw GeocoderError.corrupt(file: dbf, record: record,
+                    throw GeocoderError.corrupt(file: fields.dbf, record: record,
                                                 reason: "place field \(name) is \(text.map { "\"\($0)\"" } ?? "empty"), not decimal degrees within ±\(Int(limit))")
                 }
                 return v
@@ -396,14 +510,12 @@ struct DatasetLoader: Sendable {
                               longitude: try degrees(placeIndices.longitude, spec.longitude, limit: 180))
         }
 
-        var info = LayerInfo(file: spec.file, level: spec.level, records: reader.recordCount, units: 0, nullShapes: 0,
-                             emptyRecords: 0, repairedPolygons: 0, windingCorrected: 0, degenerateRings: 0,
-                             antimeridianRecords: 0, polygons: 0, vertices: 0, encoding: reader.encodingName, warnings: warnings)
-        var stats = RingAssembler.Statistics()
+        var tally = RecordTally()
         var units: [Unit] = []
-        for record in 0..<reader.recordCount {
-            guard let rings = try reader.rings(record: record) else { info.nullShapes += 1; continue }
-            let polygons = RingAssembler.assemble(rings, statistics: &stats)
+        units.reserveCapacity(records.count)
+        for record in records {
+            guard let rings = try reader.rings(record: record) else { tally.nullShapes += 1; continue }
+            let polygons = RingAssembler.assemble(rings, statistics: &tally.rings)
             var parts: [Geometry] = []
             do throws(GEOSError) {
                 for polygon in polygons {
@@ -412,17 +524,17 @@ struct DatasetLoader: Sendable {
                     if (polygon.holes.isEmpty && SimpleRingProof.provesValid(polygon.shell)) || g.isValid {
                         parts.append(g)
                     } else {
-                        info.repairedPolygons += 1
+                        tally.repairedPolygons += 1
                         parts += try g.madeValidPolygons()
                     }
                 }
             } catch {
                 throw GeocoderError.geos("\(spec.file): record \(record): \(error)")
             }
-            if parts.isEmpty { info.emptyRecords += 1; continue }
+            if parts.isEmpty { tally.emptyRecords += 1; continue }
 
             var levels: [String: (name: String?, code: String?)] = [:]
-            for (level, fields) in fieldIndices {
+            for (level, fields) in fields.levels {
                 var name: String?, code: String?
                 for f in fields.name { if let v = try reader.string(record: record, field: f) { name = v; break } }
                 for f in fields.code {
@@ -437,14 +549,10 @@ struct DatasetLoader: Sendable {
                 }
                 levels[level] = (name, code)
             }
-            info.polygons += parts.count
-            info.vertices += parts.reduce(0) { $0 + $1.vertexCount }
+            tally.polygons += parts.count
+            tally.vertices += parts.reduce(0) { $0 + $1.vertexCount }
             units.append(Unit(values: levels, parts: parts, place: try place(record)))
         }
-        info.units = units.count
-        info.windingCorrected = stats.windingCorrected
-        info.degenerateRings = stats.degenerateRings
-        info.antimeridianRecords = stats.antimeridianRecords
-        return RawLayer(spec: spec, units: units, info: info, modified: [])
+        return RecordRun(units: units, tally: tally)
     }
 }

@@ -23,8 +23,8 @@ final class ShapefileReader {
     static let noise = 1e-12
     private var dbfName: String { url.deletingPathExtension().appendingPathExtension("dbf").lastPathComponent }
 
-    init(url: URL) throws {
-        self.url = url
+    /// Validates the files (``ShapefileValidator``) and opens them.
+    convenience init(url: URL) throws {
         let base = url.deletingPathExtension()
         let shpURL = base.appendingPathExtension("shp")
         let shxURL = base.appendingPathExtension("shx")
@@ -33,7 +33,6 @@ final class ShapefileReader {
             throw GeocoderError.cannotOpen(file: f.lastPathComponent, reason: "no such file")
         }
         let checked = try ShapefileValidator.validate(shp: shpURL, shx: shxURL, dbf: dbfURL)
-        recordCount = checked.recordCount
 
         // Encoding: the .cpg file wins; then the language driver byte; then UTF-8 (what most tools write).
         let cpg = base.appendingPathExtension("cpg")
@@ -46,7 +45,24 @@ final class ShapefileReader {
         } else {
             (encoding, name) = (.utf8, "UTF-8")
         }
-        decoder = try TextDecoder(encoding: encoding, name: name, file: cpg.lastPathComponent)
+        try self.init(url: url, recordCount: checked.recordCount, encoding: encoding, encodingName: name)
+    }
+
+    /// Another reader of the same files, for another thread: shapelib's handles and an iconv decoder keep
+    /// state of their own (a file position, a shift state), so threads cannot share one. The files were
+    /// validated by the reader it is made from, and are not read whole again.
+    func sibling() throws -> ShapefileReader {
+        try ShapefileReader(url: url, recordCount: recordCount, encoding: decoder.encoding, encodingName: encodingName)
+    }
+
+    /// Opens validated files: `recordCount` and the encoding are what the validation and the `.cpg` found.
+    private init(url: URL, recordCount: Int, encoding: TextDecoder.Encoding, encodingName name: String) throws {
+        self.url = url
+        self.recordCount = recordCount
+        let base = url.deletingPathExtension()
+        let shpURL = base.appendingPathExtension("shp")
+        let dbfURL = base.appendingPathExtension("dbf")
+        decoder = try TextDecoder(encoding: encoding, name: name, file: base.appendingPathExtension("cpg").lastPathComponent)
         encodingName = name
 
         guard let shp = SHPOpen(shpURL.path, "rb") else {
