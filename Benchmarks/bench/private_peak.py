@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Peak private memory of one command on one core: what `/usr/bin/time`'s maxrss cannot tell apart.
 
-    GEOCODE_CACHE_DIR=EMPTY_DIR python3 Benchmarks/bench/private_peak.py BINARY ARGS...
+    GEOCODE_CACHE_DIR=EMPTY_DIR python3 Benchmarks/bench/private_peak.py [--cpus 0,1] BINARY ARGS...
+
+`--cpus` gives the cores (taskset's list; default 0, one core): a first run on two cores reads and builds
+two things at once, and so may hold more at its peak than on one.
 
 maxrss counts a process's mapped file pages too (an index cache mapped and checked whole is 337 MB of page
 cache, shared and reclaimable); the memory that can run a machine out is the private (anonymous) part, and
@@ -13,8 +16,11 @@ import subprocess
 import sys
 import time
 
+args, cpus = sys.argv[1:], "0"
+if args[:1] == ["--cpus"]:
+    cpus, args = args[1], args[2:]
 # taskset execs the command in place: the pid is the command's.
-p = subprocess.Popen(["taskset", "-c", "0"] + sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+p = subprocess.Popen(["taskset", "-c", cpus] + args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 anon = file = 0
 while p.poll() is None:
     try:
