@@ -7,8 +7,10 @@
 # per-pair ratios B/A are the figures to quote, with the load average beside each run.
 # Prints "A wall_s cpu_s maxrss_kb load" / "B ..." per run, then the medians and the median pair ratios.
 #   Benchmarks/bench/alternate_wall.sh A_BINARY B_BINARY PAIRS ARGUMENT...
+# ALTERNATE_PIN, when set, is a command each run is started under (alternate_cpu.sh: `taskset -c 0`).
 set -eu
 A=$1; B=$2; PAIRS=$3; shift 3
+pin=${ALTERNATE_PIN:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 r=1
@@ -22,7 +24,7 @@ while [ $r -le "$PAIRS" ]; do
             shift
         done
         load=$(cut -d' ' -f1 /proc/loadavg)
-        GEOCODE_CACHE_DIR="$tmp/fresh" /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "$bin" "$@" >/dev/null 2>&1
+        GEOCODE_CACHE_DIR="$tmp/fresh" /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" $pin "$bin" "$@" >/dev/null 2>&1
         echo "$X $(awk '{printf "%.3f %.3f %d", $1, $2 + $3, $4}' "$tmp/time") $load"
         for arg in "$@"; do
             if [ "$arg" = "$tmp/fresh" ]; then set -- "$@" "{fresh}"; else set -- "$@" "$arg"; fi
