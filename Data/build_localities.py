@@ -671,6 +671,117 @@ def code_by_transliteration(a1: dict, by_code: dict, depths: dict, trans: dict) 
     return out
 
 
+def _uncoded_named_units(a1: dict) -> list:
+    """The units every rule so far left without a code whose name is theirs alone in their country (a name
+    another unit has too is older than a split or merger: it says where the places came from, not where they
+    are) and that GN_ADMIN1_NAMES does not name (Taiwan's provinces have no ISO code on purpose)."""
+    shared = collections.Counter((k[0], build.norm_name(name)) for k, (name, _, _) in a1.items() if name)
+    return [k for k, (name, code, _) in sorted(a1.items())
+            if not code and name and shared[(k[0], build.norm_name(name))] == 1
+            and k[1] not in GN_ADMIN1_NAMES.get(k[0], {})]
+
+
+def _give_codes(a1: dict, claims: dict, rule: str) -> list:
+    """Sets each claim that names exactly one code, unless two units claim that code (then neither gets it).
+    claims: unit -> {code: evidence}; every code free (no unit holds it) and first-order. Returns
+    [(key, name, code or "", how)] for every claim."""
+    wanted = collections.Counter(c for hits in claims.values() if len(hits) == 1 for c in hits)
+    out = []
+    for k, hits in sorted(claims.items()):
+        name = a1[k][0]
+        if len(hits) > 1:
+            out.append((k, name, "", f"{rule}: {len(hits)} ISO subdivisions ("
+                        + ", ".join(f"{c} {e}" for c, e in sorted(hits.items())) + ")"))
+            continue
+        (code, evidence), = hits.items()
+        how = f"{rule} ({evidence})"
+        if wanted[code] > 1:
+            out.append((k, name, "", how + f"; {code} wanted by {wanted[code]} units"))
+            continue
+        a1[k] = (name, code, how)
+        out.append((k, name, code, how))
+    return out
+
+
+def code_by_place_names(a1: dict, c1000: list, alternate_names: dict, by_code: dict, depths: dict,
+                        trans: dict) -> list:
+    """After code_by_transliteration: a unit named for one of its own places (a city that is a unit: GeoNames'
+    RU.48 `Moscow` holds the place Moscow, 524901) takes the one free first-order ISO subdivision of its
+    country whose iso-codes name, or one of that name's iso-codes translations, is among the place's GeoNames
+    alternate names (`Moskva` RU-MOW; Bangkok's `Krung Thep Maha Nakhon` TH-10). GeoNames says the place has
+    that name, iso-codes that the subdivision has it: the exonym the unit is named by (`Moscow`) is in
+    neither of the sources the rules before compare. Of several places of the unit's name, the most
+    populous; a place whose names hold two free codes gives none (Azerbaijan's city and rayon `Lənkəran`).
+    Only units whose name is theirs alone (_uncoded_named_units); codes no unit holds. Sets a1 and returns
+    [(key, name, code, how)] for every unit a place's names named a code for, coded or not."""
+    parents = {e["parent"] for e in by_code.values() if e["parent"]}
+    held = {code for _, code, _ in a1.values() if code}
+    free = collections.defaultdict(list)  # country -> [(code, {normalised name: source name})]
+    for code, e in sorted(by_code.items()):
+        cc = code.split("-")[0]
+        if code not in held and first_order(code, depths.get(cc, 0), by_code, parents):
+            names = {}
+            for n in [e["name"]] + sorted(trans.get(e["name"], ())):
+                for part in name_parts(n):
+                    names.setdefault(part, n)
+            free[cc].append((code, names))
+    namesakes = {}
+    for p in c1000:
+        k = (p["cc"], p["admin1code"])
+        if k in a1 and build.norm_name(p["name"]) == build.norm_name(a1[k][0]):
+            if k not in namesakes or (p["pop"], -p["geonameid"]) > (namesakes[k]["pop"], -namesakes[k]["geonameid"]):
+                namesakes[k] = p
+    claims = {}
+    for k in _uncoded_named_units(a1):
+        p = namesakes.get(k)
+        if p is None or not free.get(k[0]):
+            continue
+        known = {build.norm_name(n) for n in alternate_names.get(p["geonameid"], ())} - {""}
+        hits = {}
+        for code, names in free[k[0]]:
+            for n, source in names.items():
+                if n in known:
+                    hits.setdefault(code, f"{source!r}, a GeoNames name of its place {p['name']} ({p['geonameid']})")
+        if hits:
+            claims[k] = hits
+    return _give_codes(a1, claims, "named for its place")
+
+
+NE_FREE_VOTE_SHARE = 0.9  # match_admin1's vote share, over the places left once other units' codes are out
+
+
+def code_by_free_votes(a1: dict, ne_votes: dict, by_code: dict, depths: dict) -> list:
+    """After code_by_place_names: match_admin1's Natural Earth vote again, without the places whose Natural
+    Earth province's code another unit already holds. RU.48 Moscow's 92 places vote RU-MOW 82 and RU-MOS 10,
+    so the vote (>= 90 %) failed; RU-MOS is RU.47's (Moscow Oblast, by name), and those 10 places are the
+    simplified borders' overlap, not a second claim. Of the unit's places with a coded Natural Earth
+    province of its country, at least half must remain (the unit lies mostly outside other units' codes)
+    and at least two, and NE_FREE_VOTE_SHARE of those remaining must share one free first-order code. Only
+    units whose name is theirs alone (_uncoded_named_units): a stale name's places are split among several
+    units. Sets a1 and returns [(key, name, code, how)] for every unit the vote named a code for, coded or
+    not."""
+    parents = {e["parent"] for e in by_code.values() if e["parent"]}
+    held = {code for _, code, _ in a1.values() if code}
+    claims = {}
+    for k in _uncoded_named_units(a1):
+        v = ne_votes.get(k)
+        if not v or not v[None]:
+            continue
+        d = depths.get(k[0], 0)
+        # a place's chain holds exactly one code at depth d (or one coarser first-order code): first-order
+        # codes' counts are disjoint sets of places
+        out_votes = sum(n for c, n in v.items() if c in held and first_order(c, d, by_code, parents))
+        rest = v[None] - out_votes
+        if rest < 2 or rest < 0.5 * v[None]:
+            continue
+        good = sorted(c for c, n in v.items() if c is not None and c not in held and n >= NE_FREE_VOTE_SHARE * rest
+                      and first_order(c, d, by_code, parents))
+        if good:
+            claims[k] = {c: f"{v[c]} of its {rest} places outside other units' codes, {v[None]} with a coded "
+                            f"province" for c in good}
+    return _give_codes(a1, claims, "Natural Earth provinces of its places, other units' codes left out")
+
+
 # GeoNames admin-1 units that ISO 3166-2 names otherwise, where no rule and no permitted source links the two
 # names; set by hand, the unit's name kept (ISO's where the unit has none). Each entry names the unit's seat,
 # and the build checks that it IS a GeoNames cities1000 place of that GeoNames admin-1 code (check_seats),
@@ -1130,6 +1241,21 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
         log(f"  {k[0]}.{k[1]} {name!r} -> {code or '-'}" + (f" {by_code[code]['name']!r}" if code else "") + f" ({how})")
     build.check(all(a1[k][1] == c for k, c in before_translit.items()),
                 "code_by_transliteration changed a code given before it")
+    before_places = {k: c for k, (_, c, _) in a1.items() if c}
+    by_place = code_by_place_names(a1, c1000, gp.load_alternate_names(1000), by_code, depths,
+                                   build.iso_3166_2_translations())
+    log(f"admin-1 units left without a code named for a place of theirs whose GeoNames alternate names hold an "
+        f"ISO name or iso-codes translation (code_by_place_names): {len(by_place)}; "
+        f"coded {sum(bool(c) for _, _, c, _ in by_place)}")
+    for k, name, code, how in by_place:
+        log(f"  {k[0]}.{k[1]} {name!r} -> {code or '-'}" + (f" {by_code[code]['name']!r}" if code else "") + f" ({how})")
+    by_vote = code_by_free_votes(a1, ne_votes, by_code, depths)
+    log(f"admin-1 units left without a code whose places' Natural Earth provinces, less those other units' codes "
+        f"hold, agree (code_by_free_votes): {len(by_vote)}; coded {sum(bool(c) for _, _, c, _ in by_vote)}")
+    for k, name, code, how in by_vote:
+        log(f"  {k[0]}.{k[1]} {name!r} -> {code or '-'}" + (f" {by_code[code]['name']!r}" if code else "") + f" ({how})")
+    build.check(all(a1[k][1] == c for k, c in before_places.items()),
+                "code_by_place_names or code_by_free_votes changed a code given before them")
     hand = code_by_hand(a1, c1000, by_code, depths)
     log(f"admin-1 units coded by hand (GN_ADMIN1_ISO_OTHER_NAME: ISO names them otherwise): {len(hand)}")
     for k, name, code, seat in hand:

