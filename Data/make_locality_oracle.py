@@ -614,13 +614,13 @@ def admin1_capital_places(data: str, places: list[dict], table: dict | None = No
 
 
 
-# The units the build codes by their places' names, the Natural Earth vote without other units' codes, and CLDR's
-# English names (build_localities.code_by_place_names, code_by_free_votes, code_by_cldr_english_names: Moscow,
-# Bangkok, Lesser Poland, ...), found here as ADMIN1_CAPITALS finds its units: by each ISO 3166-2 subdivision's
-# administrative centre as a GeoNames place (geonameid, GeoNames' name), never by a name rule. Stated here, not
-# read from the build. Also the units session 31 added to the build's hand tables (Morocco's 2015 regions in
-# GN_ADMIN1_ISO_FIX, Israel's Southern and Central districts in GN_ADMIN1_ISO_OTHER_NAME): for those the centre
-# is the seat the build checks too, so only the engine's answer and the translated names are tested
+# The units the build codes by their places' names and the Natural Earth vote without other units' codes
+# (build_localities.code_by_place_names, code_by_free_votes: Moscow, Bangkok, ...), found here as ADMIN1_CAPITALS
+# finds its units: by each ISO 3166-2 subdivision's administrative centre as a GeoNames place (geonameid,
+# GeoNames' name), never by a name rule. Stated here, not read from the build. Also the units session 31 added to
+# the build's hand tables (Morocco's 2015 regions in GN_ADMIN1_ISO_FIX; Israel's districts, Lesser Poland, Altai
+# Krai, Crimea, Karakalpakstan and the others GeoNames names in English in GN_ADMIN1_ISO_OTHER_NAME): for those
+# the centre is the seat the build checks too, so only the engine's answer and the translated names are tested
 # independently. Left out: KG-J (Jalal-Abad, no cities1000 place of that name), BH-17 (its seat since 2014,
 # Madīnat Ḩamad, GeoNames files under BH.19, the abolished Central Governorate), MV-12 (admin1-iso.json's).
 ADMIN1_EXONYM_CAPITALS = {

@@ -116,9 +116,9 @@ struct Admin1IsoCodeTests {
     }
 
     /// `Fixtures/locality-oracle/admin1-exonyms.json`: places of the units the build codes by their places'
-    /// GeoNames names, the Natural Earth vote without other units' codes and CLDR's English names (Moscow,
-    /// Bangkok, Lesser Poland, Altai Krai, Crimea, ...), each unit found by the oracle through the GeoNames
-    /// admin-1 unit of the subdivision's administrative centre (`ADMIN1_EXONYM_CAPITALS`, a table of facts),
+    /// GeoNames names and the Natural Earth vote without other units' codes (Moscow, Bangkok, ...), and of
+    /// those the build's hand tables code by their seats (Lesser Poland, Altai Krai, Crimea, Morocco, ...),
+    /// each unit found by the oracle through the GeoNames admin-1 unit of the subdivision's administrative centre (`ADMIN1_EXONYM_CAPITALS`, a table of facts),
     /// with the code's German and French names as iso-codes' catalogues translate them.
     static let exonyms: Result<(ExonymsAbout, [Place]), Error> = Result { try IslandCellsTests.places("admin1-exonyms") }
 
