@@ -63,6 +63,9 @@ struct Admin1IsoCodeTests {
         var ownCellByCountry: [String: Int]
         var isoNames: [String: String]
         var units: [String: String]
+        /// `admin1-exonyms.json` only: code → language → iso-codes' own gettext translation of the code's ISO
+        /// name (`RU-MOW` → de `Moskau`).
+        var translations: [String: [String: String]]?
     }
 
     /// `Fixtures/locality-oracle/admin1-capitals.json`: places of the units the build codes by transliteration
@@ -71,97 +74,73 @@ struct Admin1IsoCodeTests {
     /// facts in `make_locality_oracle.py`, `ADMIN1_CAPITALS`), not through any name rule.
     static let capitals: Result<(CapitalsAbout, [Place]), Error> = Result { try IslandCellsTests.places("admin1-capitals") }
 
-    /// Every place in the GeoNames unit of an ISO subdivision's capital that the engine answers with its own
-    /// cell carries that subdivision's code (Lutsk's unit `Volyn` → UA-07, Bila Tserkva's `Kiev` → UA-32,
-    /// Kyiv's oblast; Matola's `Maputo` → MZ-L, the province, not the city MZ-MPM); each code of the oracle is
-    /// answered at least once, for one GeoNames unit; in each country as many places answer their own cell
-    /// as shapely finds. On the build before the transliteration rules these units had no code at all.
-    @Test func placesOfTransliteratedUnitsAnswerTheirCapitalsCode() async throws {
-        try await offPool {
-            let (about, places) = try Self.capitals.get()
-            let g = try IslandCellsTests.geocoder.get()
-            var own: [(Place, Placemark)] = []
-            for place in places {
-                if let p = try g.placemark(latitude: place.lat, longitude: place.lon),
-                   (p.subLocalityCode ?? p.localityCode) == place.geonameid {
-                    own.append((place, p))
-                }
-            }
-            var unitsOfCode: [String: Set<String>] = [:]
-            for (place, p) in own {
-                let iso = try #require(place.geonamesAdmin1Iso)
-                #expect(p.administrativeAreaCode == iso,
-                        "\(place.name) (\(place.geonamesAdmin1Code ?? "-")): \(p.administrativeAreaCode ?? "nil"), capital's \(iso) \(about.isoNames[iso] ?? "")")
-                #expect(p.isoCountryCode == place.geonamesCountry, "\(place.name): \(p.isoCountryCode ?? "nil")")
-                if let code = p.administrativeAreaCode { unitsOfCode[code, default: []].insert(place.geonamesAdmin1Code ?? "-") }
-            }
-            #expect(Set(unitsOfCode.keys) == Set(about.isoNames.keys),
-                    "codes answered \(unitsOfCode.count) of \(about.isoNames.count); missing \(Set(about.isoNames.keys).subtracting(unitsOfCode.keys).sorted())")
-            for (code, units) in unitsOfCode {
-                #expect(units == [about.units[code] ?? "?"], "\(code) answers \(units.sorted()), oracle \(about.units[code] ?? "?")")
-            }
-            let byCountry = Dictionary(grouping: own, by: { $0.0.geonamesCountry }).mapValues(\.count)
-            #expect(byCountry == about.ownCellByCountry && own.count == about.ownCell,
-                    "own cells \(byCountry.sorted { $0.key < $1.key }), shapely \(about.ownCellByCountry)")
-        }
-    }
-
-    struct ExonymsAbout: Decodable {
-        var ownCell: Int
-        var ownCellByCountry: [String: Int]
-        var isoNames: [String: String]
-        var units: [String: String]
-        /// code → language → iso-codes' own gettext translation of the code's ISO name (`RU-MOW` → de `Moskau`)
-        var translations: [String: [String: String]]
-    }
-
     /// `Fixtures/locality-oracle/admin1-exonyms.json`: places of the units the build codes by their places'
     /// GeoNames names and the Natural Earth vote without other units' codes (Moscow, Bangkok, ...), and of
     /// those the build's hand tables code by their seats (Lesser Poland, Altai Krai, Crimea, Morocco, ...),
-    /// each unit found by the oracle through the GeoNames admin-1 unit of the subdivision's administrative centre (`ADMIN1_EXONYM_CAPITALS`, a table of facts),
-    /// with the code's German and French names as iso-codes' catalogues translate them.
-    static let exonyms: Result<(ExonymsAbout, [Place]), Error> = Result { try IslandCellsTests.places("admin1-exonyms") }
+    /// each unit found by the oracle through the GeoNames admin-1 unit of the subdivision's administrative
+    /// centre (`ADMIN1_EXONYM_CAPITALS`, a table of facts), with the code's German and French names as
+    /// iso-codes' catalogues translate them.
+    static let exonyms: Result<(CapitalsAbout, [Place]), Error> = Result { try IslandCellsTests.places("admin1-exonyms") }
 
-    /// Every place in the GeoNames unit of such a subdivision's centre that the engine answers with its own cell
-    /// carries that subdivision's code (Moscow's RU.48 → RU-MOW, Kraków's `Lesser Poland Voivodeship` →
-    /// PL-12, Simferopol's `Crimea` → UA-43), and in German and French the province name iso-codes' catalogue
-    /// gives the code (de `Moskau`, fr `Moscou`, de `Kleinpolen`, fr `Petite-Pologne`); each code of the
-    /// oracle is answered, by one GeoNames unit; in each country as many places answer their own cell as
-    /// shapely finds. On the build before these rules the units had no code, and so no translated name.
+    /// What a capitals fixture promises: every place in the GeoNames unit of a subdivision's centre that the
+    /// engine answers with its own cell carries that subdivision's code and the GeoNames country, and in each
+    /// language of `about.translations` the province name iso-codes' catalogue gives the code; each code of
+    /// the oracle is answered, for one GeoNames unit; in each country as many places answer their own cell as
+    /// shapely finds. Returns how many places answered their own cell and how many translated names were checked.
+    private static func checkUnitsOfCentres(_ about: CapitalsAbout, _ places: [Place]) throws -> (own: Int, translated: Int) {
+        let g = try IslandCellsTests.geocoder.get()
+        var own: [(Place, Placemark)] = []
+        for place in places {
+            if let p = try g.placemark(latitude: place.lat, longitude: place.lon),
+               (p.subLocalityCode ?? p.localityCode) == place.geonameid {
+                own.append((place, p))
+            }
+        }
+        var unitsOfCode: [String: Set<String>] = [:]
+        var translated = 0
+        for (place, p) in own {
+            let iso = try #require(place.geonamesAdmin1Iso)
+            #expect(p.administrativeAreaCode == iso,
+                    "\(place.name) (\(place.geonamesAdmin1Code ?? "-")): \(p.administrativeAreaCode ?? "nil"), centre's \(iso) \(about.isoNames[iso] ?? "")")
+            #expect(p.isoCountryCode == place.geonamesCountry, "\(place.name): \(p.isoCountryCode ?? "nil")")
+            for (language, name) in about.translations?[iso] ?? [:] {
+                let shown = p.localized(to: [language]).administrativeArea
+                #expect(shown == name, "\(place.name) in \(language): \(shown ?? "nil"), iso-codes \(name) (\(iso))")
+                translated += 1
+            }
+            if let code = p.administrativeAreaCode { unitsOfCode[code, default: []].insert(place.geonamesAdmin1Code ?? "-") }
+        }
+        #expect(Set(unitsOfCode.keys) == Set(about.isoNames.keys),
+                "codes answered \(unitsOfCode.count) of \(about.isoNames.count); missing \(Set(about.isoNames.keys).subtracting(unitsOfCode.keys).sorted())")
+        for (code, units) in unitsOfCode {
+            #expect(units == [about.units[code] ?? "?"], "\(code) answers \(units.sorted()), oracle \(about.units[code] ?? "?")")
+        }
+        let byCountry = Dictionary(grouping: own, by: { $0.0.geonamesCountry }).mapValues(\.count)
+        #expect(byCountry == about.ownCellByCountry && own.count == about.ownCell,
+                "own cells \(byCountry.sorted { $0.key < $1.key }), shapely \(about.ownCellByCountry)")
+        return (own.count, translated)
+    }
+
+    /// The transliterated units' places answer their capital's code (Lutsk's unit `Volyn` → UA-07, Bila
+    /// Tserkva's `Kiev` → UA-32, Kyiv's oblast; Matola's `Maputo` → MZ-L, the province, not the city MZ-MPM):
+    /// ``checkUnitsOfCentres(_:_:)``. On the build before the transliteration rules these units had no code at all.
+    @Test func placesOfTransliteratedUnitsAnswerTheirCapitalsCode() async throws {
+        try await offPool {
+            let (about, places) = try Self.capitals.get()
+            _ = try Self.checkUnitsOfCentres(about, places)
+        }
+    }
+
+    /// The units named in English answer their centre's code (Moscow's RU.48 → RU-MOW, Kraków's `Lesser
+    /// Poland Voivodeship` → PL-12, Simferopol's `Crimea` → UA-43) and, in German and French, the province
+    /// name iso-codes' catalogue gives the code (de `Moskau`, fr `Moscou`, de `Kleinpolen`, fr
+    /// `Petite-Pologne`): ``checkUnitsOfCentres(_:_:)``. On the build before session 31 the units had no code,
+    /// and so no translated name.
     @Test func placesOfUnitsNamedInEnglishAnswerTheirCapitalsCodeAndItsTranslation() async throws {
         try await offPool {
             let (about, places) = try Self.exonyms.get()
-            let g = try IslandCellsTests.geocoder.get()
-            var own: [(Place, Placemark)] = []
-            for place in places {
-                if let p = try g.placemark(latitude: place.lat, longitude: place.lon),
-                   (p.subLocalityCode ?? p.localityCode) == place.geonameid {
-                    own.append((place, p))
-                }
-            }
-            var unitsOfCode: [String: Set<String>] = [:]
-            var translated = 0
-            for (place, p) in own {
-                let iso = try #require(place.geonamesAdmin1Iso)
-                #expect(p.administrativeAreaCode == iso,
-                        "\(place.name) (\(place.geonamesAdmin1Code ?? "-")): \(p.administrativeAreaCode ?? "nil"), centre's \(iso) \(about.isoNames[iso] ?? "")")
-                #expect(p.isoCountryCode == place.geonamesCountry, "\(place.name): \(p.isoCountryCode ?? "nil")")
-                for (language, name) in about.translations[iso] ?? [:] {
-                    let shown = p.localized(to: [language]).administrativeArea
-                    #expect(shown == name, "\(place.name) in \(language): \(shown ?? "nil"), iso-codes \(name) (\(iso))")
-                    translated += 1
-                }
-                if let code = p.administrativeAreaCode { unitsOfCode[code, default: []].insert(place.geonamesAdmin1Code ?? "-") }
-            }
-            #expect(Set(unitsOfCode.keys) == Set(about.isoNames.keys),
-                    "codes answered \(unitsOfCode.count) of \(about.isoNames.count); missing \(Set(about.isoNames.keys).subtracting(unitsOfCode.keys).sorted())")
-            for (code, units) in unitsOfCode {
-                #expect(units == [about.units[code] ?? "?"], "\(code) answers \(units.sorted()), oracle \(about.units[code] ?? "?")")
-            }
-            let byCountry = Dictionary(grouping: own, by: { $0.0.geonamesCountry }).mapValues(\.count)
-            #expect(byCountry == about.ownCellByCountry && own.count == about.ownCell,
-                    "own cells \(byCountry.sorted { $0.key < $1.key }), shapely \(about.ownCellByCountry)")
-            #expect(translated >= own.count, "\(translated) translated names checked for \(own.count) places")
+            let checked = try Self.checkUnitsOfCentres(about, places)
+            #expect(checked.translated >= checked.own, "\(checked.translated) translated names checked for \(checked.own) places")
         }
     }
 
