@@ -27,15 +27,23 @@ struct BatchSetup {
         schema.prefix = options.prefix
         schema.recordSeparator = options.outputRecordSeparator ?? false
         var setup: BatchSetup
-        switch format {
-        case .csv, .tsv:
-            setup = try delimited(input: input, format: format, schema: schema, options: options)
-        case .ndjson:
-            setup = try ndjson(input: input, schema: schema, options: options)
-        case .geojson:
-            setup = try geojson(input: input, schema: schema, options: options, warn: warn)
-        case .geojsonseq:
-            setup = try geojsonSequence(input: input, schema: schema, options: options)
+        do throws(CLIError) {
+            switch format {
+            case .csv, .tsv:
+                setup = try delimited(input: input, format: format, schema: schema, options: options)
+            case .ndjson:
+                setup = try ndjson(input: input, schema: schema, options: options)
+            case .geojson:
+                setup = try geojson(input: input, schema: schema, options: options, warn: warn)
+            case .geojsonseq:
+                setup = try geojsonSequence(input: input, schema: schema, options: options)
+            }
+        } catch {
+            // A read that failed while the setup looked ahead cut its sample short: a header cut in the
+            // middle has no latitude column, a first record cut short is no JSON. The failed read is what
+            // is wrong with the input, and what the user must hear (a truncated .csv.gz, an I/O error).
+            if let failure = input.failure { throw failure }
+            throw error
         }
         if let notice = repeatedColumnsNotice(setup.schema) { setup.notices.append(notice) }
         if let notice = clashNotice(setup.schema) { setup.notices.append(notice) }

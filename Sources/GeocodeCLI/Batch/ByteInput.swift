@@ -57,7 +57,7 @@ final class ByteInput {
 
     /// The error a ``fill()`` threw, which every later one throws again: what a look ahead stopped at
     /// (``peek(_:)``, ``InputSample``) reaches the framer where the input failed, after the records before it.
-    private var failure: CLIError?
+    private(set) var failure: CLIError?
 
     /// Reads more input, keeping everything from ``mark`` on. Returns false at end of input. Once it has
     /// thrown, it throws the same error again.

@@ -144,6 +144,29 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: target.path))
     }
 
+    /// A gzip file cut before its header line ends (and one cut after a header without a latitude column)
+    /// is refused as truncated, not for the header the cut left: the setup's look ahead stopped at the failed
+    /// read, so "cannot find the latitude column in the header (id, la)" would blame a column the file has.
+    /// Found by the csv fuzzer (CI, session 31).
+    @Test(arguments: ["id,latitude,longitude\n1,35.75,139.5\n", "id,name,lon\n1,Delta,0.5\n2,Epsilon,95\n"])
+    func gzipCutWhileTheSetupLooksAheadIsRefusedAsTruncated(_ text: String) async throws {
+        let folder = try TemporaryDirectory.shared.newFolder("cut-head")
+        let plain = folder.appendingPathComponent("head.csv")
+        try Data(text.utf8).write(to: plain)
+        let zipped = try await tool("/usr/bin/gzip", ["-c", "-n", plain.path])
+        #expect(zipped.status == 0)
+        // Cut inside the deflate data: what it decompresses to ends inside the header line or soon after it.
+        let cutBytes = zipped.stdout.prefix(zipped.stdout.count - 12)
+        let cut = folder.appendingPathComponent("head.csv.gz")
+        try cutBytes.write(to: cut)
+        for r in [try await GeocodeBinary.run(["batch", "-q", cut.path]),
+                  try await GeocodeBinary.run(["batch", "-q", "-"], piped: Data(cutBytes))] {
+            #expect(r.status == 3, "\(r.err)")
+            #expect(r.err.contains("the gzip file is truncated"), "\(r.err)")
+            #expect(!r.err.contains("cannot find"), "\(r.err)")
+        }
+    }
+
     @Test func gzipNamedButNotGzipIsRefused() async throws {
         let fake = out("csv.gz")
         try FileManager.default.copyItem(at: inputs.appendingPathComponent("points.csv"), to: fake)
