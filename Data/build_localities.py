@@ -650,7 +650,7 @@ def code_by_transliteration(a1: dict, by_code: dict, depths: dict, trans: dict) 
             for c, names in free[k[0]]:
                 for n in names:
                     if key(n) & ours:
-                        hits.setdefault(c, (rule, n))
+                        hits.setdefault(c, f"{rule} {n!r}")
             if hits:
                 break
         if not hits:
@@ -658,25 +658,10 @@ def code_by_transliteration(a1: dict, by_code: dict, depths: dict, trans: dict) 
             for c, names in free[k[0]]:
                 for n in names:
                     if any(rest.startswith(s) for s in oblast_stems(n)):
-                        hits.setdefault(c, ("its name starts with the stem of the oblast's adjective", n))
+                        hits.setdefault(c, f"its name starts with the stem of the oblast's adjective {n!r}")
         if hits:
             claims[k] = hits
-    wanted = collections.Counter(c for hits in claims.values() if len(hits) == 1 for c in hits)
-    out = []
-    for k, hits in sorted(claims.items()):
-        name = a1[k][0]
-        if len(hits) > 1:
-            out.append((k, name, "", f"{next(iter(hits.values()))[0]}: {len(hits)} ISO subdivisions ("
-                        + ", ".join(f"{c} {n!r}" for c, (_, n) in sorted(hits.items())) + ")"))
-            continue
-        (code, (rule, n)), = hits.items()
-        how = f"transliteration: {rule} ({n!r})"
-        if wanted[code] > 1:
-            out.append((k, name, "", how + f"; {code} wanted by {wanted[code]} units"))
-            continue
-        a1[k] = (name, code, "name " + how)
-        out.append((k, name, code, how))
-    return out
+    return _give_codes(a1, claims, "transliteration", recorded="name ")
 
 
 def _uncoded_named_units(a1: dict) -> list:
@@ -689,10 +674,11 @@ def _uncoded_named_units(a1: dict) -> list:
             and k[1] not in GN_ADMIN1_NAMES.get(k[0], {})]
 
 
-def _give_codes(a1: dict, claims: dict, rule: str) -> list:
+def _give_codes(a1: dict, claims: dict, rule: str, recorded: str = "") -> list:
     """Sets each claim that names exactly one code, unless two units claim that code (then neither gets it).
-    claims: unit -> {code: evidence}; every code free (no unit holds it) and first-order. Returns
-    [(key, name, code or "", how)] for every claim."""
+    claims: unit -> {code: evidence}; every code free (no unit holds it) and first-order. a1 records how
+    a unit was coded as `recorded` + the rule and evidence (`name ` for the rules that match names, as
+    match_admin1's). Returns [(key, name, code or "", how)] for every claim."""
     wanted = collections.Counter(c for hits in claims.values() if len(hits) == 1 for c in hits)
     out = []
     for k, hits in sorted(claims.items()):
@@ -706,7 +692,7 @@ def _give_codes(a1: dict, claims: dict, rule: str) -> list:
         if wanted[code] > 1:
             out.append((k, name, "", how + f"; {code} wanted by {wanted[code]} units"))
             continue
-        a1[k] = (name, code, how)
+        a1[k] = (name, code, recorded + how)
         out.append((k, name, code, how))
     return out
 
