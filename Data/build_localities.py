@@ -1234,32 +1234,26 @@ def build_localities(out: str, threshold: int = DEFAULT_THRESHOLD, build_cmd: st
     # The last pass and the hand entries after it code only units left without a code: every code given
     # above stays as it is, byte for byte, and no code they give is another unit's.
     coded = {k: c for k, (_, c, _) in a1.items() if c}
-    generic = code_by_generic_terms(a1, by_code, depths)
-    log(f"admin-1 units left without a code whose name has a generic term (ADMIN1_GENERIC_TERMS), compared "
-        f"without it, or is an ISO name written whole: {len(generic)}; coded {sum(bool(c) for _, _, c, _ in generic)}")
-    for k, name, code, how in generic:
-        log(f"  {k[0]}.{k[1]} {name!r} -> {code or '-'}" + (f" {by_code[code]['name']!r}" if code else "") + f" ({how})")
+    def log_pass(what: str, results: list):
+        """One pass's line ("...: N; coded M") and a line per unit it named a code for."""
+        log(f"{what}: {len(results)}; coded {sum(bool(c) for _, _, c, _ in results)}")
+        for k, name, code, how in results:
+            log(f"  {k[0]}.{k[1]} {name!r} -> {code or '-'}" + (f" {by_code[code]['name']!r}" if code else "") + f" ({how})")
+
+    log_pass("admin-1 units left without a code whose name has a generic term (ADMIN1_GENERIC_TERMS), compared "
+             "without it, or is an ISO name written whole", code_by_generic_terms(a1, by_code, depths))
     before_translit = {k: c for k, (_, c, _) in a1.items() if c}
-    translit = code_by_transliteration(a1, by_code, depths, build.iso_3166_2_translations())
-    log(f"admin-1 units left without a code whose name an ISO name or iso-codes translation spells otherwise "
-        f"(code_by_transliteration): {len(translit)}; coded {sum(bool(c) for _, _, c, _ in translit)}")
-    for k, name, code, how in translit:
-        log(f"  {k[0]}.{k[1]} {name!r} -> {code or '-'}" + (f" {by_code[code]['name']!r}" if code else "") + f" ({how})")
+    log_pass("admin-1 units left without a code whose name an ISO name or iso-codes translation spells otherwise "
+             "(code_by_transliteration)", code_by_transliteration(a1, by_code, depths, build.iso_3166_2_translations()))
     build.check(all(a1[k][1] == c for k, c in before_translit.items()),
                 "code_by_transliteration changed a code given before it")
     before_places = {k: c for k, (_, c, _) in a1.items() if c}
-    by_place = code_by_place_names(a1, c1000, gp.load_alternate_names(1000), by_code, depths,
-                                   build.iso_3166_2_translations())
-    log(f"admin-1 units left without a code named for a place of theirs whose GeoNames alternate names hold an "
-        f"ISO name or iso-codes translation (code_by_place_names): {len(by_place)}; "
-        f"coded {sum(bool(c) for _, _, c, _ in by_place)}")
-    for k, name, code, how in by_place:
-        log(f"  {k[0]}.{k[1]} {name!r} -> {code or '-'}" + (f" {by_code[code]['name']!r}" if code else "") + f" ({how})")
-    by_vote = code_by_free_votes(a1, ne_votes, by_code, depths)
-    log(f"admin-1 units left without a code whose places' Natural Earth provinces, less those other units' codes "
-        f"hold, agree (code_by_free_votes): {len(by_vote)}; coded {sum(bool(c) for _, _, c, _ in by_vote)}")
-    for k, name, code, how in by_vote:
-        log(f"  {k[0]}.{k[1]} {name!r} -> {code or '-'}" + (f" {by_code[code]['name']!r}" if code else "") + f" ({how})")
+    log_pass("admin-1 units left without a code named for a place of theirs whose GeoNames alternate names hold an "
+             "ISO name or iso-codes translation (code_by_place_names)",
+             code_by_place_names(a1, c1000, gp.load_alternate_names(1000), by_code, depths,
+                                 build.iso_3166_2_translations()))
+    log_pass("admin-1 units left without a code whose places' Natural Earth provinces, less those other units' codes "
+             "hold, agree (code_by_free_votes)", code_by_free_votes(a1, ne_votes, by_code, depths))
     build.check(all(a1[k][1] == c for k, c in before_places.items()),
                 "code_by_place_names or code_by_free_votes changed a code given before them")
     hand = code_by_hand(a1, c1000, by_code, depths)
