@@ -613,7 +613,6 @@ def admin1_capital_places(data: str, places: list[dict], table: dict | None = No
     return {"about": about, "points": points}
 
 
-
 # The units the build codes by their places' names and the Natural Earth vote without other units' codes
 # (build_localities.code_by_place_names, code_by_free_votes: Moscow, Bangkok, ...), found here as ADMIN1_CAPITALS
 # finds its units: by each ISO 3166-2 subdivision's administrative centre as a GeoNames place (geonameid,
@@ -660,6 +659,7 @@ def admin1_exonym_places(data: str, places: list[dict]) -> dict:
                        f"/usr/share/locale/{{{','.join(EXONYM_LANGUAGES)}}}/LC_MESSAGES/iso_3166-2.mo); the capitals: "
                        "ADMIN1_EXONYM_CAPITALS in the script")
     return out
+
 
 def taiwan_places(places: list[dict], unit_votes: dict) -> dict:
     """Every GeoNames cities1000 place in Taiwan with GeoNames' own admin-1 attributes, for TaiwanTests:
