@@ -79,10 +79,11 @@ public final class ReverseGeocoder: Sendable {
     /// ``Options/skipBrokenDatasets``, files that differ from their manifest under
     /// ``Options/allowModifiedData``, index caches found damaged (and rebuilt), index caches that could
     /// not be written (every load builds those datasets again). Empty after a clean load. After a query
-    /// found an index cache damaged (``Options/verifyOnFirstUse``), also the line that says so, then what the engine that replaced this one said of its own load: it checks every
-    /// other cache whole, so a second damaged one is found there (and rebuilt). Each fact once: what
-    /// that load let pass again (a skipped dataset, a modified file) is not repeated. Only ever
-    /// appended to: a lookup that says warnings as they come compares the count.
+    /// found an index cache damaged (``Options/verifyOnFirstUse``), also the line that says so, then what
+    /// the engine that replaced this one said of its own load: it checks every other cache whole, so a
+    /// second damaged one is found there (and rebuilt). Each fact once: what that load let pass again (a
+    /// skipped dataset, a modified file) is not repeated. Only ever appended to: a lookup that says
+    /// warnings as they come compares the count.
     public var warnings: [String] {
         guard let replacement else { return ownWarnings }
         let (line, unremoved) = replacementWarning.withLock { $0 }
